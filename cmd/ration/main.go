@@ -1,0 +1,77 @@
+// Command ration runs many jobs in parallel inside the CPU and memory budget
+// of the container it runs in.
+//
+// Usage:
+//
+//	ration limits [flags]             show the budget and how many jobs it allows
+//	ration run [flags] -- CMD [ARG]   run CMD once per input
+//	ration report JOBLOG [-o FILE]    render a joblog as a timeline (HTML or SVG)
+//
+// Exit status (run): 0 all jobs succeeded; 1-100 the number of failed jobs;
+// 101 more than 100 failed; 128+N interrupted by signal N; 255 usage or
+// input error. Other subcommands exit 0 on success and 255 on a usage error.
+//
+// This package holds flags and wiring only; the work is done in cgroup/,
+// limits/, pool/ and runner/.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// exitUsage is the exit status for a usage or input error, as in GNU parallel.
+const exitUsage = 255
+
+// command is one subcommand of ration. run returns the process exit status.
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+func commands() []command {
+	return []command{
+		{"limits", "show the container's CPU and memory budget and the jobs it allows", cmdLimits},
+		{"run", "run a command once per input, in parallel, within the budget", cmdRun},
+		{"report", "render a joblog as a self-contained HTML or SVG timeline", cmdReport},
+	}
+}
+
+func main() {
+	os.Exit(dispatch(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		usage(stdout)
+		return 0
+	case "--version", "version":
+		fmt.Fprintln(stdout, "ration", version())
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(args[1:], stdin, stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "ration: unknown command %q (try 'ration help')\n", args[0])
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: ration COMMAND [flags] [args]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "commands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'ration COMMAND --help' for the flags of a command.")
+}
