@@ -1,0 +1,29 @@
+package main
+
+import "github.com/ration-run/ration/limits"
+
+// sizeFlag is a pflag.Value for byte sizes ("100MiB", "1GiB", "512M",
+// plain bytes; see limits.ParseSize). Shared by the limits and run
+// subcommands so both accept the same sizes.
+type sizeFlag int64
+
+// Set parses s with limits.ParseSize; the error wraps limits.ErrUsage.
+func (f *sizeFlag) Set(s string) error {
+	n, err := limits.ParseSize(s)
+	if err != nil {
+		return err
+	}
+	*f = sizeFlag(n)
+	return nil
+}
+
+// String renders the size in bytes, "0" when unset.
+func (f *sizeFlag) String() string {
+	if f == nil {
+		return "0"
+	}
+	return formatInt(int64(*f))
+}
+
+// Type names the value in pflag's usage text.
+func (f *sizeFlag) Type() string { return "size" }
