@@ -1,0 +1,67 @@
+// Package pool is a lazy, bounded, deadlock-free worker pool for in-process
+// parallelism.
+//
+// A [Pool] owns a fixed number of worker goroutines (its size), which can be
+// changed while the pool is running with [Pool.Resize]. Work reaches the
+// workers in two ways:
+//
+//   - [Pool.Go] and [Pool.TryGo] submit heterogeneous tasks. Go blocks until a
+//     worker is free (backpressure: nothing is queued inside the pool), TryGo
+//     never blocks. [Pool.Wait] waits for every task submitted with them.
+//   - [Map] and [MapOrdered] apply a function to a lazily pulled
+//     [iter.Seq] and return the results as an iterator, in completion order or
+//     in input order.
+//
+// # Bounds
+//
+// The pool never buffers submissions: a task is handed directly from the
+// submitting goroutine to an idle worker. Map pulls the next input item only
+// after the previous one was handed to a worker and fewer than
+// size+[PullSlack] items are pulled and not yet delivered to the consumer
+// ("outstanding"). So at no time are more than size+1 items outstanding,
+// where size is the pool's size at the moment of the pull; after a shrink,
+// no item is pulled until the outstanding count has dropped below the new
+// bound. The same bound is the reorder window of MapOrdered: when the head
+// item is slow, the other workers finish at most size items after it and then
+// wait; memory stays bounded. [Window] sets another bound.
+//
+// # Deadlock freedom
+//
+// The pool is built so that the three classic pool deadlocks cannot happen:
+//
+//   - Results never wait behind submissions. Map's consumer delivers finished
+//     results while it waits for a free worker, and a worker never blocks
+//     publishing a result: each outstanding item has its own result slot. A
+//     consumer that stops reading only stops the pulling of input; when it
+//     resumes or breaks, every goroutine finishes.
+//   - A task may submit to, or map over, its own pool. Every task runs with a
+//     context that identifies the pool. When Go, or Map's dispatcher, is
+//     called with that context (or one derived from it) and no worker is idle,
+//     the task runs inline on the calling goroutine instead of waiting for a
+//     worker that may never come (all of them could be waiting the same way).
+//     Nested work thus always makes progress; its concurrency is bounded by
+//     the nesting depth. A nested call with an unrelated context (for example
+//     [context.Background]) is an ordinary blocking submission and can
+//     deadlock like any bounded pool; so can calling Wait or Close from a
+//     task, which would wait for itself.
+//   - User code (tasks, input iterators, hooks) is never called while the pool
+//     holds a lock. Hooks run on the worker goroutine, outside every lock, and
+//     may call Go, TryGo, Resize and Stats (but not Wait or Close, which would
+//     wait for the hook itself).
+//
+// # Errors
+//
+// A task's error is returned by Wait (for Go and TryGo) or carried in its
+// [Result] (for Map). A panic in a task or a hook is recovered and becomes a
+// [*PanicError] carrying the panic value and stack; the worker survives. With
+// [FailFast], Map cancels the context of its running tasks and stops pulling
+// input at the first error.
+//
+// # Slots
+//
+// [Slot] returns the 1-based slot of the running task, like GNU parallel's
+// {%}: slots are unique among concurrently running tasks of a pool and the
+// lowest free slot is always reused, so a pool of size n uses slots 1..n
+// (inline nested tasks may use slots above n, as they run in addition to the
+// n workers).
+package pool

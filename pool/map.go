@@ -1,0 +1,412 @@
+package pool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+)
+
+// PullSlack is the number of input items Map and MapOrdered may hold beyond
+// the pool size: by default at most size+PullSlack items are pulled from the
+// input and not yet delivered to the consumer. The one extra item is the
+// one pulled and waiting for a free worker.
+const PullSlack = 1
+
+// ErrNotStarted is wrapped by the error of a Map result whose item was
+// pulled from the input but never started, because the Map's context was
+// canceled (by the caller, by [FailFast] or by a Close deadline) first.
+var ErrNotStarted = errors.New("pool: item not started")
+
+// ErrFailFast is the cause (see [context.Cause]) with which [FailFast]
+// cancels the context of a Map's tasks; the error wraps the first failure.
+var ErrFailFast = errors.New("pool: fail-fast")
+
+// Result is the outcome of one input item of Map or MapOrdered.
+type Result[T, R any] struct {
+	// Index is the item's 0-based position in the input.
+	Index int
+	// Input is the item.
+	Input T
+	// Value is fn's result (the zero value if fn did not return).
+	Value R
+	// Err is fn's error, a *PanicError if fn panicked, an error wrapping
+	// ErrNotStarted if the item never started, or ErrClosed if the pool was
+	// closed before the item could start.
+	Err error
+}
+
+// MapOption configures Map and MapOrdered.
+type MapOption func(*mapConfig)
+
+type mapConfig struct {
+	failFast bool
+	window   int
+}
+
+// FailFast makes Map stop at the first item whose fn returns an error (or
+// panics): it cancels the context of the running items with cause
+// [ErrFailFast] and stops pulling input. Every item already pulled still
+// yields its Result (the running ones typically with the context's error),
+// so the consumer sees the first failure and what it interrupted.
+func FailFast() MapOption { return func(c *mapConfig) { c.failFast = true } }
+
+// Window fixes the maximum number of items pulled from the input and not yet
+// delivered to the consumer (and thus MapOrdered's reorder window) at n,
+// instead of following the pool's size + PullSlack. Values below 1 mean 1.
+// A window smaller than the pool leaves workers to other users; a larger one
+// lets MapOrdered keep workers busy behind a slow head item, at the cost of
+// holding more finished results.
+func Window(n int) MapOption { return func(c *mapConfig) { c.window = max(n, 1) } }
+
+// Map calls fn on every item of in, using p's workers, and returns the
+// results in completion order. The input is pulled lazily, on the
+// consumer's goroutine, only while fewer than Pool.Size()+PullSlack items are
+// outstanding (pulled and not yet delivered) and after the previous item was
+// handed to a worker; Resize changes the bound immediately. The consumer
+// receives finished results while Map waits for a free worker.
+//
+// Every item pulled yields exactly one Result, unless the consumer stops
+// early. The tasks run with a context derived from ctx; when ctx is done,
+// Map stops pulling, cancels the running tasks' contexts, yields the
+// remaining results and returns. When the consumer breaks out of its loop,
+// Map stops pulling, cancels the running tasks and waits for them before
+// the loop ends, so no goroutine outlives it. A panic in the input iterator
+// or in the loop body propagates to the caller after the same cleanup.
+//
+// Called from a task of p with the task's context, Map runs an item inline
+// on the calling goroutine whenever no worker is idle, so mapping over the
+// own pool cannot deadlock. If p or fn is nil, the sequence yields a single
+// Result with Index -1 and Err ErrNilTask and pulls nothing.
+func Map[T, R any](ctx context.Context, p *Pool, in iter.Seq[T], fn func(context.Context, T) (R, error), opts ...MapOption) iter.Seq[Result[T, R]] {
+	return mapSeq(ctx, p, in, fn, false, opts)
+}
+
+// MapOrdered is like [Map] but yields the results in input order. Finished
+// results wait in a reorder window whose size is the pull bound
+// (Pool.Size()+PullSlack, or [Window]): when the head item is slow, the
+// other workers finish at most that many items after it, then Map stops
+// pulling and waits for the head, so memory stays bounded.
+func MapOrdered[T, R any](ctx context.Context, p *Pool, in iter.Seq[T], fn func(context.Context, T) (R, error), opts ...MapOption) iter.Seq[Result[T, R]] {
+	return mapSeq(ctx, p, in, fn, true, opts)
+}
+
+func mapSeq[T, R any](ctx context.Context, p *Pool, in iter.Seq[T], fn func(context.Context, T) (R, error), ordered bool, opts []MapOption) iter.Seq[Result[T, R]] {
+	var cfg mapConfig
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	return func(yield func(Result[T, R]) bool) {
+		if p == nil || fn == nil || in == nil {
+			yield(Result[T, R]{Index: -1, Err: ErrNilTask})
+			return
+		}
+		mctx, cancel := context.WithCancelCause(ctx)
+		m := &mapState[T, R]{fn: fn, ctx: mctx, cancel: cancel, failFast: cfg.failFast, signal: make(chan struct{}, 1)}
+		c := &consumer[T, R]{p: p, m: m, cfg: cfg, ordered: ordered, yield: yield}
+		p.registerMap(&cancel)
+		defer func() {
+			// Also runs when the input or the loop body panics.
+			cancel(errConsumerStopped)
+			c.stopped = true
+			for c.running > 0 {
+				<-m.signal
+				c.drain()
+			}
+			p.unregisterMap(&cancel)
+		}()
+		c.loop(in)
+	}
+}
+
+var errConsumerStopped = errors.New("pool: map consumer stopped")
+
+// mapState is shared between a Map's consumer and the workers.
+type mapState[T, R any] struct {
+	fn       func(context.Context, T) (R, error)
+	ctx      context.Context
+	cancel   context.CancelCauseFunc
+	failFast bool
+	failed   atomic.Bool
+
+	mu     sync.Mutex
+	done   []*item[T, R] // finished, not yet taken by the consumer
+	signal chan struct{} // capacity 1: "done is not empty"
+}
+
+// item is one pulled input item; it is recycled by the consumer after
+// delivery, so a Map allocates items only up to its window.
+type item[T, R any] struct {
+	m   *mapState[T, R]
+	res Result[T, R]
+}
+
+func (it *item[T, R]) run(ctx context.Context) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &PanicError{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	it.res.Value, err = it.m.fn(ctx, it.res.Input)
+	return err
+}
+
+// finish publishes the result. It never blocks: the consumer reserved room
+// for it (the done list) before it pulled the item.
+func (it *item[T, R]) finish(err error) {
+	m := it.m
+	it.res.Err = err
+	if err != nil && m.failFast && m.failed.CompareAndSwap(false, true) {
+		m.cancel(fmt.Errorf("%w: item %d: %w", ErrFailFast, it.res.Index, err))
+	}
+	m.mu.Lock()
+	m.done = append(m.done, it)
+	m.mu.Unlock()
+	select {
+	case m.signal <- struct{}{}:
+	default:
+	}
+}
+
+// consumer is the state of a Map's iterator; only the consumer's goroutine
+// touches it.
+type consumer[T, R any] struct {
+	p       *Pool
+	m       *mapState[T, R]
+	cfg     mapConfig
+	ordered bool
+	yield   func(Result[T, R]) bool
+
+	next        int // index of the next item to pull
+	outstanding int // pulled and not yet delivered (or discarded)
+	running     int // handed to a worker and not yet taken back
+	stopped     bool
+	free        []*item[T, R]
+	spare       []*item[T, R]
+	ring        []*item[T, R] // ordered: finished items by index & (len-1)
+	head        int           // ordered: next index to deliver
+}
+
+func (c *consumer[T, R]) bound() int {
+	if c.cfg.window > 0 {
+		return c.cfg.window
+	}
+	return int(c.p.want.Load()) + PullSlack
+}
+
+func (c *consumer[T, R]) loop(in iter.Seq[T]) {
+	if c.m.ctx.Err() == nil {
+		for v := range in {
+			it := c.alloc()
+			it.res.Index, it.res.Input = c.next, v
+			c.next++
+			c.outstanding++
+			if !c.dispatch(it) || c.stopped || !c.makeRoom() {
+				break
+			}
+		}
+	}
+	// Input exhausted or pulling stopped: deliver what is still running.
+	for c.running > 0 && !c.stopped {
+		<-c.m.signal
+		c.drain()
+	}
+}
+
+func (c *consumer[T, R]) alloc() *item[T, R] {
+	if n := len(c.free); n > 0 {
+		it := c.free[n-1]
+		c.free = c.free[:n-1]
+		return it
+	}
+	return &item[T, R]{m: c.m}
+}
+
+// dispatch hands it to a worker (or runs it inline) and reports whether
+// pulling may go on. An item that cannot start is delivered with an error.
+func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
+	p, m := c.p, c.m
+	j := job{item: it, ctx: m.ctx, enq: p.now()}
+	if p.closed.Load() {
+		c.reject(it, ErrClosed)
+		return false
+	}
+	p.mapRunning.add(1)
+	select {
+	case p.tasks <- j:
+		c.running++
+		return true
+	default:
+	}
+	if p.isTaskOf(m.ctx) {
+		c.running++
+		p.run(j, true)
+		return true
+	}
+	for {
+		p.waiting.add(1)
+		select {
+		case p.tasks <- j:
+			p.waiting.add(-1)
+			c.running++
+			return true
+		case <-m.signal:
+			p.waiting.add(-1)
+			// Deliver finished results while waiting for a worker: results
+			// never wait behind submissions.
+			c.drain()
+			if c.stopped {
+				p.mapRunning.add(-1)
+				c.discard(it)
+				return false
+			}
+		case <-m.ctx.Done():
+			p.waiting.add(-1)
+			p.mapRunning.add(-1)
+			c.reject(it, fmt.Errorf("%w: %w", ErrNotStarted, context.Cause(m.ctx)))
+			return false
+		case <-p.closing:
+			p.waiting.add(-1)
+			p.mapRunning.add(-1)
+			p.notStarted.Add(1)
+			c.reject(it, ErrClosed)
+			return false
+		}
+	}
+}
+
+// makeRoom delivers finished results and waits until one more item may be
+// pulled. It returns false when pulling must stop.
+func (c *consumer[T, R]) makeRoom() bool {
+	p, m := c.p, c.m
+	for {
+		select {
+		case <-m.signal:
+			c.drain()
+		default:
+		}
+		if c.stopped {
+			return false
+		}
+		select {
+		case <-m.ctx.Done():
+			return false
+		case <-p.closing:
+			return false
+		default:
+		}
+		wake := p.wake.Load()
+		if c.outstanding < c.bound() {
+			return true
+		}
+		select {
+		case <-m.signal:
+			c.drain()
+		case <-m.ctx.Done():
+			return false
+		case <-p.closing:
+			return false
+		case <-*wake: // resized: re-read the bound
+		}
+	}
+}
+
+// drain takes the finished items from the workers and delivers them.
+func (c *consumer[T, R]) drain() {
+	m := c.m
+	m.mu.Lock()
+	batch := m.done
+	m.done = c.spare[:0]
+	m.mu.Unlock()
+	// Account first: if the loop body panics inside deliver, the deferred
+	// cleanup must not wait for items it already holds.
+	c.running -= len(batch)
+	for _, it := range batch {
+		c.deliver(it)
+	}
+	clear(batch)
+	c.spare = batch[:0]
+}
+
+func (c *consumer[T, R]) reject(it *item[T, R], err error) {
+	it.res.Err = err
+	c.deliver(it)
+}
+
+// deliver yields a finished item (in order, for MapOrdered) unless the
+// consumer has stopped.
+func (c *consumer[T, R]) deliver(it *item[T, R]) {
+	if c.stopped {
+		c.discard(it)
+		return
+	}
+	if !c.ordered {
+		c.emit(it)
+		return
+	}
+	c.place(it)
+	for !c.stopped {
+		i := c.head & (len(c.ring) - 1)
+		h := c.ring[i]
+		if h == nil || h.res.Index != c.head {
+			return
+		}
+		c.ring[i] = nil
+		c.head++
+		c.emit(h)
+	}
+	if c.stopped {
+		for i, h := range c.ring {
+			if h != nil {
+				c.ring[i] = nil
+				c.discard(h)
+			}
+		}
+	}
+}
+
+// place puts it into the reorder ring, growing the ring when the window
+// has grown (Resize) beyond it.
+func (c *consumer[T, R]) place(it *item[T, R]) {
+	need := it.res.Index - c.head + 1
+	if need > len(c.ring) {
+		n := max(len(c.ring), 8)
+		for n < need {
+			n *= 2
+		}
+		ring := make([]*item[T, R], n)
+		for _, h := range c.ring {
+			if h != nil {
+				ring[h.res.Index&(n-1)] = h
+			}
+		}
+		c.ring = ring
+	}
+	c.ring[it.res.Index&(len(c.ring)-1)] = it
+}
+
+func (c *consumer[T, R]) emit(it *item[T, R]) {
+	r := it.res
+	c.discard(it)
+	if !c.yield(r) {
+		c.stopped = true
+		c.m.cancel(errConsumerStopped)
+	}
+}
+
+// discard forgets a pulled item and recycles its record.
+func (c *consumer[T, R]) discard(it *item[T, R]) {
+	c.outstanding--
+	it.res = Result[T, R]{}
+	c.free = append(c.free, it)
+}
+
+func isPanic(err error) bool {
+	var pe *PanicError
+	return errors.As(err, &pe)
+}

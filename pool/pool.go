@@ -1,0 +1,517 @@
+package pool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// ErrClosed is returned by Go, and carried by Map results, when the pool was
+// closed before the task could start.
+var ErrClosed = errors.New("pool: closed")
+
+// ErrNilTask is returned by Go when the task is nil.
+var ErrNilTask = errors.New("pool: nil task")
+
+// PanicError is the error a task (or hook) that panicked returns instead. The
+// worker that ran it survives.
+type PanicError struct {
+	// Value is the value passed to panic.
+	Value any
+	// Stack is the goroutine stack at the panic, as by [runtime/debug.Stack].
+	Stack []byte
+}
+
+// Error returns the panic value and the stack.
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("pool: task panicked: %v\n\n%s", e.Value, e.Stack)
+}
+
+// Unwrap returns the panic value if it is an error, so that errors.Is and
+// errors.As see through a panic(err).
+func (e *PanicError) Unwrap() error {
+	if err, ok := e.Value.(error); ok {
+		return err
+	}
+	return nil
+}
+
+// TaskInfo describes one task to the hooks set by [OnStart] and [OnFinish].
+type TaskInfo struct {
+	// Slot is the task's slot, see [Slot].
+	Slot int
+	// Wait is how long the task waited between its submission and its start
+	// (0 for tasks that ran inline and for OnStart).
+	Wait time.Duration
+	// Run is the task's run time (0 for OnStart).
+	Run time.Duration
+	// Err is the task's error (nil for OnStart); a panic is a *PanicError.
+	Err error
+	// Inline reports whether the task ran inline on a submitting task's
+	// goroutine because no worker was free (see the package documentation).
+	Inline bool
+}
+
+// Option configures a Pool.
+type Option func(*config)
+
+type config struct {
+	onStart    func(context.Context, TaskInfo)
+	onFinish   func(context.Context, TaskInfo)
+	onStats    func(context.Context, Stats)
+	statsEvery time.Duration
+}
+
+// OnStart sets a hook called on the worker goroutine just before each task
+// starts, with the task's context. It is never called while the pool holds a
+// lock and may call Go (with ctx, to run inline when the pool is full),
+// TryGo, Resize and Stats; it must not call Wait or Close. A panic in the
+// hook is recovered and becomes the task's error; the task does not run.
+func OnStart(fn func(ctx context.Context, t TaskInfo)) Option {
+	return func(c *config) { c.onStart = fn }
+}
+
+// OnFinish sets a hook called on the worker goroutine after each task
+// returned and before its result is published (so Wait and Map observe the
+// hook's effects), with the task's context. The same rules as for [OnStart]
+// apply. A panic in the hook is recovered and joined to the task's error.
+func OnFinish(fn func(ctx context.Context, t TaskInfo)) Option {
+	return func(c *config) { c.onFinish = fn }
+}
+
+// OnStats sets a hook called with a snapshot of the pool's statistics at most
+// once per interval, by the worker that finishes a task after the interval
+// elapsed (so an idle pool makes no calls and needs no extra goroutine). The
+// same rules as for [OnStart] apply; a panic in the hook is recovered and
+// counted in Stats.Panics.
+func OnStats(every time.Duration, fn func(ctx context.Context, s Stats)) Option {
+	return func(c *config) { c.onStats, c.statsEvery = fn, every }
+}
+
+// job is what travels from a submitter to a worker. It is passed by value
+// through an unbuffered channel, so submitting allocates nothing.
+type job struct {
+	fn   func(context.Context) error // a Go/TryGo task, or nil
+	item mapItem                     // a Map item, or nil
+	ctx  context.Context             // parent of the task's context
+	enq  int64                       // submission time, p.now()
+}
+
+// mapItem is one item of a running Map, run by a worker.
+type mapItem interface {
+	// run runs the item with the task context and returns its error.
+	run(ctx context.Context) error
+	// finish publishes the item's result; err includes hook panics.
+	finish(err error)
+}
+
+// Pool is a bounded set of worker goroutines. The zero value is not usable;
+// create pools with [New]. All methods are safe for concurrent use.
+type Pool struct {
+	cfg   config
+	epoch time.Time
+
+	tasks   chan job      // unbuffered: a send succeeds only into an idle worker
+	closing chan struct{} // closed by Close
+	closed  atomic.Bool
+	wake    atomic.Pointer[chan struct{}] // closed and replaced by Resize
+
+	mu   sync.Mutex // guards spawning, closing, maps
+	maps map[*context.CancelCauseFunc]struct{}
+
+	want atomic.Int64 // target size
+	live atomic.Int64 // workers that have not decided to exit
+
+	slots slotSet
+
+	workers    zeroWaiter // worker goroutines alive
+	goPending  zeroWaiter // Go/TryGo tasks accepted and not finished
+	mapRunning zeroWaiter // Map items accepted and not finished
+	waiting    zeroWaiter // submitters blocked waiting for a worker
+
+	errMu    sync.Mutex
+	firstErr error
+
+	notStarted atomic.Int64
+	lastStats  atomic.Int64
+	st         stats
+}
+
+// New returns a pool with size workers, started now. If size <= 0, the size
+// is the default job count from the limits package (derived from the
+// container's CPU quota). A pool must be closed with [Pool.Close] to stop its
+// workers.
+func New(size int, opts ...Option) *Pool {
+	if size <= 0 {
+		size = defaultSize()
+	}
+	p := &Pool{
+		epoch:   time.Now(),
+		tasks:   make(chan job),
+		closing: make(chan struct{}),
+		maps:    make(map[*context.CancelCauseFunc]struct{}),
+	}
+	for _, o := range opts {
+		if o != nil {
+			o(&p.cfg)
+		}
+	}
+	w := make(chan struct{})
+	p.wake.Store(&w)
+	p.lastStats.Store(0)
+	p.Resize(size)
+	return p
+}
+
+// defaultSize is the pool size used when New is given size <= 0.
+func defaultSize() int {
+	// TODO(limits): limits.Decide(limits.Options{}).Jobs once it lands.
+	return max(1, runtime.GOMAXPROCS(0))
+}
+
+func (p *Pool) now() int64 { return int64(time.Since(p.epoch)) }
+
+// Size returns the pool's target size, as last set by New or Resize.
+func (p *Pool) Size() int { return int(p.want.Load()) }
+
+// Resize sets the pool's size to n (values below 1 mean 1). Growing starts
+// the new workers now. Shrinking retires workers after their current task:
+// a running task is never interrupted, and as the pool queues nothing, no
+// submitted item is lost; blocked submitters and Map dispatchers simply
+// wait for one of the remaining workers. Map picks up the new size for its
+// pull bound immediately. Resize after Close does nothing.
+func (p *Pool) Resize(n int) {
+	n = max(n, 1)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed.Load() {
+		return
+	}
+	old := p.want.Swap(int64(n))
+	for {
+		l := p.live.Load()
+		if l >= int64(n) {
+			break
+		}
+		if p.live.CompareAndSwap(l, l+1) {
+			p.workers.add(1)
+			go p.worker()
+		}
+	}
+	if old != int64(n) {
+		// Wake idle workers (so surplus ones retire) and Map dispatchers
+		// (so they re-read the bound). The new channel is stored before the
+		// old one is closed, so a woken goroutine re-reads the new size.
+		w := make(chan struct{})
+		close(*p.wake.Swap(&w))
+	}
+}
+
+// retire reports whether the calling worker must exit because the pool
+// has more workers than its size, and if so, accounts for its exit.
+func (p *Pool) retire() bool {
+	for {
+		l := p.live.Load()
+		if l <= p.want.Load() {
+			return false
+		}
+		if p.live.CompareAndSwap(l, l-1) {
+			return true
+		}
+	}
+}
+
+func (p *Pool) worker() {
+	defer p.workers.add(-1)
+	for {
+		wake := p.wake.Load()
+		if p.retire() {
+			return
+		}
+		select {
+		case j := <-p.tasks:
+			p.run(j, false)
+		case <-*wake:
+		case <-p.closing:
+			// Leave the live count as it is: Resize is a no-op once closed.
+			return
+		}
+	}
+}
+
+// Go submits task and blocks until a worker accepts it (backpressure: the
+// pool holds no queue). It returns nil once the task has been accepted; the
+// task's own error is reported by Wait. The task receives a context derived
+// from ctx that identifies the pool (see [Slot]).
+//
+// Go returns ctx.Err() without running the task if ctx is done before a
+// worker accepts it, [ErrClosed] if the pool is or gets closed first, and
+// [ErrNilTask] for a nil task.
+//
+// If ctx is a task context of this pool (Go called from a task or a hook,
+// passing on its context) and no worker is idle, the task runs inline on the
+// calling goroutine and Go returns after it finished, so that nested
+// submission cannot deadlock.
+func (p *Pool) Go(ctx context.Context, task func(context.Context) error) error {
+	if task == nil {
+		return ErrNilTask
+	}
+	if p.closed.Load() {
+		return ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	p.goPending.add(1)
+	j := job{fn: task, ctx: ctx, enq: p.now()}
+	select {
+	case p.tasks <- j:
+		return nil
+	default:
+	}
+	if p.isTaskOf(ctx) {
+		p.run(j, true)
+		return nil
+	}
+	p.waiting.add(1)
+	defer p.waiting.add(-1)
+	select {
+	case p.tasks <- j:
+		return nil
+	case <-ctx.Done():
+		p.goPending.add(-1)
+		return ctx.Err()
+	case <-p.closing:
+		p.goPending.add(-1)
+		p.notStarted.Add(1)
+		return ErrClosed
+	}
+}
+
+// TryGo submits task if a worker is idle and reports whether it did. It
+// never blocks and never runs the task inline. The task receives a context
+// derived from [context.Background] that identifies the pool. TryGo returns
+// false for a closed pool and for a nil task.
+func (p *Pool) TryGo(task func(context.Context) error) bool {
+	if task == nil || p.closed.Load() {
+		return false
+	}
+	p.goPending.add(1)
+	select {
+	case p.tasks <- job{fn: task, ctx: context.Background(), enq: p.now()}:
+		return true
+	default:
+		p.goPending.add(-1)
+		return false
+	}
+}
+
+// Wait blocks until every task submitted with Go or TryGo has finished
+// (tasks submitted concurrently with Wait may or may not be waited for) and
+// returns the first non-nil error returned by such a task since the previous
+// call to Wait returned. Map items are not included: Map's iterator waits
+// for its own items. Calling Wait from a task deadlocks.
+func (p *Pool) Wait() error {
+	p.goPending.wait(nil)
+	p.errMu.Lock()
+	err := p.firstErr
+	p.firstErr = nil
+	p.errMu.Unlock()
+	return err
+}
+
+// Close stops intake and waits, until ctx is done, for the tasks already
+// accepted to finish and for the workers to exit. Submitters blocked in Go
+// get [ErrClosed]; Map stops pulling input and reports the item it had
+// pulled but not started with ErrClosed. notStarted is the number of such
+// submissions, rejected by Close after they had been made.
+//
+// If ctx is done first, Close cancels the contexts of the running Map items,
+// returns ctx.Err() and leaves the remaining tasks to finish in the
+// background (Go tasks run with their submitter's context: cancel it to stop
+// them). Close may be called more than once; every call waits again.
+func (p *Pool) Close(ctx context.Context) (notStarted int, err error) {
+	p.mu.Lock()
+	if !p.closed.Load() {
+		p.closed.Store(true)
+		close(p.closing)
+	}
+	p.mu.Unlock()
+	done := ctx.Done()
+	err = p.waiting.wait(done)
+	if err == nil {
+		err = p.goPending.wait(done)
+	}
+	if err == nil {
+		err = p.mapRunning.wait(done)
+	}
+	if err == nil {
+		err = p.workers.wait(done)
+	}
+	if err != nil {
+		err = ctx.Err()
+		p.mu.Lock()
+		cancels := make([]context.CancelCauseFunc, 0, len(p.maps))
+		for c := range p.maps {
+			cancels = append(cancels, *c)
+		}
+		p.mu.Unlock()
+		for _, c := range cancels {
+			c(fmt.Errorf("%w: close deadline: %w", ErrClosed, err))
+		}
+	}
+	return int(p.notStarted.Load()), err
+}
+
+// run runs one job on the calling goroutine: a worker, or the submitter for
+// an inline job.
+func (p *Pool) run(j job, inline bool) {
+	slot, tctx := p.slots.acquire(p, j.ctx)
+	start := p.now()
+	var wait int64
+	if !inline {
+		wait = start - j.enq
+	}
+	p.st.busy.Add(1)
+	info := TaskInfo{Slot: slot, Wait: time.Duration(wait), Inline: inline}
+	var err error
+	if p.cfg.onStart != nil {
+		err = p.callHook(func() { p.cfg.onStart(tctx, info) })
+	}
+	if err == nil {
+		if j.item != nil {
+			err = j.item.run(tctx)
+		} else {
+			err = safeCall(j.fn, tctx)
+		}
+	}
+	end := p.now()
+	info.Run, info.Err = time.Duration(end-start), err
+	if p.cfg.onFinish != nil {
+		if herr := p.callHook(func() { p.cfg.onFinish(tctx, info) }); herr != nil {
+			err = errors.Join(err, herr)
+		}
+	}
+	p.st.record(wait, end-start, err, inline)
+	p.st.busy.Add(-1)
+	p.slots.release(slot)
+	if p.cfg.onStats != nil {
+		p.maybeStats(tctx, end)
+	}
+	if j.item != nil {
+		p.mapRunning.add(-1)
+		j.item.finish(err)
+		return
+	}
+	if err != nil {
+		p.errMu.Lock()
+		if p.firstErr == nil {
+			p.firstErr = err
+		}
+		p.errMu.Unlock()
+	}
+	p.goPending.add(-1)
+}
+
+func (p *Pool) maybeStats(ctx context.Context, now int64) {
+	last := p.lastStats.Load()
+	if last != 0 && now-last < int64(p.cfg.statsEvery) {
+		return
+	}
+	if !p.lastStats.CompareAndSwap(last, max(now, 1)) {
+		return
+	}
+	if err := p.callHook(func() { p.cfg.onStats(ctx, p.Stats()) }); err != nil {
+		p.st.panics.Add(1)
+	}
+}
+
+// callHook runs a hook, turning a panic into a *PanicError.
+func (p *Pool) callHook(fn func()) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &PanicError{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	fn()
+	return nil
+}
+
+// safeCall runs a task, turning a panic into a *PanicError.
+func safeCall(fn func(context.Context) error, ctx context.Context) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &PanicError{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	return fn(ctx)
+}
+
+// isTaskOf reports whether ctx is (derived from) a task context of p.
+func (p *Pool) isTaskOf(ctx context.Context) bool {
+	tc, _ := ctx.Value(taskKey{}).(*taskCtx)
+	return tc != nil && tc.pool == p
+}
+
+// registerMap records a running Map's cancel function for Close.
+func (p *Pool) registerMap(c *context.CancelCauseFunc) {
+	p.mu.Lock()
+	p.maps[c] = struct{}{}
+	p.mu.Unlock()
+}
+
+func (p *Pool) unregisterMap(c *context.CancelCauseFunc) {
+	p.mu.Lock()
+	delete(p.maps, c)
+	p.mu.Unlock()
+}
+
+// zeroWaiter is a counter whose return to zero can be waited for. Unlike
+// sync.WaitGroup it may go up again while somebody waits, which a pool that
+// keeps accepting work needs.
+type zeroWaiter struct {
+	n       atomic.Int64
+	waiters atomic.Int64
+	mu      sync.Mutex
+	ch      chan struct{}
+}
+
+func (z *zeroWaiter) add(d int64) {
+	if z.n.Add(d) == 0 && z.waiters.Load() > 0 {
+		z.mu.Lock()
+		if z.ch != nil {
+			close(z.ch)
+			z.ch = nil
+		}
+		z.mu.Unlock()
+	}
+}
+
+// wait waits until the counter is zero or done is closed (then it returns
+// a non-nil error).
+func (z *zeroWaiter) wait(done <-chan struct{}) error {
+	z.waiters.Add(1)
+	defer z.waiters.Add(-1)
+	for {
+		z.mu.Lock()
+		if z.n.Load() == 0 {
+			z.mu.Unlock()
+			return nil
+		}
+		if z.ch == nil {
+			z.ch = make(chan struct{})
+		}
+		ch := z.ch
+		z.mu.Unlock()
+		select {
+		case <-ch:
+		case <-done:
+			return context.Canceled
+		}
+	}
+}
