@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ration-run/ration/limits"
 )
 
 // ErrClosed is returned by Go, and carried by Map results, when the pool was
@@ -168,9 +170,14 @@ func New(size int, opts ...Option) *Pool {
 	return p
 }
 
-// defaultSize is the pool size used when New is given size <= 0.
+// defaultSize is the pool size used when New is given size <= 0: the job
+// count limits.Decide chooses for this container (RATION_JOBS, else the CPU
+// quota policy). If the limits cannot be read, GOMAXPROCS (which honours the
+// quota when automaxprocs or Go 1.25+ container awareness applies) is used.
 func defaultSize() int {
-	// TODO(limits): limits.Decide(limits.Options{}).Jobs once it lands.
+	if d, err := limits.Decide(limits.Options{}); err == nil && d.Jobs >= 1 {
+		return d.Jobs
+	}
 	return max(1, runtime.GOMAXPROCS(0))
 }
 

@@ -1,0 +1,832 @@
+package pool_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/ration-run/ration/pool"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// newPool returns a pool that is closed when the test ends.
+func newPool(t testing.TB, size int, opts ...pool.Option) *pool.Pool {
+	t.Helper()
+	p := pool.New(size, opts...)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := p.Close(ctx); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return p
+}
+
+// probe is an instrumented input: it counts pulls and deliveries and
+// records the largest number of items pulled and not yet delivered.
+type probe struct {
+	pulled, delivered atomic.Int64
+	maxAhead          atomic.Int64
+}
+
+func (pr *probe) seq(n int) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for i := range n {
+			ahead := pr.pulled.Add(1) - pr.delivered.Load()
+			for {
+				m := pr.maxAhead.Load()
+				if ahead <= m || pr.maxAhead.CompareAndSwap(m, ahead) {
+					break
+				}
+			}
+			if !yield(i) {
+				return
+			}
+		}
+	}
+}
+
+func (pr *probe) got() { pr.delivered.Add(1) }
+
+// within fails the test if fn does not return within d (a hang guard, not a
+// speed assertion).
+func within(t *testing.T, d time.Duration, what string, fn func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); fn() }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		t.Fatalf("%s: did not finish within %v (deadlock?)\n%s", what, d, buf)
+	}
+}
+
+func TestGoWaitFirstError(t *testing.T) {
+	p := newPool(t, 4)
+	var n atomic.Int64
+	boom := errors.New("boom")
+	for i := range 100 {
+		err := p.Go(context.Background(), func(ctx context.Context) error {
+			n.Add(1)
+			if i == 50 {
+				return boom
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.Wait(); !errors.Is(err, boom) {
+		t.Fatalf("Wait = %v, want boom", err)
+	}
+	if n.Load() != 100 {
+		t.Fatalf("ran %d tasks, want 100", n.Load())
+	}
+	// The error was consumed by the previous Wait.
+	if err := p.Wait(); err != nil {
+		t.Fatalf("second Wait = %v, want nil", err)
+	}
+	s := p.Stats()
+	if s.Completed != 100 || s.Failed != 1 || s.Size != 4 || s.Run.Count != 100 {
+		t.Fatalf("stats = %+v", s)
+	}
+}
+
+func TestGoEdges(t *testing.T) {
+	p := newPool(t, 1)
+	if err := p.Go(context.Background(), nil); !errors.Is(err, pool.ErrNilTask) {
+		t.Fatalf("nil task: %v", err)
+	}
+	if p.TryGo(nil) {
+		t.Fatal("TryGo(nil) = true")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	ran := false
+	if err := p.Go(ctx, func(context.Context) error { ran = true; return nil }); !errors.Is(err, context.Canceled) {
+		t.Fatalf("canceled ctx: %v", err)
+	}
+	p.Wait()
+	if ran {
+		t.Fatal("task ran with a canceled context")
+	}
+	// TryGo fails while the only worker is busy.
+	release := make(chan struct{})
+	started := make(chan struct{})
+	if err := p.Go(context.Background(), func(context.Context) error { close(started); <-release; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	if p.TryGo(func(context.Context) error { return nil }) {
+		t.Fatal("TryGo succeeded with all workers busy")
+	}
+	close(release)
+	p.Wait()
+	within(t, 5*time.Second, "TryGo on idle pool", func() {
+		for !p.TryGo(func(context.Context) error { return nil }) {
+			runtime.Gosched()
+		}
+	})
+	p.Wait()
+}
+
+func TestLazyPullBound(t *testing.T) {
+	for _, ordered := range []bool{false, true} {
+		for _, size := range []int{1, 3, 8} {
+			t.Run(fmt.Sprintf("ordered=%v/size=%d", ordered, size), func(t *testing.T) {
+				p := newPool(t, size)
+				var pr probe
+				fn := func(ctx context.Context, i int) (int, error) {
+					if i%7 == 0 {
+						time.Sleep(time.Millisecond)
+					}
+					return i * 2, nil
+				}
+				mapper := pool.Map[int, int]
+				if ordered {
+					mapper = pool.MapOrdered[int, int]
+				}
+				n := 0
+				for r := range mapper(context.Background(), p, pr.seq(500), fn) {
+					pr.got()
+					if r.Err != nil || r.Value != r.Input*2 {
+						t.Fatalf("bad result %+v", r)
+					}
+					if ordered && r.Index != n {
+						t.Fatalf("result %d has index %d", n, r.Index)
+					}
+					n++
+				}
+				if n != 500 {
+					t.Fatalf("got %d results, want 500", n)
+				}
+				bound := int64(size + pool.PullSlack)
+				t.Logf("max ahead %d, bound %d", pr.maxAhead.Load(), bound)
+				if m := pr.maxAhead.Load(); m > bound {
+					t.Fatalf("pulled %d items ahead of the consumer, bound is %d", m, bound)
+				}
+			})
+		}
+	}
+}
+
+func TestOrderedSlowHead(t *testing.T) {
+	const size = 4
+	p := newPool(t, size)
+	var pr probe
+	release := make(chan struct{})
+	fn := func(ctx context.Context, i int) (int, error) {
+		if i == 0 {
+			<-release
+		}
+		return i, nil
+	}
+	go func() {
+		// Let the other workers run ahead as far as the window allows, then
+		// check that the pool waits for the head instead of pulling on.
+		deadline := time.Now().Add(5 * time.Second)
+		for pr.pulled.Load() < size+pool.PullSlack && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(50 * time.Millisecond)
+		close(release)
+	}()
+	next := 0
+	var pulledAtHead int64
+	for r := range pool.MapOrdered(context.Background(), p, pr.seq(100), fn) {
+		if next == 0 {
+			pulledAtHead = pr.pulled.Load()
+		}
+		pr.got()
+		if r.Index != next || r.Value != next {
+			t.Fatalf("got %+v at position %d", r, next)
+		}
+		next++
+	}
+	if next != 100 {
+		t.Fatalf("got %d results", next)
+	}
+	t.Logf("pulled when the head arrived: %d (window %d)", pulledAtHead, size+pool.PullSlack)
+	if pulledAtHead > size+pool.PullSlack {
+		t.Fatalf("pulled %d items while the head was blocked; window is %d", pulledAtHead, size+pool.PullSlack)
+	}
+	if pulledAtHead < size+pool.PullSlack {
+		t.Fatalf("only %d items pulled behind a slow head; the other workers should have filled the window (%d)", pulledAtHead, size+pool.PullSlack)
+	}
+}
+
+func TestFailFast(t *testing.T) {
+	for _, ordered := range []bool{false, true} {
+		t.Run(fmt.Sprintf("ordered=%v", ordered), func(t *testing.T) {
+			p := newPool(t, 4)
+			var pr probe
+			boom := errors.New("boom")
+			var canceled, blocked atomic.Int64
+			fn := func(ctx context.Context, i int) (int, error) {
+				if i == 10 {
+					// Fail only once the other workers are blocked on later items.
+					for blocked.Load() < 3 {
+						time.Sleep(time.Millisecond)
+					}
+					return 0, boom
+				}
+				if i > 10 {
+					blocked.Add(1)
+					<-ctx.Done() // blocks until fail-fast cancels it
+					if errors.Is(context.Cause(ctx), pool.ErrFailFast) && errors.Is(context.Cause(ctx), boom) {
+						canceled.Add(1)
+					}
+					return 0, ctx.Err()
+				}
+				return i, nil
+			}
+			mapper := pool.Map[int, int]
+			if ordered {
+				mapper = pool.MapOrdered[int, int]
+			}
+			var firstErr error
+			seen := map[int]bool{}
+			within(t, 10*time.Second, "fail-fast map", func() {
+				for r := range mapper(context.Background(), p, pr.seq(1_000_000), fn, pool.FailFast()) {
+					pr.got()
+					if seen[r.Index] {
+						t.Errorf("index %d delivered twice", r.Index)
+					}
+					seen[r.Index] = true
+					if r.Err != nil && firstErr == nil {
+						firstErr = r.Err
+					}
+				}
+			})
+			if !errors.Is(firstErr, boom) {
+				t.Fatalf("first error = %v, want boom", firstErr)
+			}
+			if n := pr.pulled.Load(); n > 10+1+4+pool.PullSlack {
+				t.Fatalf("pulled %d items after a fail-fast at item 10", n)
+			}
+			if int64(len(seen)) != pr.pulled.Load() {
+				t.Fatalf("%d results for %d pulled items", len(seen), pr.pulled.Load())
+			}
+			if canceled.Load() == 0 {
+				t.Fatal("no running task saw its context canceled with cause ErrFailFast wrapping boom")
+			}
+		})
+	}
+}
+
+func TestPanicRecovery(t *testing.T) {
+	p := newPool(t, 2)
+	if err := p.Go(context.Background(), func(context.Context) error { panic("kaboom") }); err != nil {
+		t.Fatal(err)
+	}
+	err := p.Wait()
+	var pe *pool.PanicError
+	if !errors.As(err, &pe) {
+		t.Fatalf("Wait = %v, want *PanicError", err)
+	}
+	if pe.Value != "kaboom" || !strings.Contains(string(pe.Stack), "TestPanicRecovery") {
+		t.Fatalf("panic error lacks value or stack: %v / %s", pe.Value, pe.Stack)
+	}
+	// The pool keeps working, and a panic(err) unwraps to err.
+	sentinel := errors.New("sentinel")
+	for r := range pool.Map(context.Background(), p, seqN(10), func(ctx context.Context, i int) (int, error) {
+		if i == 3 {
+			panic(sentinel)
+		}
+		return i, nil
+	}) {
+		if r.Index == 3 {
+			if !errors.As(r.Err, &pe) || !errors.Is(r.Err, sentinel) {
+				t.Fatalf("item 3: %v", r.Err)
+			}
+		} else if r.Err != nil {
+			t.Fatalf("item %d: %v", r.Index, r.Err)
+		}
+	}
+	if s := p.Stats(); s.Panics != 2 || s.Workers != 2 {
+		t.Fatalf("stats after panics: %+v", s)
+	}
+}
+
+func seqN(n int) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for i := range n {
+			if !yield(i) {
+				return
+			}
+		}
+	}
+}
+
+// TestCancelPromptMap cancels a Map whose 1000 running items are all
+// blocked on their context and measures cancel -> loop end.
+func TestCancelPromptMap(t *testing.T) {
+	const n = 1000
+	p := newPool(t, n)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var started atomic.Int64
+	fn := func(ctx context.Context, i int) (int, error) {
+		started.Add(1)
+		<-ctx.Done()
+		return 0, ctx.Err()
+	}
+	var canceledAt time.Time
+	go func() {
+		for started.Load() < n {
+			time.Sleep(time.Millisecond)
+		}
+		canceledAt = time.Now()
+		cancel()
+	}()
+	results := 0
+	for r := range pool.Map(ctx, p, seqN(10*n), fn) {
+		if !errors.Is(r.Err, context.Canceled) {
+			t.Errorf("item %d: %v", r.Index, r.Err)
+		}
+		results++
+	}
+	latency := time.Since(canceledAt)
+	t.Logf("%d blocked items, cancel -> return: %v", n, latency)
+	if results < n || results > n+pool.PullSlack {
+		t.Fatalf("%d results, want %d..%d", results, n, n+pool.PullSlack)
+	}
+	if latency >= 100*time.Millisecond {
+		t.Fatalf("cancel -> return took %v, want < 100ms", latency)
+	}
+}
+
+// TestCancelPromptGo cancels 1000 submitters blocked in Go behind busy
+// workers.
+func TestCancelPromptGo(t *testing.T) {
+	const n = 1000
+	p := newPool(t, 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	blocked := func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }
+	for range 2 {
+		if err := p.Go(ctx, blocked); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for range n {
+		wg.Go(func() { errs <- p.Go(ctx, blocked) })
+	}
+	for p.Stats().Waiting < n {
+		time.Sleep(time.Millisecond)
+	}
+	start := time.Now()
+	cancel()
+	wg.Wait()
+	err := p.Wait()
+	latency := time.Since(start)
+	t.Logf("%d blocked submitters, cancel -> all returned: %v", n, latency)
+	close(errs)
+	for e := range errs {
+		if !errors.Is(e, context.Canceled) {
+			t.Fatalf("blocked Go returned %v", e)
+		}
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Wait = %v", err)
+	}
+	if latency >= 100*time.Millisecond {
+		t.Fatalf("cancel -> return took %v, want < 100ms", latency)
+	}
+}
+
+// TestNestedSubmission has every worker run a task that submits to, and
+// maps over, its own pool.
+func TestNestedSubmission(t *testing.T) {
+	const size = 2
+	p := newPool(t, size)
+	var leaves atomic.Int64
+	var hold sync.WaitGroup
+	hold.Add(size)
+	within(t, 10*time.Second, "nested submission", func() {
+		for range size {
+			err := p.Go(context.Background(), func(ctx context.Context) error {
+				// Make sure all workers are busy before nesting.
+				hold.Done()
+				hold.Wait()
+				for range 5 {
+					if err := p.Go(ctx, func(ctx context.Context) error {
+						// Two levels deep.
+						return p.Go(ctx, func(context.Context) error { leaves.Add(1); return nil })
+					}); err != nil {
+						return err
+					}
+				}
+				for r := range pool.Map(ctx, p, seqN(20), func(ctx context.Context, i int) (int, error) {
+					leaves.Add(1)
+					return i, nil
+				}) {
+					if r.Err != nil {
+						return r.Err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		}
+		if err := p.Wait(); err != nil {
+			t.Error(err)
+		}
+	})
+	if got, want := leaves.Load(), int64(size*(5+20)); got != want {
+		t.Fatalf("%d leaf tasks ran, want %d", got, want)
+	}
+	if p.Stats().Inline == 0 {
+		t.Fatal("no task ran inline although all workers were busy")
+	}
+}
+
+// TestHooksCallBack has every hook submit, resize and read stats.
+func TestHooksCallBack(t *testing.T) {
+	var p *pool.Pool
+	var extra, starts, statsCalls atomic.Int64
+	var resized atomic.Bool
+	p = newPool(t, 2,
+		pool.OnStart(func(ctx context.Context, ti pool.TaskInfo) {
+			starts.Add(1)
+			_ = p.Stats()
+		}),
+		pool.OnFinish(func(ctx context.Context, ti pool.TaskInfo) {
+			if ti.Err != nil || extra.Load() >= 50 {
+				return
+			}
+			extra.Add(1)
+			if err := p.Go(ctx, func(context.Context) error { return nil }); err != nil {
+				panic(err)
+			}
+			if resized.CompareAndSwap(false, true) {
+				p.Resize(3)
+			}
+		}),
+		pool.OnStats(time.Nanosecond, func(ctx context.Context, s pool.Stats) {
+			statsCalls.Add(1)
+			p.Resize(s.Size) // a no-op resize from inside, under load
+			if statsCalls.Load() < 20 {
+				p.TryGo(func(context.Context) error { return nil })
+			}
+		}),
+	)
+	within(t, 10*time.Second, "hooks calling back", func() {
+		for r := range pool.Map(context.Background(), p, seqN(100), func(ctx context.Context, i int) (int, error) { return i, nil }) {
+			if r.Err != nil {
+				t.Error(r.Err)
+			}
+		}
+		if err := p.Wait(); err != nil {
+			t.Error(err)
+		}
+	})
+	if p.Size() != 3 || starts.Load() < 150 || statsCalls.Load() == 0 {
+		t.Fatalf("size %d, starts %d, stats calls %d", p.Size(), starts.Load(), statsCalls.Load())
+	}
+}
+
+// TestSlowConsumer stops reading for 1 s, checks that nothing more is
+// pulled meanwhile, then resumes.
+func TestSlowConsumer(t *testing.T) {
+	const size = 4
+	p := newPool(t, size)
+	var pr probe
+	var running atomic.Int64
+	fn := func(ctx context.Context, i int) (int, error) {
+		running.Add(1)
+		defer running.Add(-1)
+		return i, nil
+	}
+	n := 0
+	within(t, 20*time.Second, "slow consumer", func() {
+		for r := range pool.Map(context.Background(), p, pr.seq(200), fn) {
+			pr.got()
+			n++
+			if r.Index == 10 || n == 11 {
+				before := pr.pulled.Load()
+				time.Sleep(time.Second)
+				if after := pr.pulled.Load(); after != before {
+					t.Errorf("pulled %d items while the consumer was not reading", after-before)
+				}
+				if running.Load() != 0 {
+					t.Errorf("%d tasks still running after 1 s of a stopped consumer", running.Load())
+				}
+				if s := p.Stats(); s.Busy != 0 {
+					t.Errorf("workers busy while the consumer stopped: %+v", s)
+				}
+			}
+		}
+	})
+	if n != 200 {
+		t.Fatalf("got %d results", n)
+	}
+	if m := pr.maxAhead.Load(); m > size+pool.PullSlack {
+		t.Fatalf("max ahead %d", m)
+	}
+	// The workers serve others while a consumer sleeps.
+	ran := make(chan struct{})
+	for r := range pool.Map(context.Background(), p, seqN(10), fn) {
+		if r.Index == 0 {
+			if err := p.Go(context.Background(), func(context.Context) error { close(ran); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-ran:
+			case <-time.After(5 * time.Second):
+				t.Fatal("a Go task did not run while a Map consumer was busy")
+			}
+		}
+	}
+}
+
+// TestBreakCancelsAndWaits breaks out of the loop while tasks are blocked:
+// their contexts must be canceled and they must have returned when the loop
+// ends.
+func TestBreakCancelsAndWaits(t *testing.T) {
+	p := newPool(t, 4)
+	var running, canceled atomic.Int64
+	var pr probe
+	fn := func(ctx context.Context, i int) (int, error) {
+		running.Add(1)
+		defer running.Add(-1)
+		if i == 0 {
+			for running.Load() < 4 { // let the other workers start first
+				time.Sleep(time.Millisecond)
+			}
+			return 0, nil
+		}
+		<-ctx.Done()
+		canceled.Add(1)
+		time.Sleep(10 * time.Millisecond) // cleanup after cancel takes a while
+		return 0, ctx.Err()
+	}
+	within(t, 10*time.Second, "break", func() {
+		for r := range pool.Map(context.Background(), p, pr.seq(1000), fn) {
+			_ = r
+			break
+		}
+	})
+	if running.Load() != 0 {
+		t.Fatalf("%d tasks still running after the loop ended", running.Load())
+	}
+	if canceled.Load() == 0 {
+		t.Fatal("no task was canceled")
+	}
+	if pr.pulled.Load() > 4+pool.PullSlack {
+		t.Fatalf("pulled %d", pr.pulled.Load())
+	}
+}
+
+// TestResizeUnderLoad resizes 1000 times while Map and Go run, and checks
+// that every item is delivered exactly once.
+func TestResizeUnderLoad(t *testing.T) {
+	p := newPool(t, 4)
+	const items = 20000
+	stop := make(chan struct{})
+	resizerDone := make(chan struct{})
+	go func() {
+		defer close(resizerDone)
+		for i := range 1000 {
+			p.Resize(1 + (i*7)%9)
+			if i%10 == 0 {
+				runtime.Gosched()
+			}
+		}
+		<-stop
+	}()
+	var goRuns [items / 10]atomic.Int32
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := range goRuns {
+			if err := p.Go(context.Background(), func(context.Context) error { goRuns[i].Add(1); return nil }); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	seen := make([]int, items)
+	within(t, 60*time.Second, "resize under load", func() {
+		for r := range pool.Map(context.Background(), p, seqN(items), func(ctx context.Context, i int) (int, error) {
+			if s := pool.Slot(ctx); s < 1 {
+				return 0, fmt.Errorf("slot %d", s)
+			}
+			return i, nil
+		}) {
+			if r.Err != nil || r.Value != r.Index {
+				t.Fatalf("bad result %+v", r)
+			}
+			seen[r.Index]++
+		}
+		close(stop)
+		<-resizerDone
+		wg.Wait()
+		if err := p.Wait(); err != nil {
+			t.Error(err)
+		}
+	})
+	for i, c := range seen {
+		if c != 1 {
+			t.Fatalf("item %d delivered %d times", i, c)
+		}
+	}
+	for i := range goRuns {
+		if c := goRuns[i].Load(); c != 1 {
+			t.Fatalf("Go task %d ran %d times", i, c)
+		}
+	}
+	// After the last resize the pool settles at the final size.
+	want := 1 + (999*7)%9
+	deadline := time.Now().Add(5 * time.Second)
+	for p.Stats().Workers != want && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if s := p.Stats(); s.Workers != want || s.Size != want {
+		t.Fatalf("after resizing to %d: %+v", want, s)
+	}
+}
+
+// TestSlots checks uniqueness and lowest-free reuse of slots, also across a
+// shrink.
+func TestSlots(t *testing.T) {
+	p := newPool(t, 4)
+	if pool.Slot(context.Background()) != 0 {
+		t.Fatal("Slot outside a task")
+	}
+	var inUse [16]atomic.Int32
+	var maxSlot atomic.Int64
+	task := func(ctx context.Context) error {
+		s := pool.Slot(ctx)
+		if s < 1 || s > len(inUse) {
+			return fmt.Errorf("slot %d", s)
+		}
+		if inUse[s-1].Add(1) != 1 {
+			return fmt.Errorf("slot %d used twice at once", s)
+		}
+		for {
+			m := maxSlot.Load()
+			if int64(s) <= m || maxSlot.CompareAndSwap(m, int64(s)) {
+				break
+			}
+		}
+		time.Sleep(50 * time.Microsecond)
+		inUse[s-1].Add(-1)
+		return nil
+	}
+	for range 400 {
+		if err := p.Go(context.Background(), task); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if maxSlot.Load() != 4 {
+		t.Fatalf("max slot %d with 4 busy workers, want 4", maxSlot.Load())
+	}
+	p.Resize(2)
+	maxSlot.Store(0)
+	for range 400 {
+		if err := p.Go(context.Background(), task); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if maxSlot.Load() != 2 {
+		t.Fatalf("max slot %d after shrinking to 2", maxSlot.Load())
+	}
+	// A single task at a time always gets slot 1.
+	for range 20 {
+		got := make(chan int, 1)
+		if err := p.Go(context.Background(), func(ctx context.Context) error { got <- pool.Slot(ctx); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		p.Wait()
+		if s := <-got; s != 1 {
+			t.Fatalf("lone task got slot %d", s)
+		}
+	}
+}
+
+func TestClose(t *testing.T) {
+	p := pool.New(1)
+	release := make(chan struct{})
+	var finished atomic.Bool
+	if err := p.Go(context.Background(), func(context.Context) error {
+		<-release
+		time.Sleep(20 * time.Millisecond)
+		finished.Store(true)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 3)
+	for range 3 {
+		wg.Go(func() { errs <- p.Go(context.Background(), func(context.Context) error { return nil }) })
+	}
+	for p.Stats().Waiting < 3 {
+		time.Sleep(time.Millisecond)
+	}
+	// A deadline that passes while the task is still running.
+	short, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := p.Close(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Close with short deadline = %v", err)
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		if !errors.Is(e, pool.ErrClosed) {
+			t.Fatalf("blocked Go = %v, want ErrClosed", e)
+		}
+	}
+	close(release)
+	notStarted, err := p.Close(context.Background())
+	if err != nil || notStarted != 3 || !finished.Load() {
+		t.Fatalf("Close = %d, %v (finished %v); want 3, nil, true", notStarted, err, finished.Load())
+	}
+	if err := p.Go(context.Background(), func(context.Context) error { return nil }); !errors.Is(err, pool.ErrClosed) {
+		t.Fatalf("Go after Close = %v", err)
+	}
+	if p.TryGo(func(context.Context) error { return nil }) {
+		t.Fatal("TryGo after Close")
+	}
+	p.Resize(10)
+	if s := p.Stats(); s.Workers != 0 && s.Workers != 1 {
+		t.Fatalf("workers after close: %+v", s)
+	}
+	for r := range pool.Map(context.Background(), p, seqN(5), func(ctx context.Context, i int) (int, error) { return i, nil }) {
+		if r.Index != 0 || !errors.Is(r.Err, pool.ErrClosed) {
+			t.Fatalf("Map on closed pool yielded %+v", r)
+		}
+	}
+}
+
+// TestCloseDuringMap closes the pool while a Map waits for a worker.
+func TestCloseDuringMap(t *testing.T) {
+	p := pool.New(2)
+	var pr probe
+	gate := make(chan struct{})
+	var results []pool.Result[int, int]
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for r := range pool.Map(context.Background(), p, pr.seq(100), func(ctx context.Context, i int) (int, error) {
+			<-gate
+			return i, nil
+		}) {
+			pr.got()
+			results = append(results, r)
+		}
+	}()
+	for p.Stats().Waiting < 1 {
+		time.Sleep(time.Millisecond)
+	}
+	closed := make(chan int)
+	go func() {
+		n, err := p.Close(context.Background())
+		if err != nil {
+			t.Error(err)
+		}
+		closed <- n
+	}()
+	time.Sleep(20 * time.Millisecond)
+	close(gate)
+	n := <-closed
+	<-done
+	if n != 1 {
+		t.Fatalf("Close reported %d not started, want 1", n)
+	}
+	if int64(len(results)) != pr.pulled.Load() || len(results) != 3 {
+		t.Fatalf("%d results for %d pulled", len(results), pr.pulled.Load())
+	}
+	closedErrs := 0
+	for _, r := range results {
+		if errors.Is(r.Err, pool.ErrClosed) {
+			closedErrs++
+		}
+	}
+	if closedErrs != 1 {
+		t.Fatalf("%d results with ErrClosed, want 1: %+v", closedErrs, results)
+	}
+}
