@@ -197,6 +197,9 @@ func (r Reader) live() bool { return r.Root == "" || r.Root == "/" }
 
 // file returns the path of an absolute kernel path below Root.
 func (r Reader) file(p string) string {
+	// Cleaning against "/" first keeps a mount point like "/../../etc"
+	// from a damaged mountinfo inside Root.
+	p = filepath.Clean("/" + p)
 	if r.live() {
 		return p
 	}
@@ -222,8 +225,13 @@ type state struct {
 	warnings []string
 }
 
+// warn records a problem once: on v2 the cpu, cpuset and memory
+// controllers share one hierarchy and would repeat it.
 func (st *state) warn(format string, args ...any) {
-	st.warnings = append(st.warnings, fmt.Sprintf(format, args...))
+	w := fmt.Sprintf(format, args...)
+	if !slices.Contains(st.warnings, w) {
+		st.warnings = append(st.warnings, w)
+	}
 }
 
 // readFile returns the file's contents; ok is false when it does not
