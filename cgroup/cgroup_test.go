@@ -59,7 +59,7 @@ func TestReadFixtures(t *testing.T) {
 			cpuset: []int{0, 1, 2, 3, 4, 5, 6, 7}, affinity: 8, host: 8,
 			memCgroup: "/system.slice/app.service", memLimit: 512 * MiB, memHigh: 384 * MiB,
 			memLimitCgroup: "/system.slice/app.service",
-			usage: 1 * MiB, peak: 2 * MiB, oomKills: 1,
+			usage:          1 * MiB, peak: 2 * MiB, oomKills: 1,
 			nrPeriods: 50, nrThrottled: 5, throttled: 250 * time.Millisecond,
 		}},
 		// Hybrid: the v2 hierarchy is mounted but has no controllers, so
