@@ -32,7 +32,7 @@ func ParseSize(s string) (int64, error) {
 	}
 	mult, ok := sizeUnits[unit]
 	if !ok {
-		return 0, fmt.Errorf("%w: invalid size %q: unknown unit %q (use K, M, G, T, KiB, MiB, GiB, TiB, KB, MB, GB, TB or B)", ErrUsage, s, t[i:])
+		return 0, fmt.Errorf("%w: invalid size %q: unknown unit %q (use K, M, G, T, KiB, MiB, GiB, TiB, KB, MB, GB, TB or B)", ErrUsage, s, strings.TrimSpace(t[i:]))
 	}
 	b := math.Floor(v * mult)
 	// float64(MaxInt64) rounds up to 2^63, so ">=" rejects exactly the
