@@ -1,0 +1,332 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ration-run/ration/cgroup"
+	"go.uber.org/goleak"
+)
+
+// TestMain is the package's only TestMain (the limits tests happened to
+// come first); other test files of package main share it.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func runLimits(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	t.Setenv("RATION_JOBS", "")
+	var out, errb bytes.Buffer
+	code = cmdLimits(args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestLimitsUsageErrors(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-j", "zero"}, `ration limits: invalid -j value "zero"`},
+		{[]string{"--jobs=0"}, `ration limits: invalid -j value "0"`},
+		{[]string{"--mem-per-job", "lots"}, `invalid size "lots"`},
+		{[]string{"--mem-per-job", "-5M"}, `invalid size "-5M"`},
+		{[]string{"--fs-root", "/does/not/exist"}, "--fs-root /does/not/exist: not a directory"},
+		{[]string{"--bogus"}, "unknown flag: --bogus"},
+		{[]string{"extra"}, `unexpected argument "extra"`},
+		{[]string{"-j"}, "flag needs an argument"},
+	} {
+		code, out, errs := runLimits(t, tt.args...)
+		if code != exitUsage || out != "" || !strings.Contains(errs, tt.want) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("limits %q: exit %d, stdout %q, stderr %q; want 255, one line containing %q", tt.args, code, out, errs, tt.want)
+		}
+	}
+	t.Setenv("RATION_JOBS", "x")
+	var out, errb bytes.Buffer
+	if code := cmdLimits(nil, nil, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), `invalid RATION_JOBS value "x"`) {
+		t.Errorf("bad RATION_JOBS: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+func TestLimitsFixtureText(t *testing.T) {
+	root := filepath.Join("..", "..", "cgroup", "testdata", "v2-nested")
+	code, out, errs := runLimits(t, "--fs-root", root, "--mem-per-job", "300MiB")
+	if code != 0 || errs != "" {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	for _, want := range []string{
+		"cgroup:          v2\n",
+		"cpu quota:       1.00 CPUs (100000/100000 us) at /kubepods/pod1",
+		"leaf cpu quota:  4.00 CPUs (what the Go runtime sees)",
+		"host cpus:       16",
+		"effective cpus:  1.00",
+		"memory limit:    1 GiB (1073741824 bytes) at /kubepods/pod1",
+		"mem per job:     300 MiB",
+		"jobs:            2 (default, decided by cpu_quota)",
+		"reason:          jobs=2: cgroup v2 CPU quota 1.00 CPUs (100000/100000 us) at /kubepods/pod1 < 16 host CPUs; 2 x 1.00 = 2.00; memory: 0.9 x cgroup v2 memory limit 1 GiB at /kubepods/pod1 / 300 MiB per job = 3.07, no cap",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "warning:") {
+		t.Errorf("unexpected warning:\n%s", out)
+	}
+}
+
+func TestLimitsFixtureJSONWarnings(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join("..", "..", "cgroup", "testdata", "v1")
+	if err := os.CopyFS(root, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(root, "sys/fs/cgroup/cpu,cpuacct/ration-test/cpu.cfs_quota_us")
+	if err := os.WriteFile(bad, []byte("half\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runLimits(t, "--json", "--fs-root", root, "-j", "150%")
+	if code != 0 || errs != "" {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	var d struct {
+		CgroupVersion *int     `json:"cgroup_version"`
+		CPUQuota      *float64 `json:"cpu_quota"`
+		Jobs          int      `json:"jobs"`
+		JobsSource    string   `json:"jobs_source"`
+		Warnings      []string `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatalf("%v in %s", err, out)
+	}
+	// The bad quota falls back to the 2 host CPUs: 150% of 2 = 3.
+	if d.CgroupVersion == nil || *d.CgroupVersion != 1 || d.CPUQuota != nil || d.Jobs != 3 || d.JobsSource != "-j" {
+		t.Errorf("decision %s", out)
+	}
+	if len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], bad) || !strings.Contains(d.Warnings[0], `want an integer, got "half"`) {
+		t.Errorf("warnings %q, want one naming %s", d.Warnings, bad)
+	}
+}
+
+func TestLimitsLiveText(t *testing.T) {
+	code, out, errs := runLimits(t)
+	if code != 0 || errs != "" {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	for _, want := range []string{"host cpus:", "effective cpus:", "jobs:", "reason:          jobs="} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// buildRation builds the binary once per test that needs a real process.
+func buildRation(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "ration")
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	cmd := exec.Command(goTool, "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// childCgroup creates a cgroup directory below parent and removes it at
+// the end of the test, killing any process still in it first. It skips
+// the test when the hierarchy is not writable.
+func childCgroup(t *testing.T, parent, name string) string {
+	t.Helper()
+	dir := filepath.Join(parent, fmt.Sprintf("%s-%d-%d", name, os.Getpid(), time.Now().UnixNano()%1e6))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+			t.Skipf("cgroup %s not writable: %v", parent, err)
+		}
+		t.Fatalf("mkdir %s: %v", dir, err)
+	}
+	t.Cleanup(func() { removeCgroup(t, dir) })
+	return dir
+}
+
+// removeCgroup kills what is left in dir (only our own test processes can
+// be there) and removes it, retrying while the kernel finishes the exits.
+func removeCgroup(t *testing.T, dir string) {
+	var err error
+	for i := 0; i < 50; i++ {
+		if data, rerr := os.ReadFile(filepath.Join(dir, "cgroup.procs")); rerr == nil {
+			for _, f := range strings.Fields(string(data)) {
+				if pid, perr := strconv.Atoi(f); perr == nil {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		}
+		if err = os.Remove(dir); err == nil || errors.Is(err, fs.ErrNotExist) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Errorf("cleanup: rmdir %s: %v", dir, err)
+}
+
+func writeFile(t *testing.T, name, data string) {
+	t.Helper()
+	if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
+		t.Fatalf("write %s: %v", name, err)
+	}
+}
+
+// limitsIn runs `ration limits --json ARGS` as a process that first moves
+// itself into the cgroup dir (v1 or v2: both have cgroup.procs), so that
+// only the process under test is ever placed there.
+func limitsIn(t *testing.T, bin, dir string, args ...string) map[string]any {
+	t.Helper()
+	script := `echo $$ > "$1/cgroup.procs" && shift && exec "$@"`
+	argv := append([]string{"-c", script, "sh", dir, bin, "limits", "--json"}, args...)
+	cmd := exec.Command("/bin/sh", argv...)
+	cmd.Env = append(os.Environ(), "RATION_JOBS=")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("ration limits in %s: %v\n%s", dir, err, stderr.String())
+	}
+	var m map[string]any
+	if err := json.Unmarshal(out, &m); err != nil {
+		t.Fatalf("%v in %s", err, out)
+	}
+	return m
+}
+
+func ownCgroup(t *testing.T) cgroup.Snapshot {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("real-cgroup test needs root")
+	}
+	s, err := cgroup.Reader{}.Read()
+	if err != nil {
+		t.Skipf("no cgroups: %v", err)
+	}
+	return s
+}
+
+// TestLimitsRealCPUQuota is the acceptance test of issue 2: quotas of
+// 0.5, 1, 1.5 and 3 CPUs and none give 1, 2, 3, 4, 4 jobs on 2 CPUs.
+func TestLimitsRealCPUQuota(t *testing.T) {
+	s := ownCgroup(t)
+	if s.CPUVersion != 1 && s.CPUVersion != 2 || s.CPUDir == "" {
+		t.Skip("no cpu controller")
+	}
+	bin := buildRation(t)
+	dir := childCgroup(t, s.CPUDir, "ration-limits-test")
+	cpus := float64(s.AffinityCPUs)
+	if s.CPUQuota > 0 {
+		cpus = math.Min(cpus, s.CPUQuota)
+	}
+	for _, q := range []float64{0.5, 1, 1.5, 3, 0} {
+		t.Run(fmt.Sprintf("quota=%v", q), func(t *testing.T) {
+			setQuota(t, s.CPUVersion, dir, q)
+			m := limitsIn(t, bin, dir)
+			eff := cpus
+			if q > 0 {
+				eff = math.Min(eff, q)
+			}
+			want := max(1, min(int(math.Floor(2*eff)), 8))
+			if s.AffinityCPUs == 2 && s.CPUQuota == 0 {
+				want = map[float64]int{0.5: 1, 1: 2, 1.5: 3, 3: 4, 0: 4}[q] // the issue's numbers
+			}
+			if got := m["jobs"].(float64); int(got) != want {
+				t.Errorf("jobs = %v, want %d; reason: %v", got, want, m["reason"])
+			}
+			if q > 0 && q < cpus {
+				if m["cpu_quota"] != q || !strings.Contains(m["reason"].(string), "at "+cgroupPathOf(s.CPUCgroup, s.CPUDir, dir)) {
+					t.Errorf("cpu_quota %v, reason %q: want %v at the child cgroup", m["cpu_quota"], m["reason"], q)
+				}
+			}
+			t.Logf("%v", m["reason"])
+		})
+	}
+}
+
+// TestLimitsRealParentQuota puts the quota on a parent and runs ration in
+// an unlimited child: the Go runtime would miss this limit, ration must not.
+func TestLimitsRealParentQuota(t *testing.T) {
+	s := ownCgroup(t)
+	if s.CPUVersion != 1 || s.CPUDir == "" {
+		t.Skip("needs the v1 cpu controller (v2 needs cpu in subtree_control)")
+	}
+	if s.CPUQuota > 0 && s.CPUQuota <= 0.5 {
+		t.Skip("own cgroup already has a quota below 0.5")
+	}
+	bin := buildRation(t)
+	parent := childCgroup(t, s.CPUDir, "ration-limits-parent")
+	child := childCgroup(t, parent, "leaf")
+	setQuota(t, 1, parent, 0.5)
+	m := limitsIn(t, bin, child)
+	if m["jobs"].(float64) != 1 || m["cpu_quota"] != 0.5 || m["leaf_cpu_quota"] != nil ||
+		m["cpu_quota_cgroup"] != cgroupPathOf(s.CPUCgroup, s.CPUDir, parent) {
+		t.Errorf("jobs %v cpu_quota %v leaf %v at %v; want 1, 0.5, null at %s", m["jobs"], m["cpu_quota"],
+			m["leaf_cpu_quota"], m["cpu_quota_cgroup"], cgroupPathOf(s.CPUCgroup, s.CPUDir, parent))
+	}
+}
+
+// TestLimitsRealMemory: 256 MiB and 100 MiB per job give 2 jobs.
+func TestLimitsRealMemory(t *testing.T) {
+	s := ownCgroup(t)
+	if s.MemoryVersion != 1 || s.MemoryDir == "" {
+		t.Skip("needs the v1 memory controller")
+	}
+	if s.MemoryLimit > 0 && s.MemoryLimit < 256<<20 {
+		t.Skip("own memory limit is below 256 MiB")
+	}
+	bin := buildRation(t)
+	dir := childCgroup(t, s.MemoryDir, "ration-limits-mem")
+	writeFile(t, filepath.Join(dir, "memory.limit_in_bytes"), strconv.Itoa(256<<20))
+	m := limitsIn(t, bin, dir, "--mem-per-job", "100MiB")
+	want := 2
+	if cpus := float64(s.AffinityCPUs); s.CPUQuota == 0 && 2*cpus < 2 {
+		want = 1
+	}
+	if m["jobs"].(float64) != float64(want) || m["memory_limit_bytes"] != float64(256<<20) || m["memory_max_jobs"] != 2.0 {
+		t.Errorf("jobs %v memory_limit_bytes %v memory_max_jobs %v; want %d, %d, 2; reason %v",
+			m["jobs"], m["memory_limit_bytes"], m["memory_max_jobs"], want, 256<<20, m["reason"])
+	}
+	t.Logf("%v", m["reason"])
+}
+
+func setQuota(t *testing.T, version int, dir string, q float64) {
+	t.Helper()
+	if version == 2 {
+		v := "max 100000"
+		if q > 0 {
+			v = fmt.Sprintf("%d 100000", int64(q*100000))
+		}
+		writeFile(t, filepath.Join(dir, "cpu.max"), v)
+		return
+	}
+	writeFile(t, filepath.Join(dir, "cpu.cfs_period_us"), "100000")
+	v := "-1"
+	if q > 0 {
+		v = strconv.FormatInt(int64(q*100000), 10)
+	}
+	writeFile(t, filepath.Join(dir, "cpu.cfs_quota_us"), v)
+}
+
+// cgroupPathOf turns a directory created below our own cgroup directory
+// ownDir (cgroup path own) into its cgroup path, as ration reports it.
+func cgroupPathOf(own, ownDir, dir string) string {
+	rel, err := filepath.Rel(ownDir, dir)
+	if err != nil {
+		return "?" + dir
+	}
+	return filepath.Join(own, rel)
+}
