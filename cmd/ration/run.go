@@ -1,12 +1,354 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ration-run/ration/limits"
+	"github.com/ration-run/ration/runner"
+	"github.com/ration-run/ration/runner/event"
+	"github.com/ration-run/ration/runner/input"
+	"github.com/ration-run/ration/runner/template"
+	"github.com/spf13/pflag"
+	"golang.org/x/sys/unix"
 )
 
-// cmdRun is a placeholder until the run subcommand lands.
+// defaultTermTimeout is how long an interrupted run lets its running jobs
+// finish before it stops them.
+const defaultTermTimeout = 20 * time.Second
+
+const runUsage = `usage: ration run [flags] [--] COMMAND [ARG...] [::: INPUT...]
+
+Run COMMAND once per input, in parallel, within the container's budget.
+Inputs come from the arguments after :::, from -a FILE, from --files
+patterns, or else from standard input (one per line, or NUL-separated
+with -0). Replacement strings: {} {.} {/} {//} {/.} {#} {%}; without one,
+the input is the last argument. Commands run without a shell unless
+--shell is given.
+
+Exit status: 0 all jobs succeeded; 1-100 the number of failed jobs; 101
+more than 100 failed; 128+N interrupted by signal N; 255 usage or input
+error.
+
+flags:`
+
+// cmdRun implements `ration run`.
 func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "ration run: not implemented yet")
-	return exitUsage
+	// TODO(reaper): when ration runs as PID 1 (or should be a subreaper),
+	// start runner/reaper here, before the first job, so orphaned
+	// grandchildren of jobs are reaped; it must not steal the exit status
+	// of the runner's direct children.
+	fs := pflag.NewFlagSet("ration run", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.SetInterspersed(false)
+	jobs := fs.StringP("jobs", "j", "", "jobs at once: `N`, or N% of the effective CPUs (default: RATION_JOBS, then 2 per CPU, at most 8)")
+	var memPerJob sizeFlag
+	fs.Var(&memPerJob, "mem-per-job", "expected memory of one job (e.g. 512M); caps jobs at 0.9 x memory limit / SIZE")
+	fsRoot := fs.String("fs-root", "", "read the cgroup files below `DIR` (a snapshot) instead of the live system")
+	argFiles := fs.StringArrayP("arg-file", "a", nil, "read inputs from `FILE`, one per line (repeatable)")
+	null := fs.BoolP("null", "0", false, "inputs are separated by NUL, not newline")
+	files := fs.StringArray("files", nil, "inputs are the files matching `PATTERN` (** matches directories; repeatable)")
+	excludes := fs.StringArray("exclude", nil, "leave out files and directories matching `PATTERN` (repeatable)")
+	timeout := fs.String("timeout", "", "stop a job running longer than `DURATION` (500ms, 2m, or seconds)")
+	termTimeout := fs.String("term-timeout", defaultTermTimeout.String(), "on SIGINT/SIGTERM, let running jobs finish for `DURATION`, then stop them")
+	retries := fs.Int("retries", 0, "run a failing job up to `N` times in all")
+	halt := fs.String("halt", "never", "stop early: now|soon,fail|success|done=N|P%")
+	dryRun := fs.Bool("dry-run", false, "print the commands instead of running them")
+	joblogPath := fs.String("joblog", "", "write GNU parallel's joblog to `FILE`")
+	resume := fs.Bool("resume", false, "skip the jobs the joblog records")
+	resumeFailed := fs.Bool("resume-failed", false, "skip the jobs the joblog records as succeeded (re-run failed ones)")
+	bar := fs.Bool("bar", false, "show a progress bar on stderr (default: when stderr is a terminal)")
+	noBar := fs.Bool("no-bar", false, "never show a progress bar")
+	keepOrder := fs.BoolP("keep-order", "k", false, "print the output of jobs in input order")
+	lineBuffer := fs.Bool("line-buffer", false, "print output line by line as it comes")
+	shell := fs.Bool("shell", false, "run the command through sh -c, with each substituted input quoted")
+	shardFlag := fs.String("shard", "", "run only shard `I/N` of the inputs (default from JOB_COMPLETION_INDEX when RATION_SHARD_COUNT=N)")
+	help := fs.BoolP("help", "h", false, "show this help")
+
+	fail := func(format string, a ...any) int {
+		msg := strings.ReplaceAll(fmt.Sprintf(format, a...), "\n", " ")
+		fmt.Fprintf(stderr, "ration run: %s\n", msg)
+		return exitUsage
+	}
+	if err := fs.Parse(args); err != nil {
+		return fail("%v", err)
+	}
+	if *help {
+		fmt.Fprintln(stdout, runUsage)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		return 0
+	}
+
+	// The command, then the ::: inputs.
+	rest := fs.Args()
+	var argInputs []string
+	hasArgs := false
+	if i := slices.Index(rest, ":::"); i >= 0 {
+		rest, argInputs, hasArgs = rest[:i], rest[i+1:], true
+	}
+	if len(rest) == 0 {
+		return fail("no command given (usage: ration run [flags] -- COMMAND [ARG...])")
+	}
+	cfg := runner.Config{
+		Command:      rest,
+		Shell:        *shell,
+		Retries:      *retries,
+		DryRun:       *dryRun,
+		KeepOrder:    *keepOrder,
+		LineBuffer:   *lineBuffer,
+		Joblog:       *joblogPath,
+		Resume:       *resume,
+		ResumeFailed: *resumeFailed,
+		Stdout:       stdout,
+		Stderr:       stderr,
+	}
+	var err error
+	if *timeout != "" {
+		if cfg.Timeout, err = runner.ParseDuration(*timeout); err != nil {
+			return fail("--timeout: %q is not a duration", *timeout)
+		}
+	}
+	if cfg.TermTimeout, err = runner.ParseDuration(*termTimeout); err != nil {
+		return fail("--term-timeout: %q is not a duration", *termTimeout)
+	}
+	if *retries < 0 {
+		return fail("--retries: %d is negative", *retries)
+	}
+	if cfg.Halt, err = runner.ParseHalt(*halt); err != nil {
+		return fail("%s", strings.TrimPrefix(err.Error(), runner.ErrUsage.Error()+": "))
+	}
+	if *bar && *noBar {
+		return fail("--bar and --no-bar cannot be combined")
+	}
+	if cfg.Shard, err = shardFromFlags(*shardFlag, os.Getenv); err != nil {
+		return fail("%s", strings.TrimPrefix(err.Error(), runner.ErrUsage.Error()+": "))
+	}
+	if *fsRoot != "" {
+		if st, err := os.Stat(*fsRoot); err != nil || !st.IsDir() {
+			return fail("--fs-root %s: not a directory", *fsRoot)
+		}
+	}
+
+	// Inputs.
+	sep := byte('\n')
+	if *null {
+		sep = 0
+	}
+	kinds := 0
+	for _, b := range []bool{hasArgs, len(*argFiles) > 0, len(*files) > 0} {
+		if b {
+			kinds++
+		}
+	}
+	if kinds > 1 {
+		return fail("give inputs one way: ::: arguments, -a FILE or --files PATTERN")
+	}
+	if len(*excludes) > 0 && len(*files) == 0 {
+		return fail("--exclude needs --files")
+	}
+	total := int64(-1)
+	switch {
+	case hasArgs:
+		cfg.Input = input.Args(argInputs)
+		total = 0
+		for _, a := range argInputs {
+			if cfg.Shard.Contains(a) {
+				total++
+			}
+		}
+	case len(*argFiles) > 0:
+		var srcs []input.Seq
+		for _, f := range *argFiles {
+			if f == "-" {
+				srcs = append(srcs, input.Reader(stdin, sep))
+				continue
+			}
+			fh, err := os.Open(f)
+			if err != nil {
+				return fail("-a %s: %v", f, unwrapPathErr(err))
+			}
+			fh.Close()
+			srcs = append(srcs, input.File(f, sep))
+		}
+		cfg.Input = input.Concat(srcs...)
+	case len(*files) > 0:
+		seq, err := input.Files(input.FilesOptions{
+			Patterns: *files,
+			Excludes: *excludes,
+			Warn:     func(err error) { fmt.Fprintf(stderr, "ration run: warning: %v\n", err) },
+		})
+		if err != nil {
+			return fail("%v", err)
+		}
+		cfg.Input = seq
+	default:
+		cfg.Input = input.Reader(stdin, sep)
+	}
+
+	// How many jobs, and why.
+	d, err := limits.Decide(limits.Options{FSRoot: *fsRoot, Jobs: *jobs, MemPerJob: int64(memPerJob)})
+	if err != nil {
+		msg := err.Error()
+		if errors.Is(err, limits.ErrUsage) {
+			msg = strings.TrimPrefix(msg, limits.ErrUsage.Error()+": ")
+		}
+		return fail("%s", msg)
+	}
+	for _, w := range d.Warnings {
+		fmt.Fprintf(stderr, "ration run: warning: %s\n", w)
+	}
+	cfg.Jobs, cfg.JobsReason = d.Jobs, d.Reason
+	cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+
+	showBar := *bar || (!*noBar && !*dryRun && isTerminal(stderr))
+	var progress *runner.Progress
+	if showBar {
+		progress = runner.NewProgress(stderr, total)
+		cfg.Observer = event.Multi{progress}
+	}
+
+	r, err := runner.New(cfg)
+	if err != nil {
+		return fail("%s", strings.TrimPrefix(err.Error(), runner.ErrUsage.Error()+": "))
+	}
+
+	// Signals: the first SIGINT/SIGTERM drains, the second kills; SIGUSR1
+	// reports. signal.Notify lives here only: the runner takes Drain/Kill.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGUSR1)
+	var got os.Signal
+	gotCh := make(chan os.Signal, 1)
+	sigDone := make(chan struct{})
+	sigExited := make(chan struct{})
+	go func() {
+		defer close(sigExited)
+		var first os.Signal
+		for {
+			select {
+			case <-sigDone:
+				return
+			case s := <-sigs:
+				if s == syscall.SIGUSR1 {
+					r.WriteStatus(stderr)
+					continue
+				}
+				if first == nil {
+					first = s
+					gotCh <- s
+					n := len(r.Running())
+					fmt.Fprintf(stderr, "ration run: got %s: starting no more jobs; %d running get %s to finish (signal again to kill them)\n",
+						sigName(s), n, cfg.TermTimeout)
+					r.Drain()
+					continue
+				}
+				fmt.Fprintf(stderr, "ration run: got %s again: killing the running jobs\n", sigName(s))
+				r.Kill()
+			}
+		}
+	}()
+
+	sum, runErr := r.Run(context.Background())
+	close(sigDone)
+	<-sigExited
+	signal.Stop(sigs)
+	select {
+	case got = <-gotCh:
+	default:
+	}
+	if progress != nil {
+		progress.Finish()
+	}
+	fmt.Fprintf(stderr, "ration: %s\n", sum)
+	if got != nil {
+		fmt.Fprintf(stderr, "ration run: interrupted by %s: %d done, %d failed, %d stopped, %d pulled but not started\n",
+			sigName(got), sum.Succeeded, sum.Failed, sum.Killed, sum.NotStarted)
+		fmt.Fprintln(stderr, resumeHint(args, *joblogPath, hasArgs || len(*argFiles) > 0 || len(*files) > 0))
+	}
+	if runErr != nil {
+		fmt.Fprintf(stderr, "ration run: %s\n", strings.ReplaceAll(runErr.Error(), "\n", "; "))
+	}
+	switch {
+	case got != nil:
+		return 128 + int(got.(syscall.Signal))
+	case runErr != nil:
+		return exitUsage
+	}
+	return int(min(sum.Failed, 101))
+}
+
+// shardFromFlags returns the --shard value, or the shard from
+// JOB_COMPLETION_INDEX when RATION_SHARD_COUNT is set, or no shard.
+func shardFromFlags(flag string, getenv func(string) string) (runner.Shard, error) {
+	if flag != "" {
+		s, err := runner.ParseShard(flag)
+		if err != nil {
+			return s, fmt.Errorf("--shard: %w", err)
+		}
+		return s, nil
+	}
+	n := getenv("RATION_SHARD_COUNT")
+	if n == "" {
+		return runner.Shard{}, nil
+	}
+	i := getenv("JOB_COMPLETION_INDEX")
+	if i == "" {
+		return runner.Shard{}, fmt.Errorf("%w: RATION_SHARD_COUNT=%s is set but JOB_COMPLETION_INDEX is not", runner.ErrUsage, n)
+	}
+	s, err := runner.NewShard(i, n)
+	if err != nil {
+		return s, fmt.Errorf("JOB_COMPLETION_INDEX/RATION_SHARD_COUNT: %w", err)
+	}
+	return s, nil
+}
+
+// resumeHint tells how to run the rest of an interrupted run.
+func resumeHint(args []string, joblog string, inputInArgs bool) string {
+	if joblog == "" {
+		return "ration run: no --joblog was given, so this run cannot be resumed; add --joblog FILE next time"
+	}
+	words := []string{"ration", "run"}
+	if !slices.Contains(args, "--resume") && !slices.Contains(args, "--resume-failed") {
+		words = append(words, "--resume")
+	}
+	hint := "ration run: to run the rest: " + template.Join(append(words, args...))
+	if !inputInArgs {
+		hint += "  (with the same standard input)"
+	}
+	return hint
+}
+
+func sigName(s os.Signal) string {
+	if sig, ok := s.(syscall.Signal); ok {
+		if name := unix.SignalName(sig); name != "" {
+			return name
+		}
+	}
+	return s.String()
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+func unwrapPathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

@@ -1,0 +1,229 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// DefaultGrace is the time between SIGTERM and SIGKILL when a job is
+// stopped and Config.Grace is 0.
+const DefaultGrace = 2 * time.Second
+
+// Attempt is one attempt to run a job, as the runner hands it to an
+// Executor.
+type Attempt struct {
+	Seq     int64  // job number, 1-based in the full input ({#})
+	Slot    int    // job slot, 1-based ({%})
+	Input   string // the input, as read
+	Attempt int    // 1 for the first attempt
+	// Argv is the expanded command: argv[0] is looked up in PATH when it
+	// holds no slash. With --shell it is ["/bin/sh", "-c", script].
+	Argv []string
+	// Stdout and Stderr receive the job's output. They are safe for
+	// concurrent use and never block for long.
+	Stdout, Stderr io.Writer
+	// Started must be called once, as soon as the job runs, with the
+	// process id (0 if there is none, e.g. a task on a worker).
+	Started func(pid int)
+	// Grace is how long a stopped job gets between SIGTERM and SIGKILL.
+	Grace time.Duration
+	// Kill is closed when the job must be killed at once (a second
+	// interrupt): skip or cut short the grace.
+	Kill <-chan struct{}
+}
+
+// AttemptResult is how an attempt ended.
+type AttemptResult struct {
+	PID      int
+	Start    time.Time
+	Duration time.Duration
+	// ExitCode is the exit status, -1 when a signal ended the job. A job
+	// that could not be started gets 127 (not found) or 126 (not
+	// executable), as from a shell, and Err says why.
+	ExitCode int
+	Signal   int   // the signal that ended the job, 0 if none
+	PeakRSS  int64 // peak resident set size in bytes (0 if unknown)
+	// Stopped reports that the executor signalled the job because its
+	// context was done (timeout, halt, interrupt). A job that ended on its
+	// own before that is not Stopped, even if the context is done by now.
+	Stopped bool
+	Err     error
+}
+
+// Executor runs one attempt of a job. The runner calls Exec concurrently
+// from several goroutines, at most once per slot at a time.
+//
+// When ctx is done before the job ends, the executor must stop it: SIGTERM
+// (or the equivalent), then SIGKILL after a.Grace, or at once when a.Kill is
+// closed; it returns only when the job and everything it started are gone.
+// The default executor is ProcessExecutor; a long-lived worker executor
+// (--worker) implements the same interface.
+type Executor interface {
+	Exec(ctx context.Context, a *Attempt) AttemptResult
+}
+
+// ProcessExecutor runs each attempt as a new process in its own process
+// group, with the argv directly (no shell unless the argv is one), stdin
+// from /dev/null and the runner's environment. Stopping a job signals its
+// whole process group, so children the job started go with it.
+//
+// The zero value is ready to use and safe for concurrent use.
+type ProcessExecutor struct {
+	paths sync.Map // argv[0] -> looked-up path, to look PATH up once
+}
+
+type lookResult struct {
+	path string
+	err  error
+}
+
+func (e *ProcessExecutor) lookPath(name string) (string, error) {
+	if v, ok := e.paths.Load(name); ok {
+		r := v.(lookResult)
+		return r.path, r.err
+	}
+	p, err := exec.LookPath(name)
+	if err == nil || errors.Is(err, exec.ErrNotFound) {
+		e.paths.Store(name, lookResult{p, err})
+	}
+	return p, err
+}
+
+// Exec runs a and waits for it. See Executor for the stopping rules. The
+// process group is killed (SIGKILL) after a stopped job's leader exits, so
+// no child outlives a stopped job; a job that ends on its own keeps its
+// background children, as in a shell, and its output is read until they
+// close it.
+func (e *ProcessExecutor) Exec(ctx context.Context, a *Attempt) AttemptResult {
+	res := AttemptResult{Start: time.Now()}
+	if len(a.Argv) == 0 {
+		res.ExitCode, res.Err = 127, errors.New("empty command")
+		return res
+	}
+	path, err := e.lookPath(a.Argv[0])
+	if err != nil {
+		return startFailed(a, res, err)
+	}
+	cmd := &exec.Cmd{
+		Path:        path,
+		Args:        a.Argv,
+		Stdout:      a.Stdout,
+		Stderr:      a.Stderr,
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+	}
+	if err := cmd.Start(); err != nil {
+		return startFailed(a, res, err)
+	}
+	pid := cmd.Process.Pid
+	res.PID = pid
+	if a.Started != nil {
+		a.Started(pid)
+	}
+
+	var (
+		stopMu  sync.Mutex
+		stopped bool
+		exited  = make(chan struct{})
+	)
+	// Stop the job when ctx is done: the whole group, gently first.
+	stopWatch := context.AfterFunc(ctx, func() {
+		stopMu.Lock()
+		defer stopMu.Unlock()
+		select {
+		case <-exited:
+			return
+		default:
+		}
+		stopped = true
+		select {
+		case <-a.Kill:
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			return
+		default:
+		}
+		_ = syscall.Kill(-pid, syscall.SIGTERM)
+		grace := a.Grace
+		if grace <= 0 {
+			grace = DefaultGrace
+		}
+		go func() {
+			t := time.NewTimer(grace)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-a.Kill:
+			case <-exited:
+				return
+			}
+			stopMu.Lock()
+			defer stopMu.Unlock()
+			select {
+			case <-exited:
+			default:
+				_ = syscall.Kill(-pid, syscall.SIGKILL)
+			}
+		}()
+	})
+	werr := cmd.Wait()
+	stopWatch()
+	stopMu.Lock()
+	close(exited)
+	res.Stopped = stopped
+	stopMu.Unlock()
+	if res.Stopped {
+		// The leader is gone; take any child that survived SIGTERM with it.
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+	}
+	res.Duration = time.Since(res.Start)
+	st := cmd.ProcessState
+	if st == nil {
+		res.ExitCode, res.Err = -1, werr
+		return res
+	}
+	res.ExitCode = st.ExitCode()
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		res.Signal = int(ws.Signal())
+	}
+	if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
+		res.PeakRSS = ru.Maxrss * 1024 // kilobytes on Linux
+	}
+	var ee *exec.ExitError
+	if werr != nil && !errors.As(werr, &ee) {
+		res.Err = werr // e.g. copying the output failed
+	}
+	return res
+}
+
+// startFailed reports a job that could not start the way a shell would:
+// the message on the job's stderr, status 127 or 126.
+func startFailed(a *Attempt, res AttemptResult, err error) AttemptResult {
+	res.ExitCode = 126
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+		res.ExitCode = 127
+	}
+	res.Err = err
+	fmt.Fprintf(a.Stderr, "ration: %s: %v\n", a.Argv[0], unwrapExecErr(err))
+	if a.Started != nil {
+		a.Started(0)
+	}
+	return res
+}
+
+func unwrapExecErr(err error) error {
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return ee.Err
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,680 @@
+// Package runner runs a command once per input, in parallel, the way GNU
+// parallel and xargs -P do, within a job count decided elsewhere (package
+// limits), and never loses track of a job: every job that starts ends with
+// one event, one joblog line (unless the run itself stopped it) and one
+// count in the Summary, even when the run is interrupted.
+//
+// Inputs are pulled lazily from an input.Seq through a bounded pool, so the
+// first jobs start before the input ends and memory stays flat whatever the
+// input's length. Each job's argv comes from a template.Template; each
+// attempt runs through an Executor (by default one process per attempt, in
+// its own process group).
+//
+// # Stopping
+//
+// Drain stops starting jobs at once (inputs already pulled do not start),
+// lets the running jobs finish for Config.TermTimeout, then stops them
+// (SIGTERM to their process groups, SIGKILL after Config.Grace). Kill stops
+// them at once with SIGKILL. Canceling Run's context is like Drain with no
+// wait. Jobs the run stopped are not written to the joblog, so --resume runs
+// them again; they count as Killed, not Failed.
+//
+// # Events
+//
+// The runner emits event.JobStarted, exactly one event.JobFinished per job
+// pulled from the input (Outcome NotStarted for pulled jobs that never
+// started), event.JobRetried, event.JobSkipped and event.PoolResized to
+// Config.Observer, never while holding a lock.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ration-run/ration/limits"
+	"github.com/ration-run/ration/pool"
+	"github.com/ration-run/ration/runner/event"
+	"github.com/ration-run/ration/runner/input"
+	"github.com/ration-run/ration/runner/joblog"
+	"github.com/ration-run/ration/runner/template"
+)
+
+// The causes with which the runner stops running jobs; context.Cause of an
+// attempt's context is one of these (or the caller's) when it was stopped.
+var (
+	// ErrTimeout: the attempt ran longer than Config.Timeout.
+	ErrTimeout = errors.New("job timed out")
+	// ErrInterrupted: Drain's wait ran out, or Kill was called.
+	ErrInterrupted = errors.New("run interrupted")
+	// ErrHalted: --halt now stopped the run.
+	ErrHalted = errors.New("run halted")
+	// ErrInput is wrapped by Run's error when the input could not be read
+	// to its end; the jobs already started were run and recorded.
+	ErrInput = errors.New("input error")
+)
+
+// Config is everything a run needs. The zero value of each field is a
+// usable default unless its comment says otherwise.
+type Config struct {
+	// Command is the command template (required); see package template.
+	Command []string
+	// Shell runs the command through sh -c with quoted substitutions.
+	Shell bool
+	// Input yields the inputs; nil means none.
+	Input input.Seq
+
+	// Jobs is the number of jobs run at once; <= 0 asks limits.Decide
+	// with default options. JobsReason says why, for the summary.
+	Jobs       int
+	JobsReason string
+
+	// Timeout stops an attempt that runs longer (0: no limit).
+	Timeout time.Duration
+	// TermTimeout is how long Drain lets running jobs finish before
+	// stopping them (0: stop them at once).
+	TermTimeout time.Duration
+	// Grace is the time between SIGTERM and SIGKILL when a job is stopped
+	// (0: DefaultGrace).
+	Grace time.Duration
+	// Retries is the number of attempts a failing job gets in all, as in
+	// GNU parallel (0 and 1: one attempt). Only the last attempt's output is
+	// printed and logged.
+	Retries int
+	// Halt stops the run early on failures or successes.
+	Halt Halt
+	// DryRun prints each job's command on Stdout instead of running it.
+	DryRun bool
+	// KeepOrder prints the output of jobs in input order (-k); a job's
+	// output waits for the jobs before it, within a window of Jobs+1 jobs.
+	KeepOrder bool
+	// LineBuffer prints output line by line as jobs write it; it cannot be
+	// combined with KeepOrder.
+	LineBuffer bool
+
+	// Joblog is the path of a GNU parallel joblog to write ("" for none).
+	Joblog string
+	// Resume skips the jobs the joblog records (as ended, whatever their
+	// status); ResumeFailed skips only those recorded as succeeded. Both
+	// append to the joblog and need Joblog.
+	Resume, ResumeFailed bool
+	// Shard restricts the run to one shard of the input.
+	Shard Shard
+
+	// Observer receives the run's events (nil: none).
+	Observer event.Observer
+	// Stdout and Stderr receive the jobs' output (nil: discarded).
+	Stdout, Stderr io.Writer
+	// Logger receives warnings (nil: discarded).
+	Logger *slog.Logger
+	// Executor runs the attempts (nil: a ProcessExecutor).
+	Executor Executor
+	// SpillBytes is the output of one stream of one job held in memory
+	// before it goes to a temporary file in TempDir (0: DefaultSpill;
+	// TempDir "": os.TempDir()).
+	SpillBytes int
+	TempDir    string
+}
+
+// RunningJob describes a job that is running now.
+type RunningJob struct {
+	Slot     int
+	PID      int // 0 until the process started
+	Seq      int64
+	Input    string
+	Attempt  int
+	Start    time.Time
+	LastLine string // the last line the job wrote, "" if none
+}
+
+// Summary is what a run did. Succeeded+Failed+Killed+NotStarted is the
+// number of jobs pulled from the input (in this shard, not skipped).
+type Summary struct {
+	Succeeded  int64 // ended with status 0
+	Failed     int64 // ended otherwise on their own, or timed out
+	Killed     int64 // stopped by the run (interrupt, --halt now)
+	NotStarted int64 // pulled from the input, never started
+	Skipped    int64 // recorded in the joblog (--resume)
+
+	Wall       time.Duration
+	Jobs       int    // jobs at once, at the start
+	JobsReason string // why
+	// PeakRSSMax and PeakRSSP95 are the largest and the 95th percentile
+	// (estimated within 25%) of the jobs' peak RSS in bytes.
+	PeakRSSMax, PeakRSSP95 int64
+
+	Interrupted bool // Drain, Kill or the context stopped the run
+	Halted      bool // --halt stopped the run
+	// InputDone reports that the input was read to its end.
+	InputDone bool
+}
+
+// String returns the one-line summary printed at the end of a run.
+func (s Summary) String() string {
+	line := fmt.Sprintf("%d done, %d failed", s.Succeeded, s.Failed)
+	if s.Killed > 0 {
+		line += fmt.Sprintf(", %d killed", s.Killed)
+	}
+	if s.NotStarted > 0 || !s.InputDone {
+		line += fmt.Sprintf(", %d not started", s.NotStarted)
+		if !s.InputDone {
+			line += " (and the unread input)"
+		}
+	}
+	line += fmt.Sprintf(", %d skipped in %s; %d jobs", s.Skipped, s.Wall.Round(time.Millisecond), s.Jobs)
+	if s.JobsReason != "" {
+		line += " (" + s.JobsReason + ")"
+	}
+	if s.PeakRSSMax > 0 {
+		line += fmt.Sprintf("; peak RSS max %s, p95 %s", limits.FormatSize(s.PeakRSSMax), limits.FormatSize(s.PeakRSSP95))
+	}
+	return line
+}
+
+// Runner runs one Config. Its methods are safe for concurrent use; Run may
+// be called once.
+type Runner struct {
+	cfg  Config
+	tmpl *template.Template
+	exec Executor
+	log  *slog.Logger
+	out  *sharedOut
+
+	mu        sync.Mutex
+	running   map[int64]*runningJob
+	pool      *pool.Pool
+	size      int
+	terminate context.CancelCauseFunc // cancels every running job; nil outside Run
+
+	ran         atomic.Bool
+	stopping    atomic.Bool // start no more jobs
+	interrupted atomic.Bool
+	halted      atomic.Bool
+	drainOnce   sync.Once
+	killOnce    sync.Once
+	drainCh     chan struct{}
+	killCh      chan struct{}
+
+	succeeded, failed, killed, notStarted, skipped atomic.Int64
+	rss                                            rssHist
+	firstErr                                       atomic.Pointer[error]
+}
+
+type runningJob struct {
+	RunningJob
+	out *output
+}
+
+// New checks cfg and returns a Runner. Errors wrap ErrUsage.
+func New(cfg Config) (*Runner, error) {
+	tmpl, err := template.Parse(cfg.Command, cfg.Shell)
+	if err != nil {
+		return nil, fmt.Errorf("%w: no command given", ErrUsage)
+	}
+	switch {
+	case cfg.KeepOrder && cfg.LineBuffer:
+		return nil, fmt.Errorf("%w: --line-buffer and --keep-order cannot be combined", ErrUsage)
+	case (cfg.Resume || cfg.ResumeFailed) && cfg.Joblog == "":
+		return nil, fmt.Errorf("%w: --resume and --resume-failed need --joblog", ErrUsage)
+	case cfg.Timeout < 0 || cfg.TermTimeout < 0 || cfg.Grace < 0 || cfg.Retries < 0:
+		return nil, fmt.Errorf("%w: negative duration or retries", ErrUsage)
+	case cfg.Shard.Count < 0 || (cfg.Shard.Count > 0 && (cfg.Shard.Index < 0 || cfg.Shard.Index >= cfg.Shard.Count)):
+		return nil, fmt.Errorf("%w: shard %d/%d", ErrUsage, cfg.Shard.Index, cfg.Shard.Count)
+	}
+	if cfg.Jobs <= 0 {
+		d, err := limits.Decide(limits.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrUsage, err)
+		}
+		cfg.Jobs, cfg.JobsReason = d.Jobs, d.Reason
+	}
+	if cfg.Stdout == nil {
+		cfg.Stdout = io.Discard
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = io.Discard
+	}
+	if cfg.SpillBytes <= 0 {
+		cfg.SpillBytes = DefaultSpill
+	}
+	if cfg.Grace == 0 {
+		cfg.Grace = DefaultGrace
+	}
+	r := &Runner{
+		cfg:     cfg,
+		tmpl:    tmpl,
+		exec:    cfg.Executor,
+		log:     cfg.Logger,
+		out:     &sharedOut{stdout: cfg.Stdout, stderr: cfg.Stderr},
+		running: make(map[int64]*runningJob),
+		size:    cfg.Jobs,
+		drainCh: make(chan struct{}),
+		killCh:  make(chan struct{}),
+	}
+	if r.exec == nil {
+		r.exec = &ProcessExecutor{}
+	}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	return r, nil
+}
+
+func (r *Runner) emit(e event.Event) {
+	if r.cfg.Observer != nil {
+		if e.Time.IsZero() {
+			e.Time = time.Now()
+		}
+		r.cfg.Observer.Observe(e)
+	}
+}
+
+// Drain stops starting jobs at once, lets the running ones finish for
+// Config.TermTimeout and then stops them. It returns at once; Run returns
+// when the last job ended. Calling it again does nothing (call Kill).
+func (r *Runner) Drain() {
+	r.drainOnce.Do(func() {
+		r.interrupted.Store(true)
+		r.stopping.Store(true)
+		close(r.drainCh)
+	})
+}
+
+// Kill stops starting jobs and kills the running ones at once (SIGKILL to
+// their process groups, also those in their SIGTERM grace).
+func (r *Runner) Kill() {
+	r.Drain()
+	r.killOnce.Do(func() { close(r.killCh) })
+	r.stopJobs(ErrInterrupted)
+}
+
+// stopJobs stops every running job (SIGTERM, then SIGKILL after Grace).
+func (r *Runner) stopJobs(cause error) {
+	r.mu.Lock()
+	t := r.terminate
+	r.mu.Unlock()
+	if t != nil {
+		t(cause)
+	}
+}
+
+// Resize sets the number of jobs run at once to n (at least 1) and emits
+// event.PoolResized with reason. Shrinking lets running jobs finish.
+func (r *Runner) Resize(n int, reason string) {
+	n = max(n, 1)
+	r.mu.Lock()
+	r.size = n
+	p := r.pool
+	r.mu.Unlock()
+	if p != nil {
+		p.Resize(n)
+	}
+	r.emit(event.Event{Kind: event.PoolResized, Size: n, Reason: reason})
+}
+
+// Running returns the jobs running now, by slot.
+func (r *Runner) Running() []RunningJob {
+	r.mu.Lock()
+	jobs := make([]*runningJob, 0, len(r.running))
+	for _, j := range r.running {
+		jobs = append(jobs, j)
+	}
+	r.mu.Unlock()
+	out := make([]RunningJob, 0, len(jobs))
+	for _, j := range jobs {
+		rj := j.RunningJob
+		rj.LastLine = j.out.lastLine()
+		out = append(out, rj)
+	}
+	slices.SortFunc(out, func(a, b RunningJob) int { return a.Slot - b.Slot })
+	return out
+}
+
+// PoolStats returns the pool's counters (zero before Run).
+func (r *Runner) PoolStats() pool.Stats {
+	r.mu.Lock()
+	p := r.pool
+	r.mu.Unlock()
+	if p == nil {
+		return pool.Stats{}
+	}
+	return p.Stats()
+}
+
+// WriteStatus writes the running-jobs table and the pool counters (the
+// SIGUSR1 report) to w.
+func (r *Runner) WriteStatus(w io.Writer) {
+	now := time.Now()
+	jobs := r.Running()
+	st := r.PoolStats()
+	fmt.Fprintf(w, "ration: %d running, %d done, %d failed, %d killed; pool size %d, busy %d, completed %d\n",
+		len(jobs), r.succeeded.Load(), r.failed.Load(), r.killed.Load(), st.Size, st.Busy, st.Completed)
+	fmt.Fprintf(w, "%4s %8s %8s %9s  %s\n", "SLOT", "PID", "SEQ", "RUNNING", "INPUT / LAST LINE")
+	for _, j := range jobs {
+		fmt.Fprintf(w, "%4d %8d %8d %9s  %q", j.Slot, j.PID, j.Seq, now.Sub(j.Start).Round(100*time.Millisecond), j.Input)
+		if j.LastLine != "" {
+			fmt.Fprintf(w, "  %q", j.LastLine)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// item is one input on its way to a job.
+type item struct {
+	seq   int64
+	input string
+	read  time.Time
+}
+
+// jobResult is what a job hands back to Run's loop.
+type jobResult struct {
+	out *output // KeepOrder: to print in order; nil when printed
+}
+
+func (r *Runner) setErr(err error) {
+	r.firstErr.CompareAndSwap(nil, &err)
+}
+
+// Run runs the jobs and returns when every started job has ended. The
+// error is non-nil when the input could not be read to its end (wrapping
+// ErrInput), the joblog could not be read or written, or output could not
+// be written; the Summary is valid in every case. Run may be called once.
+func (r *Runner) Run(ctx context.Context) (Summary, error) {
+	if !r.ran.CompareAndSwap(false, true) {
+		return Summary{}, errors.New("runner: Run called twice")
+	}
+	start := time.Now()
+	sum := Summary{Jobs: r.cfg.Jobs, JobsReason: r.cfg.JobsReason}
+	var rec *joblog.Record
+	if r.cfg.Resume || r.cfg.ResumeFailed {
+		var err error
+		if rec, err = joblog.Load(r.cfg.Joblog); err != nil {
+			return sum, err
+		}
+		if rec.Malformed > 0 {
+			r.log.Warn("joblog has malformed lines; their jobs run again", "joblog", r.cfg.Joblog, "lines", rec.Malformed)
+		}
+	}
+	var jl *joblog.Writer
+	if r.cfg.Joblog != "" && !r.cfg.DryRun {
+		var err error
+		if jl, err = joblog.Create(r.cfg.Joblog, r.cfg.Resume || r.cfg.ResumeFailed); err != nil {
+			return sum, err
+		}
+		defer jl.Close()
+	}
+	var inputDone bool
+	var inputErr error
+	items := r.items(rec, &inputDone, &inputErr)
+
+	if r.cfg.DryRun {
+		for it := range items {
+			r.succeeded.Add(1)
+			if _, err := fmt.Fprintln(r.cfg.Stdout, r.tmpl.Display(it.input, it.seq, 1)); err != nil {
+				r.setErr(fmt.Errorf("write output: %w", err))
+				break
+			}
+		}
+	} else {
+		r.runPool(ctx, items, jl)
+	}
+
+	sum.Succeeded, sum.Failed, sum.Killed = r.succeeded.Load(), r.failed.Load(), r.killed.Load()
+	sum.NotStarted, sum.Skipped = r.notStarted.Load(), r.skipped.Load()
+	sum.PeakRSSMax, sum.PeakRSSP95 = r.rss.max(), r.rss.quantile(0.95)
+	sum.Interrupted = r.interrupted.Load() || ctx.Err() != nil
+	sum.Halted = r.halted.Load()
+	sum.InputDone = inputDone
+	sum.Wall = time.Since(start)
+	var errs []error
+	if inputErr != nil {
+		errs = append(errs, fmt.Errorf("%w: %w", ErrInput, inputErr))
+	}
+	if p := r.firstErr.Load(); p != nil {
+		errs = append(errs, *p)
+	}
+	return sum, errors.Join(errs...)
+}
+
+// items numbers the inputs, keeps this shard's, skips the recorded ones,
+// and stops at the first input error or once the run is stopping. It runs
+// on Run's goroutine (the pool pulls on the consumer's goroutine).
+func (r *Runner) items(rec *joblog.Record, done *bool, inErr *error) iter.Seq[item] {
+	return func(yield func(item) bool) {
+		if r.cfg.Input == nil {
+			*done = true
+			return
+		}
+		var seq int64
+		for in, err := range r.cfg.Input {
+			if err != nil {
+				*inErr = err
+				r.stopping.Store(true)
+				return
+			}
+			seq++
+			if !r.cfg.Shard.Contains(in) {
+				continue
+			}
+			if rec != nil && (rec.Succeeded(seq) || (r.cfg.Resume && rec.Ended(seq))) {
+				r.skipped.Add(1)
+				r.emit(event.Event{Kind: event.JobSkipped, Seq: seq, Input: in})
+				continue
+			}
+			if r.stopping.Load() {
+				return
+			}
+			if !yield(item{seq: seq, input: in, read: time.Now()}) {
+				return
+			}
+		}
+		*done = true
+	}
+}
+
+func (r *Runner) runPool(ctx context.Context, items iter.Seq[item], jl *joblog.Writer) {
+	jobsCtx, terminate := context.WithCancelCause(ctx)
+	defer terminate(nil)
+	r.mu.Lock()
+	p := pool.New(r.size)
+	r.pool = p
+	r.terminate = terminate
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.terminate = nil
+		r.mu.Unlock()
+		_, _ = p.Close(context.Background())
+	}()
+	select {
+	case <-r.killCh:
+		terminate(ErrInterrupted)
+	default:
+	}
+
+	// Drain's clock: stop the running jobs when TermTimeout runs out.
+	runDone := make(chan struct{})
+	defer close(runDone)
+	go func() {
+		select {
+		case <-r.drainCh:
+		case <-runDone:
+			return
+		}
+		t := time.NewTimer(r.cfg.TermTimeout)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			terminate(ErrInterrupted)
+		case <-runDone:
+		}
+	}()
+
+	fn := func(ctx context.Context, it item) (jobResult, error) {
+		return r.runJob(ctx, it, jl), nil
+	}
+	var results iter.Seq[pool.Result[item, jobResult]]
+	if r.cfg.KeepOrder {
+		results = pool.MapOrdered(jobsCtx, p, items, fn)
+	} else {
+		results = pool.Map(jobsCtx, p, items, fn)
+	}
+	for res := range results {
+		if res.Err != nil {
+			if errors.Is(res.Err, pool.ErrNotStarted) || errors.Is(res.Err, pool.ErrClosed) {
+				r.notStarted.Add(1)
+				r.emit(event.Event{Kind: event.JobFinished, Seq: res.Input.seq, Input: res.Input.input, Outcome: event.NotStarted})
+				continue
+			}
+			// A panic in the runner's own code: report it, keep the run.
+			r.setErr(fmt.Errorf("job %d: %w", res.Input.seq, res.Err))
+			continue
+		}
+		if o := res.Value.out; o != nil {
+			if err := o.flush(); err != nil {
+				r.setErr(fmt.Errorf("write output: %w", err))
+			}
+		}
+	}
+}
+
+// runJob runs one job to its end: attempts, retries, output, joblog,
+// events, halt.
+func (r *Runner) runJob(ctx context.Context, it item, jl *joblog.Writer) jobResult {
+	if r.stopping.Load() || ctx.Err() != nil {
+		r.notStarted.Add(1)
+		r.emit(event.Event{Kind: event.JobFinished, Seq: it.seq, Input: it.input, Outcome: event.NotStarted})
+		return jobResult{}
+	}
+	slot := pool.Slot(ctx)
+	out := newOutput(r.out, r.cfg.LineBuffer, r.cfg.SpillBytes, r.cfg.TempDir)
+	rj := &runningJob{RunningJob: RunningJob{Slot: slot, Seq: it.seq, Input: it.input, Start: time.Now()}, out: out}
+	r.mu.Lock()
+	r.running[it.seq] = rj
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.running, it.seq)
+		r.mu.Unlock()
+	}()
+
+	argv := r.tmpl.Expand(it.input, it.seq, slot)
+	attempts := max(r.cfg.Retries, 1)
+	var (
+		res     AttemptResult
+		cause   event.Cause
+		outcome event.Outcome
+		byRun   bool // stopped by the run itself, not by the job or its timeout
+		n       int
+	)
+	for n = 1; ; n++ {
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if r.cfg.Timeout > 0 {
+			actx, cancel = context.WithTimeoutCause(ctx, r.cfg.Timeout, ErrTimeout)
+		}
+		attempt := n
+		a := &Attempt{
+			Seq: it.seq, Slot: slot, Input: it.input, Attempt: n, Argv: argv,
+			Stdout: streamWriter{o: out}, Stderr: streamWriter{o: out, stderr: true},
+			Grace: r.cfg.Grace, Kill: r.killCh,
+			Started: func(pid int) {
+				now := time.Now()
+				r.mu.Lock()
+				rj.PID, rj.Attempt, rj.Start = pid, attempt, now
+				r.mu.Unlock()
+				r.emit(event.Event{Kind: event.JobStarted, Time: now, Seq: it.seq, Slot: slot, PID: pid,
+					Input: it.input, Attempt: attempt, QueueWait: now.Sub(it.read)})
+			},
+		}
+		res = r.exec.Exec(actx, a)
+		timedOut := res.Stopped && errors.Is(context.Cause(actx), ErrTimeout) && ctx.Err() == nil
+		cancel()
+		byRun = res.Stopped && !timedOut
+		cause = event.CauseNone
+		switch {
+		case timedOut:
+			cause = event.CauseTimeout
+		case res.Signal != 0:
+			cause = event.CauseSignal
+		}
+		ok := res.ExitCode == 0 && res.Signal == 0 && res.Err == nil && !timedOut && !byRun
+		outcome = event.Succeeded
+		if !ok {
+			outcome = event.Failed
+		}
+		if ok || byRun || n >= attempts || r.stopping.Load() {
+			break
+		}
+		r.emit(event.Event{Kind: event.JobRetried, Seq: it.seq, Slot: slot, PID: res.PID, Input: it.input, Attempt: n,
+			Duration: res.Duration, ExitCode: res.ExitCode, Signal: res.Signal, PeakRSS: res.PeakRSS, Cause: cause, Err: res.Err})
+		out.discard()
+	}
+	if byRun {
+		cause = event.CauseSignal
+	}
+
+	received := out.bytesReceived()
+	var result jobResult
+	if r.cfg.KeepOrder {
+		result.out = out
+	} else if err := out.flush(); err != nil {
+		r.setErr(fmt.Errorf("write output: %w", err))
+	}
+	if jl != nil && !byRun {
+		sig := res.Signal
+		if res.Stopped && sig == 0 {
+			sig = 15 // timed out but exited on its own after SIGTERM
+		}
+		e := joblog.Entry{Seq: it.seq, Start: res.Start, Runtime: res.Duration, Receive: received,
+			Exitval: res.ExitCode, Signal: sig, Command: r.tmpl.Display(it.input, it.seq, slot)}
+		if err := jl.Write(e); err != nil {
+			r.setErr(err)
+			r.stopping.Store(true)
+		}
+	}
+	r.rss.add(res.PeakRSS)
+	switch {
+	case byRun:
+		r.killed.Add(1)
+	case outcome == event.Succeeded:
+		r.succeeded.Add(1)
+	default:
+		r.failed.Add(1)
+	}
+	var err error
+	switch {
+	case byRun:
+		err = context.Cause(ctx)
+	case timedOut(cause):
+		err = fmt.Errorf("%w after %s", ErrTimeout, r.cfg.Timeout)
+	default:
+		err = res.Err
+	}
+	r.emit(event.Event{Kind: event.JobFinished, Seq: it.seq, Slot: slot, PID: res.PID, Input: it.input, Attempt: n,
+		Duration: res.Duration, ExitCode: res.ExitCode, Signal: res.Signal, PeakRSS: res.PeakRSS,
+		Outcome: outcome, Cause: cause, Err: err})
+	if !byRun && r.cfg.Halt.triggered(r.failed.Load(), r.succeeded.Load()) {
+		r.halt()
+	}
+	return result
+}
+
+func timedOut(c event.Cause) bool { return c == event.CauseTimeout }
+
+// halt applies --halt once its condition held.
+func (r *Runner) halt() {
+	if r.halted.Swap(true) {
+		return
+	}
+	r.stopping.Store(true)
+	if r.cfg.Halt.When == HaltNow {
+		r.stopJobs(ErrHalted)
+	}
+}
