@@ -1,6 +1,6 @@
 module github.com/ration-run/ration/bench
 
-go 1.26
+go 1.26.0
 
 replace github.com/ration-run/ration => ../
 
@@ -10,8 +10,16 @@ require (
 	codeberg.org/go-pdf/fpdf v0.11.1 // indirect
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
+	github.com/alitto/pond/v2 v2.7.1 // indirect
+	github.com/containerd/cgroups/v3 v3.1.3 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
+	github.com/moby/sys/userns v0.1.0 // indirect
+	github.com/panjf2000/ants/v2 v2.12.1 // indirect
+	github.com/ration-run/ration v0.0.0-00010101000000-000000000000 // indirect
+	github.com/sourcegraph/conc v0.3.0 // indirect
 	golang.org/x/image v0.30.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
 	gonum.org/v1/plot v0.17.0 // indirect
 )
