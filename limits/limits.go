@@ -25,7 +25,9 @@
 // Every Decision carries a Reason, one sentence naming every input and
 // the one that decided, e.g.
 //
-//	jobs=1: cgroup v1 CPU quota 0.50 CPUs (50000/100000 us) at /ration-test < 2 host CPUs; 2 x 0.50 = 1.00
+//	jobs=1: cgroup v1 CPU quota 0.50 CPUs (50000/100000 us) at /ration-test < 2 host CPUs (affinity 2, cpuset 0-1); 2 x 0.50 = 1.00
+//
+// Inputs equal to the host CPU count are named in parentheses after it.
 //
 // Unreadable or malformed cgroup files never fail a decision: they become
 // Warnings and the decision falls back to the CPU counts that remain
@@ -313,7 +315,20 @@ func decide(s cgroup.Snapshot, req jobsRequest, source string, memPerJob int64) 
 	if s.AffinityCPUs > 0 && s.AffinityCPUs != host {
 		ins = append(ins, input{"affinity", float64(s.AffinityCPUs), fmt.Sprintf("%d affinity CPUs", s.AffinityCPUs)})
 	}
-	ins = append(ins, input{"host", float64(host), fmt.Sprintf("%d host CPUs", host)})
+	// Inputs equal to the host count are named with it, so the sentence
+	// names every input without a chain of "=".
+	var same []string
+	if s.AffinityCPUs == host && s.AffinitySource != s.HostCPUsSource {
+		same = append(same, fmt.Sprintf("affinity %d", host))
+	}
+	if s.CPUSetCount() == host {
+		same = append(same, "cpuset "+d.CPUSetList)
+	}
+	hostDesc := fmt.Sprintf("%d host CPUs", host)
+	if len(same) > 0 {
+		hostDesc += " (" + strings.Join(same, ", ") + ")"
+	}
+	ins = append(ins, input{"host", float64(host), hostDesc})
 	dec := 0
 	for i, in := range ins {
 		if in.value < ins[dec].value {

@@ -182,14 +182,14 @@ func TestDecideFixtures(t *testing.T) {
 		jobs      int
 		reason    string
 	}{
-		{"v1", 0, 1, "jobs=1: cgroup v1 CPU quota 0.50 CPUs (50000/100000 us) at /ration-test < 2 host CPUs; 2 x 0.50 = 1.00"},
+		{"v1", 0, 1, "jobs=1: cgroup v1 CPU quota 0.50 CPUs (50000/100000 us) at /ration-test < 2 host CPUs (affinity 2, cpuset 0-1); 2 x 0.50 = 1.00"},
 		{"v1", 100 * MiB, 1, "memory: 0.9 x cgroup v1 memory limit 256 MiB at /ration-test / 100 MiB per job = 2.30, no cap"},
-		{"v2", 0, 3, "jobs=3: cgroup v2 CPU quota 1.50 CPUs (150000/100000 us) at /system.slice/app.service < 8 host CPUs; 2 x 1.50 = 3.00"},
-		{"v2-nested", 0, 2, "jobs=2: cgroup v2 CPU quota 1.00 CPUs (100000/100000 us) at /kubepods/pod1 < 16 host CPUs"},
-		{"hybrid", 0, 6, "jobs=6: cgroup v1 CPU quota 3.00 CPUs (300000/100000 us) at /job < 4 host CPUs; 2 x 3.00 = 6.00"},
-		{"v1-docker", 0, 3, "jobs=3: cgroup v1 CPU quota 1.50 CPUs (75000/50000 us) at /docker/abc/job < 8 host CPUs"},
-		{"v2-cpuset", 0, 6, "jobs=6: cpuset 0-1,4 (3 CPUs) < 8 host CPUs, no CPU quota in cgroup v2 /pinned; 2 x 3.00 = 6.00"},
-		{"none", 0, 8, "jobs=8: 4 host CPUs, no CPU cgroup; 2 x 4.00 = 8.00"},
+		{"v2", 0, 3, "jobs=3: cgroup v2 CPU quota 1.50 CPUs (150000/100000 us) at /system.slice/app.service < 8 host CPUs (affinity 8, cpuset 0-7); 2 x 1.50 = 3.00"},
+		{"v2-nested", 0, 2, "jobs=2: cgroup v2 CPU quota 1.00 CPUs (100000/100000 us) at /kubepods/pod1 < 16 host CPUs (affinity 16)"},
+		{"hybrid", 0, 6, "jobs=6: cgroup v1 CPU quota 3.00 CPUs (300000/100000 us) at /job < 4 host CPUs (affinity 4); 2 x 3.00 = 6.00"},
+		{"v1-docker", 0, 3, "jobs=3: cgroup v1 CPU quota 1.50 CPUs (75000/50000 us) at /docker/abc/job < 8 host CPUs (affinity 8)"},
+		{"v2-cpuset", 0, 6, "jobs=6: cpuset 0-1,4 (3 CPUs) < 8 host CPUs (affinity 8), no CPU quota in cgroup v2 /pinned; 2 x 3.00 = 6.00"},
+		{"none", 0, 8, "jobs=8: 4 host CPUs (affinity 4), no CPU cgroup; 2 x 4.00 = 8.00"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.fixture, func(t *testing.T) {

@@ -74,7 +74,7 @@ func TestLimitsFixtureText(t *testing.T) {
 		"memory limit:    1 GiB (1073741824 bytes) at /kubepods/pod1",
 		"mem per job:     300 MiB",
 		"jobs:            2 (default, decided by cpu_quota)",
-		"reason:          jobs=2: cgroup v2 CPU quota 1.00 CPUs (100000/100000 us) at /kubepods/pod1 < 16 host CPUs; 2 x 1.00 = 2.00; memory: 0.9 x cgroup v2 memory limit 1 GiB at /kubepods/pod1 / 300 MiB per job = 3.07, no cap",
+		"reason:          jobs=2: cgroup v2 CPU quota 1.00 CPUs (100000/100000 us) at /kubepods/pod1 < 16 host CPUs (affinity 16); 2 x 1.00 = 2.00; memory: 0.9 x cgroup v2 memory limit 1 GiB at /kubepods/pod1 / 300 MiB per job = 3.07, no cap",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
