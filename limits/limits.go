@@ -31,8 +31,8 @@
 //
 // Unreadable or malformed cgroup files never fail a decision: they become
 // Warnings and the decision falls back to the CPU counts that remain
-// (ultimately the host's). Only an invalid -j or RATION_JOBS value is an
-// error, wrapping ErrUsage.
+// (ultimately the host's). Only invalid user input (a -j or RATION_JOBS
+// value, a negative per-job size) is an error, wrapping ErrUsage.
 //
 // # Snapshots (--fs-root)
 //

@@ -23,7 +23,7 @@ func cmdLimits(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := fs.String("fs-root", "", "read proc/ and the cgroup files below `DIR` (a snapshot) instead of the live system")
 	jobs := fs.StringP("jobs", "j", "", "number of jobs: `N`, or N% of the effective CPUs (default: RATION_JOBS, then 2 per CPU, at most 8)")
 	var memPerJob sizeFlag
-	fs.Var(&memPerJob, "mem-per-job", "expected memory of one job (e.g. 512M, 100MiB, 1GiB); caps jobs at 0.9 x memory limit / SIZE")
+	fs.Var(&memPerJob, "mem-per-job", "expected memory of one job, `SIZE` like 512M, 100MiB, 1GiB; caps jobs at 0.9 x memory limit / SIZE")
 	help := fs.BoolP("help", "h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
 		return usageError(stderr, err)
