@@ -65,10 +65,10 @@ func cmdLimits(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // usageError prints err as one line and returns the usage exit status.
 func usageError(stderr io.Writer, err error) int {
 	msg := err.Error()
-	// limits wraps ErrUsage as "usage error: ..."; the prefix adds nothing
-	// on a terminal.
-	if errors.Is(err, limits.ErrUsage) {
-		msg = strings.TrimPrefix(msg, limits.ErrUsage.Error()+": ")
+	// limits wraps ErrUsage as "usage error: ..." (pflag puts that in
+	// the middle of its own message); it adds nothing on a terminal.
+	if errors.Is(err, limits.ErrUsage) || strings.Contains(msg, limits.ErrUsage.Error()+": ") {
+		msg = strings.ReplaceAll(msg, limits.ErrUsage.Error()+": ", "")
 	}
 	msg = strings.ReplaceAll(msg, "\n", " ")
 	fmt.Fprintf(stderr, "ration limits: %s\n", msg)

@@ -40,7 +40,7 @@ func TestLimitsUsageErrors(t *testing.T) {
 	}{
 		{[]string{"-j", "zero"}, `ration limits: invalid -j value "zero"`},
 		{[]string{"--jobs=0"}, `ration limits: invalid -j value "0"`},
-		{[]string{"--mem-per-job", "lots"}, `invalid size "lots"`},
+		{[]string{"--mem-per-job", "lots"}, `invalid argument "lots" for "--mem-per-job" flag: invalid size "lots"`},
 		{[]string{"--mem-per-job", "-5M"}, `invalid size "-5M"`},
 		{[]string{"--fs-root", "/does/not/exist"}, "--fs-root /does/not/exist: not a directory"},
 		{[]string{"--bogus"}, "unknown flag: --bogus"},
