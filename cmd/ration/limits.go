@@ -52,6 +52,7 @@ func cmdLimits(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false) // the reason says "<"
 		if err := enc.Encode(d); err != nil {
 			fmt.Fprintln(stderr, "ration limits:", err)
 			return exitUsage
