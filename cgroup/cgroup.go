@@ -53,7 +53,9 @@
 // packages cannot be pointed at another filesystem root (fixtures,
 // --fs-root), do not walk up the hierarchy for the tightest limit, do not
 // handle the namespace and mount-root cases above, and would pull
-// runtime-spec, protobuf, logrus, dbus and ebpf into a small binary.
+// runtime-spec, protobuf, logrus, dbus and ebpf into a small binary. For
+// the same reason the real-cgroup tests create and remove their child
+// cgroups with plain mkdir and rmdir rather than cgroup1.New.
 package cgroup
 
 import (
@@ -620,6 +622,29 @@ func (st *state) readMemory(s *Snapshot, h *hierarchy) {
 		}
 		s.OOMKills = m["oom_kill"]
 	}
+}
+
+// OOMKills reads only the OOM-kill counter of a memory cgroup directory
+// (Snapshot.MemoryDir) of the given version (Snapshot.MemoryVersion): the
+// "oom_kill" line of memory.events (v2) or memory.oom_control (v1). It is
+// cheap enough to poll around a worker's exit to tell an OOM kill from
+// another SIGKILL. A missing "oom_kill" line (kernels before 4.13) gives
+// 0; an unreadable or malformed file gives an error naming it.
+func OOMKills(memoryDir string, version int) (int64, error) {
+	name := "memory.oom_control"
+	if version == 2 {
+		name = "memory.events"
+	}
+	f := filepath.Join(memoryDir, name)
+	b, err := os.ReadFile(f)
+	if err != nil {
+		return 0, fmt.Errorf("cgroup: %w", err)
+	}
+	m, err := parseKeyed(string(b))
+	if err != nil {
+		return 0, fmt.Errorf("cgroup: %s: %w", f, err)
+	}
+	return m["oom_kill"], nil
 }
 
 // v1NoLimit is the smallest value v1 writes for "no limit" on any page
