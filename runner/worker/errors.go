@@ -1,0 +1,100 @@
+package worker
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ration-run/ration/runner/event"
+)
+
+// ErrClosed is returned for a task that could not run, or could not finish,
+// because the pool was closed.
+var ErrClosed = errors.New("worker: pool closed")
+
+// TaskError is a task's own failure: the worker answered
+// {"id":N,"ok":false,"error":"..."}. The worker is healthy and keeps
+// serving; the task is not retried.
+type TaskError struct {
+	Message string // the worker's "error" value
+}
+
+func (e *TaskError) Error() string { return "worker: task failed: " + e.Message }
+
+// BreakError describes one broken worker: why it broke, and which process
+// it was.
+type BreakError struct {
+	Cause    event.Cause
+	Slot     int
+	PID      int
+	ExitCode int            // CauseExit: the exit status; -1 when killed by a signal
+	Signal   syscall.Signal // CauseOOM, CauseSignal: the signal that ended it
+	Timeout  time.Duration  // CauseTimeout: the timeout that was exceeded
+	Detail   string         // CauseProtocol: what was wrong; otherwise extra context, may be ""
+}
+
+func (e *BreakError) Error() string {
+	who := fmt.Sprintf("worker %d (pid %d)", e.Slot, e.PID)
+	var s string
+	switch e.Cause {
+	case event.CauseOOM:
+		s = who + " was OOM-killed (SIGKILL with a rise of its memory cgroup's oom_kill counter)"
+	case event.CauseSignal:
+		s = fmt.Sprintf("%s was killed by signal %d (%v)", who, int(e.Signal), e.Signal)
+	case event.CauseTimeout:
+		s = fmt.Sprintf("%s exceeded the task timeout of %v and was killed", who, e.Timeout)
+	case event.CauseProtocol:
+		s = who + " broke the protocol"
+	default:
+		if e.ExitCode >= 0 {
+			s = fmt.Sprintf("%s exited with status %d", who, e.ExitCode)
+		} else {
+			s = who + " exited"
+		}
+	}
+	if e.Detail != "" {
+		s += ": " + e.Detail
+	}
+	return "worker: " + s
+}
+
+// QuarantinedError is the error of a task that broke Config.MaxBreaks
+// workers: it is set aside and never retried again. It unwraps to the
+// *BreakError of the last worker it broke.
+type QuarantinedError struct {
+	Cause      event.Cause // the cause of the last break
+	Breaks     int         // workers the task broke
+	Last       *BreakError
+	LastStderr []string // the last lines the last broken worker wrote on stderr
+}
+
+func (e *QuarantinedError) Error() string {
+	s := fmt.Sprintf("task quarantined after breaking %d workers: %v", e.Breaks, e.Last)
+	if n := len(e.LastStderr); n > 0 {
+		s += "; last stderr line: " + strings.TrimSpace(e.LastStderr[n-1])
+	}
+	return s
+}
+
+func (e *QuarantinedError) Unwrap() error { return e.Last }
+
+// BrokenError is returned by every task once the pool has given up:
+// Config.MaxRecreations recreations in a row without a single successful
+// task in between (a worker command that cannot start or dies at once).
+type BrokenError struct {
+	Recreations int
+	Last        *BreakError
+	LastStderr  []string
+}
+
+func (e *BrokenError) Error() string {
+	s := fmt.Sprintf("worker: pool gave up after %d recreations without a successful task: %v", e.Recreations, e.Last)
+	if n := len(e.LastStderr); n > 0 {
+		s += "; last stderr line: " + strings.TrimSpace(e.LastStderr[n-1])
+	}
+	return s
+}
+
+func (e *BrokenError) Unwrap() error { return e.Last }
