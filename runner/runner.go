@@ -322,16 +322,15 @@ func (r *Runner) Resize(n int, reason string) {
 // Running returns the jobs running now, by slot.
 func (r *Runner) Running() []RunningJob {
 	r.mu.Lock()
-	jobs := make([]*runningJob, 0, len(r.running))
+	out := make([]RunningJob, 0, len(r.running))
+	outs := make([]*output, 0, len(r.running))
 	for _, j := range r.running {
-		jobs = append(jobs, j)
+		out = append(out, j.RunningJob)
+		outs = append(outs, j.out)
 	}
 	r.mu.Unlock()
-	out := make([]RunningJob, 0, len(jobs))
-	for _, j := range jobs {
-		rj := j.RunningJob
-		rj.LastLine = j.out.lastLine()
-		out = append(out, rj)
+	for i, o := range outs {
+		out[i].LastLine = o.lastLine()
 	}
 	slices.SortFunc(out, func(a, b RunningJob) int { return a.Slot - b.Slot })
 	return out

@@ -1,0 +1,431 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ration-run/ration/runner/event"
+	"github.com/ration-run/ration/runner/input"
+	"github.com/ration-run/ration/runner/joblog"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// syncBuf is a bytes.Buffer safe for concurrent writes.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// recorder is an Observer keeping every event.
+type recorder struct {
+	mu sync.Mutex
+	ev []event.Event
+}
+
+func (r *recorder) Observe(e event.Event) {
+	r.mu.Lock()
+	r.ev = append(r.ev, e)
+	r.mu.Unlock()
+}
+
+func (r *recorder) kinds(k event.Kind) []event.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []event.Event
+	for _, e := range r.ev {
+		if e.Kind == k {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func run(t *testing.T, cfg Config) (Summary, string, *recorder, error) {
+	t.Helper()
+	var out syncBuf
+	rec := &recorder{}
+	cfg.Stdout, cfg.Stderr, cfg.Observer = &out, &out, rec
+	if cfg.Jobs == 0 {
+		cfg.Jobs = 3
+	}
+	r, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := r.Run(context.Background())
+	return sum, out.String(), rec, err
+}
+
+func nums(n int) []string {
+	s := make([]string, n)
+	for i := range s {
+		s[i] = strconv.Itoa(i + 1)
+	}
+	return s
+}
+
+func TestRunEveryJobOnce(t *testing.T) {
+	sum, out, rec, err := run(t, Config{Command: []string{"echo", "x{}"}, Input: input.Args(nums(50))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Fields(out)
+	slices.Sort(lines)
+	want := make([]string, 50)
+	for i := range want {
+		want[i] = "x" + strconv.Itoa(i+1)
+	}
+	slices.Sort(want)
+	if !slices.Equal(lines, want) {
+		t.Errorf("output %q", lines)
+	}
+	if sum.Succeeded != 50 || sum.Failed != 0 || !sum.InputDone {
+		t.Errorf("summary %+v", sum)
+	}
+	if n, m := len(rec.kinds(event.JobStarted)), len(rec.kinds(event.JobFinished)); n != 50 || m != 50 {
+		t.Errorf("%d started, %d finished events", n, m)
+	}
+	for _, e := range rec.kinds(event.JobFinished) {
+		if e.Slot < 1 || e.Slot > 3 || e.PID == 0 || e.PeakRSS <= 0 || e.Outcome != event.Succeeded {
+			t.Errorf("finished event %+v", e)
+		}
+	}
+}
+
+func TestKeepOrderWithRandomLengths(t *testing.T) {
+	in := nums(30)
+	sum, out, _, err := run(t, Config{Command: []string{"sh", "-c", `sleep 0.0$(( $1 * 7 % 10 )); echo "$1"; echo "err$1" >&2`, "sh"},
+		Input: input.Args(in), KeepOrder: true, Jobs: 4})
+	if err != nil || sum.Succeeded != 30 {
+		t.Fatal(sum, err)
+	}
+	var want strings.Builder
+	for _, s := range in {
+		fmt.Fprintf(&want, "%s\nerr%s\n", s, s)
+	}
+	if out != want.String() {
+		t.Errorf("out of order:\n%s", out)
+	}
+}
+
+// TestGroupedOutput checks that a job's output is never cut by another
+// job's, also when it is large enough to be spilled to a file.
+func TestGroupedOutput(t *testing.T) {
+	tmp := t.TempDir()
+	_, out, _, err := run(t, Config{
+		Command: []string{"sh", "-c", `i=0; while [ $i -lt 300 ]; do echo "$1$1$1$1$1$1$1$1"; i=$((i+1)); done`, "sh"},
+		Input:   input.Args([]string{"a", "b", "c", "d", "e", "f"}), Jobs: 6, SpillBytes: 1000, TempDir: tmp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 1800 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	for i := 0; i < len(lines); i += 300 {
+		for _, l := range lines[i : i+300] {
+			if l != lines[i] {
+				t.Fatalf("line %d %q inside the block of %q", i, l, lines[i])
+			}
+		}
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("temporary files left: %v", ents)
+	}
+}
+
+func TestLineBuffer(t *testing.T) {
+	_, out, _, err := run(t, Config{Command: []string{"sh", "-c", `printf 'a%s\nb' "$1"; sleep 0.1; printf '%s\n' "$1"`, "sh"},
+		Input: input.Args([]string{"1", "2"}), LineBuffer: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	slices.Sort(lines)
+	if !slices.Equal(lines, []string{"a1", "a2", "b1", "b2"}) {
+		t.Errorf("got %q", out)
+	}
+	// The last line, without its newline, is printed when the job ends.
+	_, out, _, _ = run(t, Config{Command: []string{"printf", "x\ny{#}"}, Input: input.Args([]string{""}), LineBuffer: true})
+	if out != "x\ny1" {
+		t.Errorf("got %q", out)
+	}
+}
+
+func pidGone(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	if errors.Is(err, syscall.ESRCH) {
+		return true
+	}
+	// A zombie still answers kill(0); it is gone for our purpose if its
+	// state is Z.
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	f := strings.Fields(string(b))
+	return len(f) > 2 && f[2] == "Z"
+}
+
+func waitGone(t *testing.T, pidFile string) {
+	t.Helper()
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !pidGone(pid) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("child %d of the stopped job is still alive", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestTimeoutKillsGroup(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "child")
+	// The child ignores SIGTERM: only the group SIGKILL after the grace
+	// can end it.
+	script := `sh -c 'trap "" TERM; echo $$ > ` + pidFile + `; exec sleep 60' & wait`
+	sum, _, rec, err := run(t, Config{Command: []string{"sh", "-c", script}, Input: input.Args([]string{"1"}),
+		Timeout: 300 * time.Millisecond, Grace: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failed != 1 || sum.Killed != 0 {
+		t.Errorf("summary %+v", sum)
+	}
+	fin := rec.kinds(event.JobFinished)
+	if len(fin) != 1 || fin[0].Cause != event.CauseTimeout || !errors.Is(fin[0].Err, ErrTimeout) {
+		t.Errorf("finished %+v", fin)
+	}
+	waitGone(t, pidFile)
+}
+
+func TestRetries(t *testing.T) {
+	dir := t.TempDir()
+	cnt := filepath.Join(dir, "n")
+	// Fails twice, then succeeds.
+	script := `echo x >> ` + cnt + `; echo try; [ $(wc -l < ` + cnt + `) -ge 3 ]`
+	sum, out, rec, err := run(t, Config{Command: []string{"sh", "-c", script}, Input: input.Args([]string{"1"}), Retries: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Succeeded != 1 || len(rec.kinds(event.JobRetried)) != 2 || out != "try\n" {
+		t.Errorf("summary %+v, retried %d, out %q", sum, len(rec.kinds(event.JobRetried)), out)
+	}
+	os.Remove(cnt)
+	sum, _, _, _ = run(t, Config{Command: []string{"false"}, Input: input.Args([]string{"1"}), Retries: 2})
+	if sum.Failed != 1 {
+		t.Errorf("summary %+v", sum)
+	}
+}
+
+func TestHaltNow(t *testing.T) {
+	sum, _, rec, _ := run(t, Config{Command: []string{"sh", "-c", `[ "$1" = 1 ] && exit 3; sleep 30`, "sh"},
+		Input: input.Args(nums(100)), Jobs: 3, Halt: Halt{When: HaltNow, On: HaltOnFail, Count: 1}, Grace: time.Second})
+	if sum.Failed != 1 || !sum.Halted || sum.Succeeded != 0 {
+		t.Errorf("summary %+v", sum)
+	}
+	if n := len(rec.kinds(event.JobStarted)); n > 4 {
+		t.Errorf("%d jobs started after the halt", n)
+	}
+	if sum.Killed+sum.Failed+sum.NotStarted != int64(len(rec.kinds(event.JobFinished))) {
+		t.Errorf("summary %+v does not add up to %d finished events", sum, len(rec.kinds(event.JobFinished)))
+	}
+}
+
+func TestStartFailure(t *testing.T) {
+	sum, out, rec, _ := run(t, Config{Command: []string{"/nonexistent/cmd"}, Input: input.Args([]string{"1"})})
+	fin := rec.kinds(event.JobFinished)
+	if sum.Failed != 1 || len(fin) != 1 || fin[0].ExitCode != 127 || !strings.Contains(out, "/nonexistent/cmd") {
+		t.Errorf("summary %+v, events %+v, out %q", sum, fin, out)
+	}
+}
+
+func TestDrain(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log")
+	var out syncBuf
+	r, err := New(Config{Command: []string{"sh", "-c", `[ "$1" -le 2 ] && sleep 0.3 && exit 0; sleep 60`, "sh"},
+		Input: input.Args(nums(20)), Jobs: 4, Joblog: log, TermTimeout: time.Second, Grace: 200 * time.Millisecond,
+		Stdout: &out, Stderr: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for len(r.Running()) < 4 || slices.ContainsFunc(r.Running(), func(j RunningJob) bool { return j.PID == 0 }) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		r.Drain()
+	}()
+	sum, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Succeeded != 2 || sum.Killed != 2 || !sum.Interrupted || sum.InputDone {
+		t.Errorf("summary %+v", sum)
+	}
+	f, _ := os.Open(log)
+	defer f.Close()
+	var seqs []int64
+	for e, err := range joblog.Entries(f) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		seqs = append(seqs, e.Seq)
+	}
+	slices.Sort(seqs)
+	if !slices.Equal(seqs, []int64{1, 2}) {
+		t.Errorf("joblog records %v, want the two jobs that finished", seqs)
+	}
+}
+
+func TestResume(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log")
+	// First run: odd inputs fail.
+	cmd := []string{"sh", "-c", `echo "$1"; [ $(($1 % 2)) = 0 ] || [ -e ` + filepath.Join(dir, "fixed") + ` ]`, "sh"}
+	sum, _, _, _ := run(t, Config{Command: cmd, Input: input.Args(nums(10)), Joblog: log})
+	if sum.Failed != 5 {
+		t.Fatalf("summary %+v", sum)
+	}
+	// --resume runs nothing: all ended.
+	sum, out, _, _ := run(t, Config{Command: cmd, Input: input.Args(nums(10)), Joblog: log, Resume: true})
+	if sum.Skipped != 10 || out != "" {
+		t.Errorf("resume: summary %+v, out %q", sum, out)
+	}
+	// --resume-failed re-runs the odd ones.
+	os.WriteFile(filepath.Join(dir, "fixed"), nil, 0o644)
+	sum, out, _, _ = run(t, Config{Command: cmd, Input: input.Args(nums(10)), Joblog: log, ResumeFailed: true})
+	got := strings.Fields(out)
+	slices.Sort(got)
+	if sum.Skipped != 5 || sum.Succeeded != 5 || !slices.Equal(got, []string{"1", "3", "5", "7", "9"}) {
+		t.Errorf("resume-failed: summary %+v, out %q", sum, out)
+	}
+}
+
+func TestShardsPartition(t *testing.T) {
+	in := nums(1000)
+	seen := make(map[string]int)
+	for i := range 3 {
+		_, out, _, err := run(t, Config{Command: []string{"echo"}, Input: input.Args(in), DryRun: true, Shard: Shard{Index: i, Count: 3}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			seen[strings.TrimPrefix(l, "echo ")]++
+		}
+	}
+	if len(seen) != 1000 {
+		t.Errorf("%d inputs covered", len(seen))
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Errorf("%s in %d shards", k, n)
+		}
+	}
+}
+
+func TestResize(t *testing.T) {
+	rec := &recorder{}
+	r, err := New(Config{Command: []string{"true"}, Input: input.Args(nums(5)), Jobs: 1, Observer: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Resize(3, "test")
+	if _, err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ev := rec.kinds(event.PoolResized)
+	if len(ev) != 1 || ev[0].Size != 3 || ev[0].Reason != "test" {
+		t.Errorf("events %+v", ev)
+	}
+}
+
+func TestInputError(t *testing.T) {
+	bad := func(yield func(string, error) bool) {
+		if yield("1", nil) {
+			yield("", errors.New("disk on fire"))
+		}
+	}
+	sum, _, _, err := run(t, Config{Command: []string{"true"}, Input: bad})
+	if !errors.Is(err, ErrInput) || sum.Succeeded != 1 || sum.InputDone {
+		t.Errorf("summary %+v, err %v", sum, err)
+	}
+}
+
+func TestParsers(t *testing.T) {
+	for in, want := range map[string]time.Duration{"0.5": 500 * time.Millisecond, "2m": 2 * time.Minute, "20": 20 * time.Second, "0": 0} {
+		if d, err := ParseDuration(in); err != nil || d != want {
+			t.Errorf("ParseDuration(%q) = %v, %v", in, d, err)
+		}
+	}
+	for _, in := range []string{"abc", "-1", "-1s", "NaN", "", "1e300"} {
+		if _, err := ParseDuration(in); !errors.Is(err, ErrUsage) {
+			t.Errorf("ParseDuration(%q): %v", in, err)
+		}
+	}
+	for _, in := range []string{"3", "3/3", "-1/3", "a/3", "0/0", "1/"} {
+		if _, err := ParseShard(in); !errors.Is(err, ErrUsage) {
+			t.Errorf("ParseShard(%q): %v", in, err)
+		}
+	}
+	h, err := ParseHalt("now,fail=1")
+	if err != nil || h != (Halt{When: HaltNow, On: HaltOnFail, Count: 1}) {
+		t.Errorf("%+v %v", h, err)
+	}
+	h, err = ParseHalt("20%")
+	if err != nil || h != (Halt{When: HaltSoon, On: HaltOnFail, Percent: 20}) || h.triggered(1, 3) || !h.triggered(2, 8) {
+		t.Errorf("%+v %v", h, err)
+	}
+	for _, in := range []string{"later,fail=1", "now", "now,fail=0", "now,x=1", "now,fail=150%"} {
+		if _, err := ParseHalt(in); !errors.Is(err, ErrUsage) {
+			t.Errorf("ParseHalt(%q): %v", in, err)
+		}
+	}
+}
+
+func TestRSSHist(t *testing.T) {
+	var h rssHist
+	for i := int64(1); i <= 100; i++ {
+		h.add(i << 20)
+	}
+	p := h.quantile(0.95)
+	if p < 95<<20 || p > 95<<20*5/4 {
+		t.Errorf("p95 = %d MiB", p>>20)
+	}
+	for v := int64(1); v < 1<<40; v = v*3 + 1 {
+		if b := rssBucket(v); rssUpper(b) < v || (b > 0 && rssUpper(b-1) >= v) {
+			t.Fatalf("bucket %d of %d: upper %d", b, v, rssUpper(b))
+		}
+	}
+}
