@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// memPoint is one run of the flat-memory scenario.
+type memPoint struct {
+	n      int
+	maxRSS int64 // bytes
+	wall   time.Duration
+	exit   int
+	note   string
+}
+
+type memSeries struct {
+	name, method string
+	points       []memPoint
+}
+
+// flatMemory streams 10^3..10^6 inputs through ration run and through
+// pool.Map and records each process's peak RSS (ru_maxrss from wait4).
+func flatMemory(ctx context.Context, e *env, _ calibration) (section, error) {
+	pow := func(k int) int {
+		n := 1
+		for range k {
+			n *= 10
+		}
+		return n
+	}
+	var poolNs, realNs, dryNs []int
+	for k := 3; k <= 6; k++ {
+		poolNs = append(poolNs, pow(k))
+		dryNs = append(dryNs, pow(k))
+	}
+	realNs = []int{pow(3), pow(4), pow(5)}
+	if e.quick {
+		poolNs, realNs, dryNs = poolNs[:3], realNs[:2], dryNs[:3]
+	}
+	measure := func(name string, args []string, n int) memPoint {
+		r := run(ctx, e.h, spec{Name: name, Args: args, Stdin: seqInput(n), Timeout: 10 * time.Minute})
+		p := memPoint{n: n, maxRSS: r.MaxRSS, wall: r.Wall, exit: r.Exit}
+		if r.Exit != 0 || r.TimedOut || r.Err != nil {
+			p.note = fmt.Sprintf("exit %d timed out %v err %v: %s", r.Exit, r.TimedOut, r.Err, clip(lastLines(r.Stderr, 2), 200))
+		}
+		e.log("  %s n=%d: maxrss %.1f MiB, %.1fs, exit %d", name, n, mib(r.MaxRSS), sec(r.Wall), r.Exit)
+		return p
+	}
+	series := []memSeries{{name: "pool.Map (Go API)", method: "`bin/poolmap`: stdin lines -> `pool.Map(ctx, pool.New(0), lines, sha256-of-line)`, every item a real pool task"}}
+	for _, n := range poolNs {
+		series[0].points = append(series[0].points, measure("poolmap", []string{e.poolmap}, n))
+	}
+	real := memSeries{name: "ration run -- true {} (real processes)", method: "`ration run -- true {}` with default -j: every input starts a real `true` process"}
+	for _, n := range realNs {
+		real.points = append(real.points, measure("ration-true", []string{e.ration, "run", "--", "true", "{}"}, n))
+	}
+	series = append(series, real)
+	if e.has("--dry-run") {
+		dry := memSeries{name: "ration run --dry-run", method: "`ration run --dry-run -- true {}`: inputs read, templated and reported, no process started"}
+		for _, n := range dryNs {
+			dry.points = append(dry.points, measure("ration-dry", []string{e.ration, "run", "--dry-run", "--", "true", "{}"}, n))
+		}
+		series = append(series, dry)
+	}
+	if ctx.Err() != nil {
+		return section{}, ctx.Err()
+	}
+
+	var b strings.Builder
+	b.WriteString("Peak RSS (`ru_maxrss` of the process, from wait4) against the number of inputs streamed on stdin. No CPU or memory limit.\n\n")
+	for _, s := range series {
+		fmt.Fprintf(&b, "- **%s**: %s\n", s.name, s.method)
+	}
+	b.WriteString("\n| series | inputs | peak RSS MiB | wall s | problems |\n|---|---:|---:|---:|---|\n")
+	rows := [][]string{{"series", "inputs", "maxrss_mib", "wall_s", "exit", "problems"}}
+	for _, s := range series {
+		for _, p := range s.points {
+			fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f | %s |\n", s.name, p.n, mib(p.maxRSS), sec(p.wall), p.note)
+			rows = append(rows, []string{s.name, fmt.Sprint(p.n), f3(mib(p.maxRSS)), f3(sec(p.wall)), fmt.Sprint(p.exit), p.note})
+		}
+	}
+	if err := writeCSV(filepath.Join(e.out, "flatmem.csv"), rows); err != nil {
+		return section{}, err
+	}
+	if err := chartFlatMem(filepath.Join(e.out, "flatmem.svg"), series); err != nil {
+		return section{}, err
+	}
+	b.WriteString("\n![flat memory](flatmem.svg)\n\n")
+	b.WriteString("**Acceptance** (peak RSS at 10^6 inputs within 1.5x of the peak at 10^4):\n\n")
+	for _, s := range series {
+		at := func(n int) *memPoint {
+			for i := range s.points {
+				if s.points[i].n == n {
+					return &s.points[i]
+				}
+			}
+			return nil
+		}
+		p4, p6, p5 := at(pow(4)), at(pow(6)), at(pow(5))
+		switch {
+		case p4 != nil && p6 != nil:
+			ratio := float64(p6.maxRSS) / float64(p4.maxRSS)
+			fmt.Fprintf(&b, "- %s: %s (%.1f MiB at 10^6 vs %.1f MiB at 10^4 = %.2fx)\n", s.name, pass(ratio <= 1.5 && p6.note == ""), mib(p6.maxRSS), mib(p4.maxRSS), ratio)
+		case p4 != nil && p5 != nil:
+			fmt.Fprintf(&b, "- %s: NOT MEASURED at 10^6 (10^6 real processes take longer than this benchmark's time budget); "+
+				"at 10^5 it is %.1f MiB vs %.1f MiB at 10^4 = %.2fx\n", s.name, mib(p5.maxRSS), mib(p4.maxRSS), float64(p5.maxRSS)/float64(p4.maxRSS))
+		default:
+			fmt.Fprintf(&b, "- %s: not enough points in this mode\n", s.name)
+		}
+	}
+	b.WriteString("\n")
+	return section{id: "flatmem", title: "Scenario \"flat memory\"", md: b.String()}, nil
+}
