@@ -454,8 +454,8 @@ func (r *Runner) items(rec *joblog.Record, done *bool, inErr *error) iter.Seq[it
 		var seq int64
 		for in, err := range r.cfg.Input {
 			if err != nil {
+				// Stop reading; the jobs already pulled still run.
 				*inErr = err
-				r.stopping.Store(true)
 				return
 			}
 			seq++
