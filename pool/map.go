@@ -114,9 +114,12 @@ func mapSeq[T, R any](ctx context.Context, p *Pool, in iter.Seq[T], fn func(cont
 			// Also runs when the input or the loop body panics.
 			cancel(errConsumerStopped)
 			c.stopped = true
-			for c.running > 0 {
+			for {
+				c.poll()
+				if c.running == 0 {
+					break
+				}
 				<-m.signal
-				c.drain()
 			}
 			p.unregisterMap(&cancel)
 		}()
@@ -136,7 +139,8 @@ type mapState[T, R any] struct {
 
 	mu     sync.Mutex
 	done   []*item[T, R] // finished, not yet taken by the consumer
-	signal chan struct{} // capacity 1: "done is not empty"
+	ndone  atomic.Int64  // len(done), readable without the lock
+	signal chan struct{} // capacity 1: "done may not be empty"
 }
 
 // item is one pulled input item; it is recycled by the consumer after
@@ -166,10 +170,29 @@ func (it *item[T, R]) finish(err error) {
 	}
 	m.mu.Lock()
 	m.done = append(m.done, it)
+	m.ndone.Store(int64(len(m.done)))
 	m.mu.Unlock()
+}
+
+func (it *item[T, R]) signal() {
 	select {
-	case m.signal <- struct{}{}:
+	case it.m.signal <- struct{}{}:
 	default:
+	}
+}
+
+func (it *item[T, R]) owner() any { return it.m }
+
+// poll delivers the finished results without blocking. The consumer polls
+// after every hand-over, because a worker that receives the next item of
+// the same Map does not wake it (see Pool.worker).
+func (c *consumer[T, R]) poll() {
+	select {
+	case <-c.m.signal:
+	default:
+	}
+	if c.m.ndone.Load() > 0 {
+		c.drain()
 	}
 }
 
@@ -212,9 +235,12 @@ func (c *consumer[T, R]) loop(in iter.Seq[T]) {
 		}
 	}
 	// Input exhausted or pulling stopped: deliver what is still running.
-	for c.running > 0 && !c.stopped {
+	for {
+		c.poll()
+		if c.running == 0 || c.stopped {
+			return
+		}
 		<-c.m.signal
-		c.drain()
 	}
 }
 
@@ -231,7 +257,7 @@ func (c *consumer[T, R]) alloc() *item[T, R] {
 // pulling may go on. An item that cannot start is delivered with an error.
 func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 	p, m := c.p, c.m
-	j := job{item: it, ctx: m.ctx, enq: p.now()}
+	j := job{item: it, ctx: m.ctx}
 	if p.closed.Load() {
 		c.reject(it, ErrClosed)
 		return false
@@ -245,10 +271,17 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 	}
 	if p.isTaskOf(m.ctx) {
 		c.running++
-		p.run(j, true)
+		p.run(j, true, p.now())
 		return true
 	}
+	j.enq = p.now()
 	for {
+		c.poll()
+		if c.stopped {
+			p.mapRunning.add(-1)
+			c.discard(it)
+			return false
+		}
 		p.waiting.add(1)
 		select {
 		case p.tasks <- j:
@@ -285,11 +318,7 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 func (c *consumer[T, R]) makeRoom() bool {
 	p, m := c.p, c.m
 	for {
-		select {
-		case <-m.signal:
-			c.drain()
-		default:
-		}
+		c.poll()
 		if c.stopped {
 			return false
 		}
@@ -322,6 +351,7 @@ func (c *consumer[T, R]) drain() {
 	m.mu.Lock()
 	batch := m.done
 	m.done = c.spare[:0]
+	m.ndone.Store(0)
 	m.mu.Unlock()
 	// Account first: if the loop body panics inside deliver, the deferred
 	// cleanup must not wait for items it already holds.

@@ -47,8 +47,9 @@ func (e *PanicError) Unwrap() error {
 type TaskInfo struct {
 	// Slot is the task's slot, see [Slot].
 	Slot int
-	// Wait is how long the task waited between its submission and its start
-	// (0 for tasks that ran inline and for OnStart).
+	// Wait is how long the task's submitter was blocked waiting for a free
+	// worker before the task started (0 when a worker was idle, as the pool
+	// has no queue, and for inline tasks).
 	Wait time.Duration
 	// Run is the task's run time (0 for OnStart).
 	Run time.Duration
@@ -101,15 +102,20 @@ type job struct {
 	fn   func(context.Context) error // a Go/TryGo task, or nil
 	item mapItem                     // a Map item, or nil
 	ctx  context.Context             // parent of the task's context
-	enq  int64                       // submission time, p.now()
+	enq  int64                       // p.now() when the submitter started to block, 0 if it did not
 }
 
 // mapItem is one item of a running Map, run by a worker.
 type mapItem interface {
 	// run runs the item with the task context and returns its error.
 	run(ctx context.Context) error
-	// finish publishes the item's result; err includes hook panics.
+	// finish publishes the item's result (err includes hook panics)
+	// without waking the consumer.
 	finish(err error)
+	// signal wakes the consumer of the item's Map.
+	signal()
+	// owner identifies the item's Map.
+	owner() any
 }
 
 // Pool is a bounded set of worker goroutines. The zero value is not usable;
@@ -235,18 +241,50 @@ func (p *Pool) retire() bool {
 
 func (p *Pool) worker() {
 	defer p.workers.add(-1)
+	// last is the clock reading at the end of the previous task. A task
+	// received without blocking starts then, which saves a clock read per
+	// task under load (reading the clock costs ~100 ns on a busy VM).
+	var last int64
+	// pend is the Map item this worker finished last and whose consumer has
+	// not been woken yet. Waking a consumer costs it a full select; when the
+	// next task is an item of the same Map, that consumer is running (it
+	// just handed the item over) and will find the result by polling, so the
+	// wake-up is skipped. Otherwise it is sent before this worker blocks,
+	// exits or starts anything else, so a result never waits for a wake-up
+	// behind an unrelated task.
+	var pend mapItem
 	for {
 		wake := p.wake.Load()
-		if p.retire() {
+		if p.retire() || p.closed.Load() {
+			if pend != nil {
+				pend.signal()
+			}
+			// Once closed, Resize is a no-op, so the live count may stay.
 			return
 		}
 		select {
 		case j := <-p.tasks:
-			p.run(j, false)
-		case <-*wake:
-		case <-p.closing:
-			// Leave the live count as it is: Resize is a no-op once closed.
-			return
+			if pend != nil && (j.item == nil || j.item.owner() != pend.owner()) {
+				pend.signal()
+			}
+			if last == 0 {
+				last = p.now()
+			}
+			last = p.run(j, false, last)
+			pend = j.item
+			continue
+		default:
+		}
+		if pend != nil {
+			pend.signal()
+			pend = nil
+		}
+		select {
+		case j := <-p.tasks:
+			last = p.run(j, false, p.now())
+			pend = j.item
+		case <-*wake: // resized or closed
+			last = 0
 		}
 	}
 }
@@ -275,16 +313,17 @@ func (p *Pool) Go(ctx context.Context, task func(context.Context) error) error {
 		return err
 	}
 	p.goPending.add(1)
-	j := job{fn: task, ctx: ctx, enq: p.now()}
+	j := job{fn: task, ctx: ctx}
 	select {
 	case p.tasks <- j:
 		return nil
 	default:
 	}
 	if p.isTaskOf(ctx) {
-		p.run(j, true)
+		p.run(j, true, p.now())
 		return nil
 	}
+	j.enq = p.now()
 	p.waiting.add(1)
 	defer p.waiting.add(-1)
 	select {
@@ -310,7 +349,7 @@ func (p *Pool) TryGo(task func(context.Context) error) bool {
 	}
 	p.goPending.add(1)
 	select {
-	case p.tasks <- job{fn: task, ctx: context.Background(), enq: p.now()}:
+	case p.tasks <- job{fn: task, ctx: context.Background()}:
 		return true
 	default:
 		p.goPending.add(-1)
@@ -347,6 +386,9 @@ func (p *Pool) Close(ctx context.Context) (notStarted int, err error) {
 	if !p.closed.Load() {
 		p.closed.Store(true)
 		close(p.closing)
+		// Wake the idle workers so that they see closed and exit.
+		w := make(chan struct{})
+		close(*p.wake.Swap(&w))
 	}
 	p.mu.Unlock()
 	done := ctx.Done()
@@ -375,14 +417,14 @@ func (p *Pool) Close(ctx context.Context) (notStarted int, err error) {
 	return int(p.notStarted.Load()), err
 }
 
-// run runs one job on the calling goroutine: a worker, or the submitter for
-// an inline job.
-func (p *Pool) run(j job, inline bool) {
+// run runs one job on the calling goroutine (a worker, or the submitter for
+// an inline job) from start, a clock reading, and returns the clock reading
+// at its end.
+func (p *Pool) run(j job, inline bool, start int64) int64 {
 	slot, tctx := p.slots.acquire(p, j.ctx)
-	start := p.now()
 	var wait int64
-	if !inline {
-		wait = start - j.enq
+	if j.enq != 0 {
+		wait = max(start-j.enq, 0)
 	}
 	p.st.busy.Add(1)
 	info := TaskInfo{Slot: slot, Wait: time.Duration(wait), Inline: inline}
@@ -413,7 +455,7 @@ func (p *Pool) run(j job, inline bool) {
 	if j.item != nil {
 		p.mapRunning.add(-1)
 		j.item.finish(err)
-		return
+		return end
 	}
 	if err != nil {
 		p.errMu.Lock()
@@ -423,6 +465,7 @@ func (p *Pool) run(j job, inline bool) {
 		p.errMu.Unlock()
 	}
 	p.goPending.add(-1)
+	return end
 }
 
 func (p *Pool) maybeStats(ctx context.Context, now int64) {
