@@ -1,0 +1,250 @@
+// Package report draws a joblog (ration's or GNU parallel's) as a
+// self-contained HTML page or SVG image: a timeline of the jobs, the
+// concurrency over time against the CPU budget, the slowest and the failed
+// jobs, and totals. The output references nothing outside itself: no
+// scripts, no fonts, no style sheets, no images.
+//
+// # Timeline rows
+//
+// A joblog does not record which slot ran a job, so the timeline assigns
+// rows itself: jobs are taken in order of start time, and each goes to the
+// lowest-numbered row that is free at its start (a row is free once its
+// previous job has ended, at or before the start). With ration's own slots
+// this gives the same picture as long as jobs start in slot order; the
+// number of rows always equals the peak concurrency.
+//
+// # Attempts
+//
+// A line whose Seq and Command already appeared earlier in the log is a
+// later attempt of the same job: GNU parallel --retries logs every attempt,
+// and a --resume-failed run appends the re-run. A job's outcome is that of
+// its last attempt. Concatenated logs of different runs reuse Seq numbers
+// with other commands; those stay separate jobs.
+package report
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/ration-run/ration/runner/joblog"
+)
+
+// ErrNoEntries is returned by Read for a joblog without a single job line.
+var ErrNoEntries = errors.New("report: no job entries in the joblog")
+
+// maxWarnings bounds the warnings Read keeps; a binary file fed by mistake
+// would otherwise make one per line.
+const maxWarnings = 100
+
+// Job is one line of the joblog: one attempt of a job.
+type Job struct {
+	joblog.Entry
+	// Line is the 1-based position of the entry among the job lines.
+	Line int
+	// Row is the 0-based timeline row the attempt is drawn in.
+	Row int
+	// Attempt is 1 for the first line of a (Seq, Command) pair, 2 for the
+	// second, and so on.
+	Attempt int
+	// Retried reports whether a later line of the same job exists, so this
+	// attempt was not the last.
+	Retried bool
+}
+
+// End is when the attempt ended.
+func (j Job) End() time.Time { return j.Start.Add(j.Runtime) }
+
+// Run is a parsed joblog.
+type Run struct {
+	// Jobs are the job lines in file order.
+	Jobs []Job
+	// Rows is the number of timeline rows, the peak concurrency.
+	Rows int
+	// Start is the earliest start and End the latest end of any job.
+	Start, End time.Time
+	// Warnings name the malformed lines that were skipped (at most 100;
+	// Skipped counts them all).
+	Warnings []string
+	Skipped  int
+}
+
+// Read parses a joblog. Malformed lines become Warnings and are skipped;
+// an I/O error is returned as is, and a log without job lines gives
+// ErrNoEntries.
+func Read(r io.Reader) (*Run, error) {
+	run := &Run{}
+	for e, err := range joblog.Entries(r) {
+		if err != nil {
+			if !errors.Is(err, joblog.ErrMalformed) {
+				return nil, fmt.Errorf("report: %w", err)
+			}
+			run.Skipped++
+			if len(run.Warnings) < maxWarnings {
+				run.Warnings = append(run.Warnings, err.Error())
+			}
+			continue
+		}
+		run.Jobs = append(run.Jobs, Job{Entry: e, Line: len(run.Jobs) + 1})
+	}
+	if len(run.Jobs) == 0 {
+		if run.Skipped > 0 {
+			return nil, fmt.Errorf("%w (%d malformed lines, first: %s)", ErrNoEntries, run.Skipped, run.Warnings[0])
+		}
+		return nil, ErrNoEntries
+	}
+	run.markAttempts()
+	run.assignRows()
+	return run, nil
+}
+
+type jobKey struct {
+	seq int64
+	cmd string
+}
+
+func (r *Run) markAttempts() {
+	last := make(map[jobKey]int, len(r.Jobs)) // key -> index of its latest line
+	for i := range r.Jobs {
+		k := jobKey{r.Jobs[i].Seq, r.Jobs[i].Command}
+		r.Jobs[i].Attempt = 1
+		if p, ok := last[k]; ok {
+			r.Jobs[i].Attempt = r.Jobs[p].Attempt + 1
+			r.Jobs[p].Retried = true
+		}
+		last[k] = i
+	}
+}
+
+// assignRows gives each attempt the lowest row free at its start.
+func (r *Run) assignRows() {
+	order := make([]int, len(r.Jobs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return r.Jobs[a].Start.Compare(r.Jobs[b].Start) })
+	var rowEnd []time.Time // when each row's last job ends
+	r.Start, r.End = r.Jobs[order[0]].Start, r.Jobs[order[0]].End()
+	for _, i := range order {
+		j := &r.Jobs[i]
+		row := slices.IndexFunc(rowEnd, func(end time.Time) bool { return !end.After(j.Start) })
+		if row < 0 {
+			row = len(rowEnd)
+			rowEnd = append(rowEnd, time.Time{})
+		}
+		j.Row, rowEnd[row] = row, j.End()
+		if j.End().After(r.End) {
+			r.End = j.End()
+		}
+	}
+	r.Rows = len(rowEnd)
+}
+
+// Totals summarizes a run.
+type Totals struct {
+	Jobs      int // distinct jobs (Seq, Command)
+	Attempts  int // job lines
+	Succeeded int // jobs whose last attempt succeeded
+	Failed    int // jobs whose last attempt failed
+	Retried   int // jobs with more than one attempt
+	// Wall is from the first start to the last end; JobTime the sum of the
+	// attempts' run times.
+	Wall, JobTime time.Duration
+	// PeakConcurrency is the most attempts running at once;
+	// MeanConcurrency is JobTime / Wall.
+	PeakConcurrency int
+	MeanConcurrency float64
+	// Median, P95 and Max are over the attempts' run times.
+	Median, P95, Max time.Duration
+}
+
+// Totals computes the totals of r.
+func (r *Run) Totals() Totals {
+	t := Totals{Attempts: len(r.Jobs), PeakConcurrency: r.Rows, Wall: r.End.Sub(r.Start)}
+	runtimes := make([]time.Duration, 0, len(r.Jobs))
+	for _, j := range r.Jobs {
+		t.JobTime += j.Runtime
+		runtimes = append(runtimes, j.Runtime)
+		if j.Attempt == 1 {
+			t.Jobs++
+		}
+		if j.Attempt == 2 {
+			t.Retried++
+		}
+		if !j.Retried {
+			if j.Succeeded() {
+				t.Succeeded++
+			} else {
+				t.Failed++
+			}
+		}
+	}
+	slices.Sort(runtimes)
+	t.Median = runtimes[len(runtimes)/2]
+	t.P95 = runtimes[min(len(runtimes)-1, len(runtimes)*95/100)]
+	t.Max = runtimes[len(runtimes)-1]
+	if t.Wall > 0 {
+		t.MeanConcurrency = float64(t.JobTime) / float64(t.Wall)
+	}
+	return t
+}
+
+// Slowest returns the n attempts that ran longest, longest first.
+func (r *Run) Slowest(n int) []Job {
+	jobs := slices.Clone(r.Jobs)
+	slices.SortStableFunc(jobs, func(a, b Job) int { return cmp.Compare(b.Runtime, a.Runtime) })
+	return jobs[:min(n, len(jobs))]
+}
+
+// Failed returns the failed attempts that were not retried, the jobs that
+// failed for good, in file order.
+func (r *Run) Failed() []Job {
+	var out []Job
+	for _, j := range r.Jobs {
+		if !j.Retried && !j.Succeeded() {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// Step is one point of the concurrency curve: from At on, Running attempts
+// run.
+type Step struct {
+	At      time.Time
+	Running int
+}
+
+// Concurrency returns the number of running attempts over time, one Step
+// per change. An attempt that ends when another starts is not counted
+// twice, as in the row assignment.
+func (r *Run) Concurrency() []Step {
+	type edge struct {
+		at    time.Time
+		delta int
+	}
+	edges := make([]edge, 0, 2*len(r.Jobs))
+	for _, j := range r.Jobs {
+		edges = append(edges, edge{j.Start, 1}, edge{j.End(), -1})
+	}
+	slices.SortFunc(edges, func(a, b edge) int {
+		if c := a.at.Compare(b.at); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.delta, b.delta) // ends first
+	})
+	var steps []Step
+	n := 0
+	for _, e := range edges {
+		n += e.delta
+		if len(steps) > 0 && steps[len(steps)-1].At.Equal(e.at) {
+			steps[len(steps)-1].Running = n
+			continue
+		}
+		steps = append(steps, Step{e.at, n})
+	}
+	return steps
+}
