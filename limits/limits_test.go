@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -315,4 +316,32 @@ func TestAdjustGOMAXPROCS(t *testing.T) {
 	if changed, msg := adjustGOMAXPROCS(d, noEnv); changed {
 		t.Errorf("second call changed GOMAXPROCS: %q", msg)
 	}
+}
+
+// TestDecideLive checks the decision for this process against numbers
+// obtained another way: the runtime's CPU count (sched_getaffinity at
+// start) and the policy formula.
+func TestDecideLive(t *testing.T) {
+	d, err := Decide(Options{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Warnings) != 0 {
+		t.Errorf("warnings on the live system: %q", d.Warnings)
+	}
+	if d.AffinityCPUs != runtime.NumCPU() {
+		t.Errorf("affinity_cpus %d, runtime.NumCPU() %d", d.AffinityCPUs, runtime.NumCPU())
+	}
+	eff := float64(d.AffinityCPUs)
+	if d.CPUSetCPUs != nil {
+		eff = min(eff, float64(*d.CPUSetCPUs))
+	}
+	if d.CPUQuota != nil {
+		eff = min(eff, *d.CPUQuota)
+	}
+	want := max(1, min(int(2*eff), DefaultMaxJobs))
+	if d.EffectiveCPUs != eff || d.Jobs != want || !strings.HasPrefix(d.Reason, "jobs="+strconv.Itoa(want)+": ") {
+		t.Errorf("effective %v jobs %d reason %q; want %v, %d", d.EffectiveCPUs, d.Jobs, d.Reason, eff, want)
+	}
+	t.Log(d.Reason)
 }
