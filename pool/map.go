@@ -109,9 +109,13 @@ func mapSeq[T, R any](ctx context.Context, p *Pool, in iter.Seq[T], fn func(cont
 		mctx, cancel := context.WithCancelCause(ctx)
 		m := &mapState[T, R]{fn: fn, ctx: mctx, cancel: cancel, failFast: cfg.failFast, signal: make(chan struct{}, 1)}
 		c := &consumer[T, R]{p: p, m: m, cfg: cfg, ordered: ordered, yield: yield}
-		p.registerMap(&cancel)
+		// The consumer only ever blocks on m.signal: cancellation, Close,
+		// Resize and finished results all send it.
+		stop := context.AfterFunc(mctx, m.wake)
+		p.registerMap(m)
 		defer func() {
 			// Also runs when the input or the loop body panics.
+			stop()
 			cancel(errConsumerStopped)
 			c.stopped = true
 			for {
@@ -121,7 +125,7 @@ func mapSeq[T, R any](ctx context.Context, p *Pool, in iter.Seq[T], fn func(cont
 				}
 				<-m.signal
 			}
-			p.unregisterMap(&cancel)
+			p.unregisterMap(m)
 		}()
 		c.loop(in)
 	}
@@ -174,12 +178,18 @@ func (it *item[T, R]) finish(err error) {
 	m.mu.Unlock()
 }
 
-func (it *item[T, R]) signal() {
+func (it *item[T, R]) signal() { it.m.wake() }
+
+// wake wakes the consumer; one pending wake-up is enough, as the
+// consumer re-checks everything when it wakes.
+func (m *mapState[T, R]) wake() {
 	select {
-	case it.m.signal <- struct{}{}:
+	case m.signal <- struct{}{}:
 	default:
 	}
 }
+
+func (m *mapState[T, R]) abort(cause error) { m.cancel(cause) }
 
 func (it *item[T, R]) owner() any { return it.m }
 
@@ -276,72 +286,51 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 	}
 	j.enq = p.now()
 	for {
+		// Deliver finished results while waiting for a worker: results
+		// never wait behind submissions.
 		c.poll()
-		if c.stopped {
-			p.mapRunning.add(-1)
-			c.discard(it)
-			return false
-		}
-		p.waiting.add(1)
-		select {
-		case p.tasks <- j:
-			p.waiting.add(-1)
-			c.running++
-			return true
-		case <-m.signal:
-			p.waiting.add(-1)
-			// Deliver finished results while waiting for a worker: results
-			// never wait behind submissions.
-			c.drain()
-			if c.stopped {
-				p.mapRunning.add(-1)
-				c.discard(it)
-				return false
-			}
-		case <-m.ctx.Done():
-			p.waiting.add(-1)
-			p.mapRunning.add(-1)
-			c.reject(it, fmt.Errorf("%w: %w", ErrNotStarted, context.Cause(m.ctx)))
-			return false
-		case <-p.closing:
-			p.waiting.add(-1)
-			p.mapRunning.add(-1)
+		var err error
+		switch {
+		case c.stopped:
+		case m.ctx.Err() != nil:
+			err = fmt.Errorf("%w: %w", ErrNotStarted, context.Cause(m.ctx))
+		case p.closed.Load():
 			p.notStarted.Add(1)
-			c.reject(it, ErrClosed)
-			return false
+			err = ErrClosed
+		default:
+			p.waiting.add(1)
+			select {
+			case p.tasks <- j:
+				p.waiting.add(-1)
+				c.running++
+				return true
+			case <-m.signal: // a result, cancellation, Close or Resize
+				p.waiting.add(-1)
+				continue
+			}
 		}
+		p.mapRunning.add(-1)
+		if c.stopped {
+			c.discard(it)
+		} else {
+			c.reject(it, err)
+		}
+		return false
 	}
 }
 
 // makeRoom delivers finished results and waits until one more item may be
 // pulled. It returns false when pulling must stop.
 func (c *consumer[T, R]) makeRoom() bool {
-	p, m := c.p, c.m
 	for {
 		c.poll()
-		if c.stopped {
+		if c.stopped || c.m.ctx.Err() != nil || c.p.closed.Load() {
 			return false
 		}
-		select {
-		case <-m.ctx.Done():
-			return false
-		case <-p.closing:
-			return false
-		default:
-		}
-		wake := p.wake.Load()
 		if c.outstanding < c.bound() {
 			return true
 		}
-		select {
-		case <-m.signal:
-			c.drain()
-		case <-m.ctx.Done():
-			return false
-		case <-p.closing:
-			return false
-		case <-*wake: // resized: re-read the bound
-		}
+		<-c.m.signal // a result, cancellation, Close or Resize
 	}
 }
 

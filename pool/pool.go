@@ -130,7 +130,7 @@ type Pool struct {
 	wake    atomic.Pointer[chan struct{}] // closed and replaced by Resize
 
 	mu   sync.Mutex // guards spawning, closing, maps
-	maps map[*context.CancelCauseFunc]struct{}
+	maps map[mapHandle]struct{} // running Maps, to wake on Resize and Close
 
 	want atomic.Int64 // target size
 	live atomic.Int64 // workers that have not decided to exit
@@ -162,7 +162,7 @@ func New(size int, opts ...Option) *Pool {
 		epoch:   time.Now(),
 		tasks:   make(chan job),
 		closing: make(chan struct{}),
-		maps:    make(map[*context.CancelCauseFunc]struct{}),
+		maps:    make(map[mapHandle]struct{}),
 	}
 	for _, o := range opts {
 		if o != nil {
@@ -217,11 +217,14 @@ func (p *Pool) Resize(n int) {
 		}
 	}
 	if old != int64(n) {
-		// Wake idle workers (so surplus ones retire) and Map dispatchers
-		// (so they re-read the bound). The new channel is stored before the
-		// old one is closed, so a woken goroutine re-reads the new size.
+		// Wake idle workers (so surplus ones retire) and Map consumers (so
+		// they re-read the bound). The size is stored before, so a woken
+		// goroutine sees it.
 		w := make(chan struct{})
 		close(*p.wake.Swap(&w))
+		for h := range p.maps {
+			h.wake()
+		}
 	}
 }
 
@@ -386,9 +389,13 @@ func (p *Pool) Close(ctx context.Context) (notStarted int, err error) {
 	if !p.closed.Load() {
 		p.closed.Store(true)
 		close(p.closing)
-		// Wake the idle workers so that they see closed and exit.
+		// Wake the idle workers and the Map consumers so that they see
+		// closed.
 		w := make(chan struct{})
 		close(*p.wake.Swap(&w))
+		for h := range p.maps {
+			h.wake()
+		}
 	}
 	p.mu.Unlock()
 	done := ctx.Done()
@@ -405,13 +412,13 @@ func (p *Pool) Close(ctx context.Context) (notStarted int, err error) {
 	if err != nil {
 		err = ctx.Err()
 		p.mu.Lock()
-		cancels := make([]context.CancelCauseFunc, 0, len(p.maps))
-		for c := range p.maps {
-			cancels = append(cancels, *c)
+		maps := make([]mapHandle, 0, len(p.maps))
+		for h := range p.maps {
+			maps = append(maps, h)
 		}
 		p.mu.Unlock()
-		for _, c := range cancels {
-			c(fmt.Errorf("%w: close deadline: %w", ErrClosed, err))
+		for _, h := range maps {
+			h.abort(fmt.Errorf("%w: close deadline: %w", ErrClosed, err))
 		}
 	}
 	return int(p.notStarted.Load()), err
@@ -508,16 +515,23 @@ func (p *Pool) isTaskOf(ctx context.Context) bool {
 	return tc != nil && tc.pool == p
 }
 
-// registerMap records a running Map's cancel function for Close.
-func (p *Pool) registerMap(c *context.CancelCauseFunc) {
+// mapHandle is how the pool reaches a running Map.
+type mapHandle interface {
+	// wake wakes the Map's consumer (never blocks).
+	wake()
+	// abort cancels the Map's context.
+	abort(cause error)
+}
+
+func (p *Pool) registerMap(h mapHandle) {
 	p.mu.Lock()
-	p.maps[c] = struct{}{}
+	p.maps[h] = struct{}{}
 	p.mu.Unlock()
 }
 
-func (p *Pool) unregisterMap(c *context.CancelCauseFunc) {
+func (p *Pool) unregisterMap(h mapHandle) {
 	p.mu.Lock()
-	delete(p.maps, c)
+	delete(p.maps, h)
 	p.mu.Unlock()
 }
 
