@@ -233,7 +233,7 @@ func (r *Run) svg(w *bufio.Writer, o Options, standalone bool) {
 	if o.CPUs > 0 {
 		fmt.Fprintf(w, `<line class="budget" x1="%d" x2="%d" y1="%s" y2="%s" stroke="%s" stroke-width="2" stroke-dasharray="6 4"/>`+"\n",
 			marginL, marginL+plotW, px(y(o.CPUs)), px(y(o.CPUs)), colorBudget)
-		fmt.Fprintf(w, `<text x="%d" y="%s" text-anchor="end" fill="%s">CPU budget %s</text>`+"\n",
+		fmt.Fprintf(w, `<text x="%d" y="%s" text-anchor="end" fill="%s" stroke="#ffffff" stroke-width="4" paint-order="stroke" font-weight="bold">CPU budget %s</text>`+"\n",
 			marginL+plotW-4, px(y(o.CPUs)-5), colorBudget, fmtF(o.CPUs))
 	}
 	fmt.Fprintln(w, `</g>`)

@@ -376,3 +376,30 @@ func Example() {
 	// 2 jobs, 1 failed, peak 2
 	// 2 bars, 1 failed
 }
+
+// TestGNUParallelFixture reads a joblog GNU parallel 20221122 wrote for 500
+// jobs at -j8 on a loaded 2-CPU machine, followed by one --resume-failed
+// pass (the run behind docs/img/report.png): failures, re-runs with the
+// same Seq, and concurrency that never reaches -j8 for long.
+func TestGNUParallelFixture(t *testing.T) {
+	f, err := os.Open("testdata/gnu-parallel-500.joblog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	run, err := Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tot := run.Totals()
+	if tot.Jobs != 500 || tot.Attempts != 534 || tot.Retried != 34 || tot.Failed != 21 || tot.Succeeded != 479 || run.Rows != 8 {
+		t.Errorf("totals %+v rows %d", tot, run.Rows)
+	}
+	var svg bytes.Buffer
+	if err := run.WriteSVG(&svg, Options{CPUs: 6}); err != nil {
+		t.Fatal(err)
+	}
+	bars, _ := parseBars(t, svg.Bytes())
+	// 34 first attempts failed and were re-run; 21 of the re-runs failed too.
+	checkBars(t, bars, 534, 34+21, 21, 34)
+}
