@@ -13,6 +13,7 @@ import (
 // contender is one way to run the batch.
 type contender struct {
 	name   string
+	short  string // for charts
 	python bool     // the job runs inside Python (cost: calibration.Python)
 	args   []string // nil when unavailable
 	why    string   // why it is unavailable
@@ -33,13 +34,13 @@ func batchContenders(e *env, extra []string) []contender {
 	}
 	n2 := fmt.Sprint(2 * e.nproc)
 	cs := []contender{
-		{name: "ration run (defaults)", args: concat([]string{e.ration, "run", "--"}, burnCmd, []string{"{}"})},
-		{name: "ration run --worker (Python worker)", python: true},
-		{name: fmt.Sprintf("GNU parallel (default -j, = %d)", e.nproc), args: concat([]string{e.parallel, "--will-cite"}, burnCmd, []string{"{}"})},
-		{name: fmt.Sprintf("GNU parallel -j 200%% (= %s)", n2), args: concat([]string{e.parallel, "--will-cite", "-j", "200%"}, burnCmd, []string{"{}"})},
-		{name: fmt.Sprintf("xargs -P %d", e.nproc), args: concat([]string{e.xargs, "-P", fmt.Sprint(e.nproc), "-n", "1"}, burnCmd)},
-		{name: fmt.Sprintf("xargs -P %s", n2), args: concat([]string{e.xargs, "-P", n2, "-n", "1"}, burnCmd)},
-		{name: "Python ProcessPoolExecutor (seed code)", python: true, args: concat([]string{e.python, filepath.Join(e.workers, "ppe.py")}, pyFlags)},
+		{name: "ration run (defaults)", short: "ration run", args: concat([]string{e.ration, "run", "--"}, burnCmd, []string{"{}"})},
+		{name: "ration run --worker (Python worker)", short: "ration run --worker", python: true},
+		{name: fmt.Sprintf("GNU parallel (default -j, = %d)", e.nproc), short: fmt.Sprintf("parallel (-j %d)", e.nproc), args: concat([]string{e.parallel, "--will-cite"}, burnCmd, []string{"{}"})},
+		{name: fmt.Sprintf("GNU parallel -j 200%% (= %s)", n2), short: "parallel -j 200%", args: concat([]string{e.parallel, "--will-cite", "-j", "200%"}, burnCmd, []string{"{}"})},
+		{name: fmt.Sprintf("xargs -P %d", e.nproc), short: fmt.Sprintf("xargs -P %d", e.nproc), args: concat([]string{e.xargs, "-P", fmt.Sprint(e.nproc), "-n", "1"}, burnCmd)},
+		{name: fmt.Sprintf("xargs -P %s", n2), short: "xargs -P " + n2, args: concat([]string{e.xargs, "-P", n2, "-n", "1"}, burnCmd)},
+		{name: "Python ProcessPoolExecutor (seed code)", short: "ProcessPoolExecutor", python: true, args: concat([]string{e.python, filepath.Join(e.workers, "ppe.py")}, pyFlags)},
 	}
 	if e.has("--worker") {
 		cs[1].args = []string{e.ration, "run", "--worker", strings.Join(concat([]string{e.python, filepath.Join(e.workers, "worker.py")}, pyFlags), " ")}
@@ -211,7 +212,7 @@ func oomScenario(ctx context.Context, e *env, cal calibration) (section, error) 
 			okBig, len(bigIDs), exit, r.OOMKills, mib(r.PeakMem), namedCell, rerun)
 		rows = append(rows, []string{br.c.name, f1(sec(r.Wall)), fmt.Sprint(okNormal), fmt.Sprint(normal - okNormal), fmt.Sprint(okBig), fmt.Sprint(r.Exit),
 			fmt.Sprint(r.TimedOut), fmt.Sprint(r.OOMKills), f1(mib(r.PeakMem)), fmt.Sprint(named != ""), shellJoin(br.c.args)})
-		chartRows = append(chartRows, oomBar{name: br.c.name, done: okNormal, lost: normal - okNormal})
+		chartRows = append(chartRows, oomBar{name: br.c.short, done: okNormal, lost: normal - okNormal})
 		if tail := strings.TrimSpace(lastLines(r.Stderr, 4)); tail != "" || named != "" {
 			fmt.Fprintf(&notes, "**%s**", br.c.name)
 			if named != "" {

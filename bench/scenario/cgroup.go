@@ -94,7 +94,7 @@ func v1Mounts() (map[string]mount, error) {
 // cgroup is one child cgroup made for one contender run, with a directory
 // per controller.
 type cgroup struct {
-	name string
+	name                 string
 	cpu, cpuacct, memory string
 }
 
@@ -157,22 +157,6 @@ func (cg *cgroup) wrap(args []string) []string {
 	}
 	out = append(out, "--")
 	return append(out, args...)
-}
-
-// pids lists the processes in the cgroup (from the memory controller, which
-// every contender process joins).
-func (cg *cgroup) pids() []int {
-	b, err := os.ReadFile(filepath.Join(cg.memory, "cgroup.procs"))
-	if err != nil {
-		return nil
-	}
-	var out []int
-	for _, f := range strings.Fields(string(b)) {
-		if n, err := strconv.Atoi(f); err == nil {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // remove kills every task left in the cgroup and removes its directories.

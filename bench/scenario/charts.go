@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"strings"
 	"image/color"
 	"os"
 	"time"
@@ -113,7 +115,7 @@ func barPlot(title, xlabel string, items []barItem, ref *refLine) (*plot.Plot, e
 
 // save writes plots, laid out in rows x cols tiles, to an SVG file.
 func save(path string, w, h vg.Length, plots [][]*plot.Plot) error {
-	c := vgsvg.NewWith(vgsvg.UseWH(w, h), vgsvg.EmbedFonts(true))
+	c := vgsvg.New(w, h)
 	dc := draw.New(c)
 	t := draw.Tiles{Rows: len(plots), Cols: len(plots[0]), PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
@@ -125,15 +127,17 @@ func save(path string, w, h vg.Length, plots [][]*plot.Plot) error {
 			}
 		}
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return fmt.Errorf("render %s: %w", path, err)
 	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return f.Close()
+	// gonum lays text out with Liberation's metrics; name the fonts that
+	// share them, so a viewer without Liberation keeps the layout.
+	svg := strings.NewReplacer(
+		"font-family:Liberation Serif;", "font-family:'Liberation Serif','Times New Roman',Times,serif;",
+		"font-family:Liberation Sans;", "font-family:'Liberation Sans',Arial,Helvetica,sans-serif;",
+	).Replace(buf.String())
+	return os.WriteFile(path, []byte(svg), 0o644)
 }
 
 func isRation(name string) bool { return len(name) >= 6 && name[:6] == "ration" }
@@ -142,7 +146,7 @@ func chartAnalyzer(path string, runs []batchRun) error {
 	var wall, mem []barItem
 	bound := 0.0
 	for _, br := range runs {
-		w := barItem{name: br.c.name, ration: isRation(br.c.name)}
+		w := barItem{name: br.c.short, ration: isRation(br.c.name)}
 		m := w
 		if br.c.args == nil {
 			w.missing, m.missing = "not available", "not available"
@@ -179,6 +183,7 @@ type oomBar struct {
 func chartOOM(path string, rows []oomBar, normal int) error {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("One job in 50 needs 300 MiB: what happens to the other %d jobs", normal)
+	p.Title.Padding = vg.Points(8)
 	p.X.Label.Text = "normal jobs"
 	n := len(rows)
 	done, lost := make(plotter.Values, n), make(plotter.Values, n)
@@ -206,8 +211,6 @@ func chartOOM(path string, rows []oomBar, normal int) error {
 	p.Add(bd, bl)
 	p.Legend.Add("completed", bd)
 	p.Legend.Add("lost (need a rerun)", bl)
-	p.Legend.Top = true
-	p.Legend.Left = true
 	labels, err := plotter.NewLabels(lx)
 	if err != nil {
 		return err
@@ -218,6 +221,11 @@ func chartOOM(path string, rows []oomBar, normal int) error {
 	p.Add(labels)
 	p.NominalY(names...)
 	p.X.Min, p.X.Max = 0, float64(normal)*1.45
+	var ticks []plot.Tick
+	for v := 0; v < normal; v += 50 {
+		ticks = append(ticks, plot.Tick{Value: float64(v), Label: fmt.Sprint(v)})
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(append(ticks, plot.Tick{Value: float64(normal), Label: fmt.Sprint(normal)}))
 	return save(path, 30*vg.Centimeter, 11*vg.Centimeter, [][]*plot.Plot{{p}})
 }
 
@@ -241,7 +249,11 @@ func chartFlatMem(path string, series []memSeries) error {
 	p.X.Label.Text = "inputs"
 	p.Y.Label.Text = "peak RSS (MiB)"
 	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	var ticks []plot.Tick
+	for v, l := 1e3, 0; l < 5; v, l = v*10, l+1 {
+		ticks = append(ticks, plot.Tick{Value: v, Label: fmt.Sprintf("10^%d", l+3)})
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	p.Y.Min = 0
 	cols := []color.Color{colOther, colRation, colRef}
 	maxY := 0.0

@@ -38,7 +38,6 @@ func quotaChange(ctx context.Context, e *env, cal calibration) (section, error) 
 	}
 	args = append(args, "--", e.burn, "-ms", fmt.Sprint(jobMs), "-mib", fmt.Sprint(qMiB), "{}")
 	var samples []quotaSample
-	var cgs cgStats
 	during := func(ctx context.Context, cg *cgroup, start time.Time) {
 		tick := time.NewTicker(200 * time.Millisecond)
 		defer tick.Stop()
@@ -46,7 +45,6 @@ func quotaChange(ctx context.Context, e *env, cal calibration) (section, error) 
 		for {
 			select {
 			case <-ctx.Done():
-				cgs = cg.stats()
 				return
 			case <-tick.C:
 			}
@@ -134,7 +132,7 @@ func quotaChange(ctx context.Context, e *env, cal calibration) (section, error) 
 	for _, a := range adapt {
 		fmt.Fprintf(&b, "- %s\n", a)
 	}
-	fmt.Fprintf(&b, "\nWhole run: %d jobs done, exit %d after SIGTERM, throttled %d of %d periods (%.1f s).\n\n", len(r.Done), r.Exit, cgs.NrThrottled, cgs.NrPeriods, sec(cgs.ThrottledTime))
+	fmt.Fprintf(&b, "\nWhole run: %d jobs done, exit %d after SIGTERM, throttled %d of %d periods (%.1f s).\n\n", len(r.Done), r.Exit, r.NrThrottled, r.NrPeriods, sec(r.ThrottledTime))
 	if s := strings.TrimSpace(lastLines(r.Stderr, 4)); s != "" {
 		fmt.Fprintf(&b, "ration's stderr (end):\n\n```\n%s\n```\n\n", clip(s, 1500))
 	}
