@@ -13,7 +13,7 @@ import (
 // contender is one way to run the batch.
 type contender struct {
 	name   string
-	short  string // for charts
+	short  string   // for charts
 	python bool     // the job runs inside Python (cost: calibration.Python)
 	args   []string // nil when unavailable
 	why    string   // why it is unavailable

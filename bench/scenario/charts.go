@@ -3,9 +3,9 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"strings"
 	"image/color"
 	"os"
+	"strings"
 	"time"
 
 	"gonum.org/v1/plot"
