@@ -71,96 +71,103 @@ func BenchmarkCalibration(b *testing.B) {
 	b.ReportMetric(float64(spinIters), "spin-iters")
 }
 
-func BenchmarkErrgroup(b *testing.B) {
-	for _, w := range works {
-		b.Run(w.name, func(b *testing.B) {
-			task := func() error { w.fn(); return nil }
-			b.ReportAllocs()
-			var g errgroup.Group
-			g.SetLimit(size)
-			b.ResetTimer()
-			for range b.N {
-				g.Go(task)
-			}
-			if err := g.Wait(); err != nil {
+// lib runs n items of fn on one library's pool, from submission to the
+// end of the last item.
+type lib struct {
+	name string
+	run  func(b *testing.B, fn func())
+}
+
+var libs = []lib{
+	{"errgroup", func(b *testing.B, fn func()) {
+		task := func() error { fn(); return nil }
+		var g errgroup.Group
+		g.SetLimit(size)
+		b.ResetTimer()
+		for range b.N {
+			g.Go(task)
+		}
+		if err := g.Wait(); err != nil {
+			b.Fatal(err)
+		}
+	}},
+	{"pond", func(b *testing.B, fn func()) {
+		p := pond.NewPool(size)
+		b.ResetTimer()
+		for range b.N {
+			if err := p.Go(fn); err != nil {
 				b.Fatal(err)
 			}
-		})
-	}
-}
-
-func BenchmarkPond(b *testing.B) {
-	for _, w := range works {
-		b.Run(w.name, func(b *testing.B) {
-			p := pond.NewPool(size)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				if err := p.Go(w.fn); err != nil {
-					b.Fatal(err)
-				}
-			}
-			p.StopAndWait()
-		})
-	}
-}
-
-func BenchmarkAnts(b *testing.B) {
-	for _, w := range works {
-		b.Run(w.name, func(b *testing.B) {
-			p, err := ants.NewPool(size)
-			if err != nil {
+		}
+		p.StopAndWait()
+	}},
+	// pond's default queue is unbounded (it holds every submitted task);
+	// this variant bounds it to the pool size, blocking the submitter, which
+	// is the backpressure the others provide.
+	{"pond-bounded", func(b *testing.B, fn func()) {
+		p := pond.NewPool(size, pond.WithQueueSize(size))
+		b.ResetTimer()
+		for range b.N {
+			if err := p.Go(fn); err != nil {
 				b.Fatal(err)
 			}
-			defer p.Release()
-			var wg sync.WaitGroup
-			task := func() { w.fn(); wg.Done() }
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				wg.Add(1)
-				if err := p.Submit(task); err != nil {
-					b.Fatal(err)
-				}
-			}
-			wg.Wait()
-		})
-	}
-}
-
-func BenchmarkConc(b *testing.B) {
-	for _, w := range works {
-		b.Run(w.name, func(b *testing.B) {
-			p := concpool.New().WithMaxGoroutines(size)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				p.Go(w.fn)
-			}
-			p.Wait()
-		})
-	}
-}
-
-func BenchmarkRationGo(b *testing.B) {
-	for _, w := range works {
-		b.Run(w.name, func(b *testing.B) {
-			p := pool.New(size)
-			defer p.Close(context.Background())
-			task := func(context.Context) error { w.fn(); return nil }
-			ctx := context.Background()
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				if err := p.Go(ctx, task); err != nil {
-					b.Fatal(err)
-				}
-			}
-			if err := p.Wait(); err != nil {
+		}
+		p.StopAndWait()
+	}},
+	{"ants", func(b *testing.B, fn func()) {
+		p, err := ants.NewPool(size)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer p.Release()
+		var wg sync.WaitGroup
+		task := func() { fn(); wg.Done() }
+		b.ResetTimer()
+		for range b.N {
+			wg.Add(1)
+			if err := p.Submit(task); err != nil {
 				b.Fatal(err)
 			}
-			b.StopTimer()
-		})
+		}
+		wg.Wait()
+	}},
+	{"conc", func(b *testing.B, fn func()) {
+		p := concpool.New().WithMaxGoroutines(size)
+		b.ResetTimer()
+		for range b.N {
+			p.Go(fn)
+		}
+		p.Wait()
+	}},
+	{"ration-go", func(b *testing.B, fn func()) {
+		p := pool.New(size)
+		defer p.Close(context.Background())
+		task := func(context.Context) error { fn(); return nil }
+		ctx := context.Background()
+		b.ResetTimer()
+		for range b.N {
+			if err := p.Go(ctx, task); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := p.Wait(); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+	}},
+	{"ration-map", func(b *testing.B, fn func()) { benchMap(b, fn, pool.Map[int, int]) }},
+	{"ration-map-ordered", func(b *testing.B, fn func()) { benchMap(b, fn, pool.MapOrdered[int, int]) }},
+}
+
+// BenchmarkPool runs every library on every work; one op is one item.
+func BenchmarkPool(b *testing.B) {
+	for _, w := range works {
+		for _, l := range libs {
+			b.Run("work="+w.name+"/lib="+l.name, func(b *testing.B) {
+				b.ReportAllocs()
+				l.run(b, w.fn)
+			})
+		}
 	}
 }
 
@@ -174,24 +181,17 @@ func count(n int) iter.Seq[int] {
 	}
 }
 
-func benchMap(b *testing.B, mapper func(context.Context, *pool.Pool, iter.Seq[int], func(context.Context, int) (int, error), ...pool.MapOption) iter.Seq[pool.Result[int, int]]) {
-	for _, w := range works {
-		b.Run(w.name, func(b *testing.B) {
-			p := pool.New(size)
-			defer p.Close(context.Background())
-			fn := func(_ context.Context, i int) (int, error) { w.fn(); return i, nil }
-			b.ReportAllocs()
-			b.ResetTimer()
-			n := 0
-			for r := range mapper(context.Background(), p, count(b.N), fn) {
-				n += r.Value
-			}
-			b.StopTimer()
-			sink.Add(uint64(n))
-		})
+type mapper func(context.Context, *pool.Pool, iter.Seq[int], func(context.Context, int) (int, error), ...pool.MapOption) iter.Seq[pool.Result[int, int]]
+
+func benchMap(b *testing.B, work func(), m mapper) {
+	p := pool.New(size)
+	defer p.Close(context.Background())
+	fn := func(_ context.Context, i int) (int, error) { work(); return i, nil }
+	b.ResetTimer()
+	n := 0
+	for r := range m(context.Background(), p, count(b.N), fn) {
+		n += r.Value
 	}
+	b.StopTimer()
+	sink.Add(uint64(n))
 }
-
-func BenchmarkRationMap(b *testing.B) { benchMap(b, pool.Map[int, int]) }
-
-func BenchmarkRationMapOrdered(b *testing.B) { benchMap(b, pool.MapOrdered[int, int]) }
