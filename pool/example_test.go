@@ -1,0 +1,305 @@
+package pool_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ration-run/ration/pool"
+)
+
+func ExampleNew() {
+	// Size 0 would take the default from the limits package (the
+	// container's CPU quota); here the size is explicit.
+	p := pool.New(4)
+	defer p.Close(context.Background())
+	fmt.Println(p.Size())
+	// Output: 4
+}
+
+func ExamplePool_Go() {
+	p := pool.New(2)
+	defer p.Close(context.Background())
+
+	var total atomic.Int64
+	for i := 1; i <= 10; i++ {
+		// Go blocks while both workers are busy: nothing queues up.
+		err := p.Go(context.Background(), func(ctx context.Context) error {
+			total.Add(int64(i))
+			return nil
+		})
+		if err != nil {
+			fmt.Println("submit:", err)
+		}
+	}
+	if err := p.Wait(); err != nil {
+		fmt.Println("task:", err)
+	}
+	fmt.Println(total.Load())
+	// Output: 55
+}
+
+func ExamplePool_TryGo() {
+	p := pool.New(1)
+	defer p.Close(context.Background())
+
+	release := make(chan struct{})
+	started := make(chan struct{})
+	p.Go(context.Background(), func(context.Context) error {
+		close(started)
+		<-release
+		return nil
+	})
+	<-started
+	// The only worker is busy: TryGo does not wait.
+	fmt.Println(p.TryGo(func(context.Context) error { return nil }))
+	close(release)
+	p.Wait()
+	// Output: false
+}
+
+func ExamplePool_Wait() {
+	p := pool.New(3)
+	defer p.Close(context.Background())
+
+	for _, name := range []string{"a.txt", "b.txt", "c.txt"} {
+		p.Go(context.Background(), func(ctx context.Context) error {
+			if name == "b.txt" {
+				return fmt.Errorf("%s: %w", name, errors.ErrUnsupported)
+			}
+			return nil
+		})
+	}
+	// Wait returns the first error since the previous Wait.
+	fmt.Println(p.Wait())
+	fmt.Println(p.Wait())
+	// Output:
+	// b.txt: unsupported operation
+	// <nil>
+}
+
+func ExamplePool_Resize() {
+	p := pool.New(2)
+	defer p.Close(context.Background())
+
+	p.Resize(8) // starts 6 workers now
+	fmt.Println(p.Stats().Workers)
+	// Shrinking retires idle workers now and busy ones after their task.
+	p.Resize(1)
+	for p.Stats().Workers != 1 {
+		time.Sleep(time.Millisecond)
+	}
+	fmt.Println(p.Size(), p.Stats().Workers)
+	// Output:
+	// 8
+	// 1 1
+}
+
+func ExamplePool_Close() {
+	p := pool.New(1)
+	release := make(chan struct{})
+	started := make(chan struct{})
+	p.Go(context.Background(), func(context.Context) error {
+		close(started)
+		<-release
+		return nil
+	})
+	<-started
+
+	// A submitter waits for the busy worker when Close comes.
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		err := p.Go(context.Background(), func(context.Context) error { return nil })
+		fmt.Println("waiting submitter:", err)
+	})
+	for p.Stats().Waiting == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	time.AfterFunc(10*time.Millisecond, func() { close(release) })
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	notStarted, err := p.Close(ctx) // finishes the running task
+	wg.Wait()
+	fmt.Println("not started:", notStarted, "err:", err)
+	// Output:
+	// waiting submitter: pool: closed
+	// not started: 1 err: <nil>
+}
+
+func ExamplePool_Stats() {
+	p := pool.New(2)
+	defer p.Close(context.Background())
+	for i := range 5 {
+		p.Go(context.Background(), func(context.Context) error {
+			if i == 0 {
+				return errors.New("bad")
+			}
+			return nil
+		})
+	}
+	p.Wait()
+	s := p.Stats()
+	fmt.Println(s.Size, s.Completed, s.Failed, s.Run.Count)
+	// Output: 2 5 1 5
+}
+
+func ExampleMap() {
+	p := pool.New(4)
+	defer p.Close(context.Background())
+
+	words := slices.Values([]string{"lazy", "bounded", "pool"})
+	upper := func(ctx context.Context, s string) (string, error) {
+		return strings.ToUpper(s), nil
+	}
+	var got []string
+	// Results arrive in completion order; Index says where each came from.
+	for r := range pool.Map(context.Background(), p, words, upper) {
+		if r.Err != nil {
+			fmt.Println(r.Index, r.Err)
+			continue
+		}
+		got = append(got, fmt.Sprintf("%d:%s", r.Index, r.Value))
+	}
+	slices.Sort(got)
+	fmt.Println(got)
+	// Output: [0:LAZY 1:BOUNDED 2:POOL]
+}
+
+func ExampleMapOrdered() {
+	p := pool.New(4)
+	defer p.Close(context.Background())
+
+	square := func(ctx context.Context, n int) (int, error) {
+		if n == 1 {
+			time.Sleep(10 * time.Millisecond) // a slow head does not reorder
+		}
+		return n * n, nil
+	}
+	for r := range pool.MapOrdered(context.Background(), p, slices.Values([]int{1, 2, 3, 4, 5}), square) {
+		fmt.Print(r.Value, " ")
+	}
+	fmt.Println()
+	// Output: 1 4 9 16 25
+}
+
+func ExampleFailFast() {
+	p := pool.New(2)
+	defer p.Close(context.Background())
+
+	check := func(ctx context.Context, n int) (int, error) {
+		if n == 3 {
+			return 0, errors.New("3 is bad")
+		}
+		return n, nil
+	}
+	pulled := 0
+	input := func(yield func(int) bool) {
+		for i := range 1_000_000 {
+			pulled++
+			if !yield(i) {
+				return
+			}
+		}
+	}
+	var first error
+	for r := range pool.MapOrdered(context.Background(), p, input, check, pool.FailFast()) {
+		// Items that were pulled but never started come after it, with
+		// errors wrapping pool.ErrNotStarted.
+		if r.Err != nil && first == nil {
+			first = r.Err
+			fmt.Println(r.Index, r.Err)
+		}
+	}
+	fmt.Println("pulled at most a window past the failure:", pulled <= 3+1+2+pool.PullSlack)
+	// Output:
+	// 3 3 is bad
+	// pulled at most a window past the failure: true
+}
+
+func ExamplePanicError() {
+	p := pool.New(1)
+	defer p.Close(context.Background())
+
+	p.Go(context.Background(), func(context.Context) error {
+		var m map[string]int
+		m["x"] = 1 // panics
+		return nil
+	})
+	var pe *pool.PanicError
+	if err := p.Wait(); errors.As(err, &pe) {
+		fmt.Println("recovered:", pe.Value)
+		fmt.Println("has stack:", len(pe.Stack) > 0)
+	}
+	// The worker survived.
+	fmt.Println(p.Go(context.Background(), func(context.Context) error { return nil }), p.Wait())
+	// Output:
+	// recovered: assignment to entry in nil map
+	// has stack: true
+	// <nil> <nil>
+}
+
+func ExampleSlot() {
+	p := pool.New(3)
+	defer p.Close(context.Background())
+
+	var mu sync.Mutex
+	seen := map[int]bool{}
+	for range 30 {
+		p.Go(context.Background(), func(ctx context.Context) error {
+			// Like GNU parallel's {%}: e.g. pick a GPU or a scratch dir.
+			mu.Lock()
+			seen[pool.Slot(ctx)] = true
+			mu.Unlock()
+			return nil
+		})
+	}
+	p.Wait()
+	for s := range seen {
+		if s < 1 || s > 3 {
+			fmt.Println("unexpected slot", s)
+		}
+	}
+	fmt.Println(pool.Slot(context.Background()))
+	// Output: 0
+}
+
+func ExampleOnFinish() {
+	var p *pool.Pool
+	var resubmitted atomic.Bool
+	p = pool.New(1, pool.OnFinish(func(ctx context.Context, t pool.TaskInfo) {
+		// Hooks run outside the pool's locks and may call back into it.
+		// Passing ctx on lets the submission run inline when the pool is
+		// full (here: the only worker is running this hook).
+		if t.Err != nil && resubmitted.CompareAndSwap(false, true) {
+			p.Go(ctx, func(context.Context) error {
+				fmt.Println("retrying after:", t.Err)
+				return nil
+			})
+		}
+	}))
+	defer p.Close(context.Background())
+
+	p.Go(context.Background(), func(context.Context) error { return errors.New("flaky") })
+	p.Wait()
+	// Output: retrying after: flaky
+}
+
+func ExampleOnStats() {
+	var calls atomic.Int64
+	p := pool.New(2, pool.OnStats(time.Hour, func(ctx context.Context, s pool.Stats) {
+		calls.Add(1) // at most once per hour; the first finished task calls it
+	}))
+	defer p.Close(context.Background())
+	for range 10 {
+		p.Go(context.Background(), func(context.Context) error { return nil })
+	}
+	p.Wait()
+	fmt.Println(calls.Load())
+	// Output: 1
+}
