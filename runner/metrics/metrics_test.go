@@ -331,6 +331,7 @@ func Example() {
 		return
 	}
 	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx) }()
 
@@ -340,6 +341,8 @@ func Example() {
 	resp, err := http.Get("http://" + srv.Addr().String() + "/metrics")
 	if err != nil {
 		fmt.Println(err)
+		stop()
+		<-done
 		return
 	}
 	body, _ := io.ReadAll(resp.Body)
