@@ -8,11 +8,12 @@
 //     run, replaced by [Controller.SetLimit] when [Watch] sees the cgroup CPU
 //     quota change (Kubernetes in-place pod resize). Nothing ever exceeds it.
 //   - The OOM cap: an OOM event halves the current size. After each run of
-//     Config.GrowAfter successes the cap grows by one, but never back to a
-//     size that was OOM-killed (that size is remembered as the OOM ceiling
-//     until the limit changes), so a pool whose memory fits 2 jobs but not 4
-//     settles at 2 instead of oscillating. Which events count as OOM is in
-//     [Controller.Observe].
+//     Config.GrowAfter successes the cap grows by one, but not back to a
+//     size that was OOM-killed: below that size lies the OOM ceiling, so a
+//     pool whose memory fits 2 jobs but not 4 settles at 2 instead of
+//     oscillating. The ceiling is probed again (raised by one) only after
+//     ProbeRuns runs of successes at it, and forgotten when the limit
+//     changes. Which events count as OOM is in [Controller.Observe].
 //   - The memory cap (--mem-per-job auto): the peak RSS of finished jobs is
 //     sampled, and once Config.MinSamples are known the cap is
 //     floor(0.9 x memory limit / p95 peak), at least 1.
@@ -53,6 +54,10 @@ func (f ResizeFunc) Resize(n int, reason string) { f(n, reason) }
 const (
 	DefaultGrowAfter  = 10
 	DefaultMinSamples = 5
+	// ProbeRuns is how many runs of GrowAfter successes at the OOM
+	// ceiling raise it by one: memory that was too small stays too small
+	// unless the jobs changed, so the probe is rare.
+	ProbeRuns = 10
 	// sampleWindow is how many of the latest peak-RSS samples the p95 is
 	// taken over: recent jobs predict the next ones better than old ones,
 	// and it bounds memory for runs of millions of jobs.
@@ -124,6 +129,7 @@ type Controller struct {
 	oomCap     int
 	oomCeil    int
 	successes  int
+	probeRuns  int
 	memCap     int
 	memLimit   int64
 	samples    []int64 // ring of the latest peak RSS values
@@ -268,7 +274,7 @@ func (c *Controller) halveLocked(why string) bool {
 	if cur > 1 {
 		c.oomCeil = cur - 1
 	}
-	c.successes = 0
+	c.successes, c.probeRuns = 0, 0
 	c.reductions++
 	c.reason = fmt.Sprintf("%s at %d jobs: halved to %d (will grow back to at most %d)", why, cur, c.oomCap, c.growCeilLocked())
 	return true
@@ -294,7 +300,26 @@ func (c *Controller) successLocked() bool {
 	c.successes = 0
 	ceil := c.growCeilLocked()
 	if c.oomCap >= ceil {
-		return false
+		if c.oomCeil == 0 || c.oomCap < c.oomCeil {
+			return false
+		}
+		// At the OOM ceiling: probe above it, rarely.
+		c.probeRuns++
+		if c.probeRuns < ProbeRuns {
+			return false
+		}
+		c.probeRuns = 0
+		c.oomCeil++
+		if c.oomCeil >= c.limit {
+			c.oomCeil = 0
+		}
+		c.oomCap++
+		c.grows++
+		c.reason = fmt.Sprintf("%d successes in a row at the OOM ceiling: probing %d", ProbeRuns*c.cfg.GrowAfter, c.oomCap)
+		if c.oomCap >= c.limit {
+			c.oomCap = 0
+		}
+		return true
 	}
 	c.oomCap++
 	c.grows++

@@ -32,26 +32,31 @@ type BreakError struct {
 	ExitCode int            // CauseExit: the exit status; -1 when killed by a signal
 	Signal   syscall.Signal // CauseOOM, CauseSignal: the signal that ended it
 	Timeout  time.Duration  // CauseTimeout: the timeout that was exceeded
+	When     string         // "while running a task", "while idle"; may be ""
 	Detail   string         // CauseProtocol: what was wrong; otherwise extra context, may be ""
 }
 
 func (e *BreakError) Error() string {
 	who := fmt.Sprintf("worker %d (pid %d)", e.Slot, e.PID)
+	when := ""
+	if e.When != "" {
+		when = " " + e.When
+	}
 	var s string
 	switch e.Cause {
 	case event.CauseOOM:
-		s = who + " was OOM-killed (SIGKILL with a rise of its memory cgroup's oom_kill counter)"
+		s = who + " was OOM-killed" + when + " (SIGKILL with a rise of its memory cgroup's oom_kill counter)"
 	case event.CauseSignal:
-		s = fmt.Sprintf("%s was killed by signal %d (%v)", who, int(e.Signal), e.Signal)
+		s = fmt.Sprintf("%s was killed by signal %d (%v)%s", who, int(e.Signal), e.Signal, when)
 	case event.CauseTimeout:
 		s = fmt.Sprintf("%s exceeded the task timeout of %v and was killed", who, e.Timeout)
 	case event.CauseProtocol:
-		s = who + " broke the protocol"
+		s = who + " broke the protocol" + when
 	default:
 		if e.ExitCode >= 0 {
-			s = fmt.Sprintf("%s exited with status %d", who, e.ExitCode)
+			s = fmt.Sprintf("%s exited with status %d%s", who, e.ExitCode, when)
 		} else {
-			s = who + " exited"
+			s = who + " exited" + when
 		}
 	}
 	if e.Detail != "" {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,9 +74,9 @@ func pyWorker(t testing.TB) []string {
 	return []string{py, abs}
 }
 
-// children lists the processes whose parent is this test process or whose
-// process group is one of pgids (the workers' groups: their children are
-// re-parented when a worker dies).
+// children lists the processes whose parent is this test process (when
+// pgids is nil) or whose process group is one of pgids (the workers'
+// groups, which also hold their children, re-parented when a worker dies).
 func children(pgids map[int]bool) []string {
 	self := os.Getpid()
 	ents, _ := os.ReadDir("/proc")
@@ -100,7 +101,7 @@ func children(pgids map[int]bool) []string {
 		}
 		ppid, _ := strconv.Atoi(f[1])
 		pgrp, _ := strconv.Atoi(f[2])
-		if ppid == self || pgids[pgrp] {
+		if (pgids == nil && ppid == self) || pgids[pgrp] {
 			out = append(out, fmt.Sprintf("%d(%s)", pid, strings.TrimSpace(s[:i+1])))
 		}
 	}
@@ -178,7 +179,7 @@ func newPool(t *testing.T, cfg worker.Config) (*worker.Pool, *recorder) {
 			t.Errorf("Close: %v", err)
 		}
 		rec.mu.Lock()
-		pg := rec.pgids
+		pg := maps.Clone(rec.pgids)
 		rec.mu.Unlock()
 		if kids := children(pg); len(kids) > 0 {
 			t.Errorf("leftover processes after Close: %v", kids)

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -220,6 +221,7 @@ type worker struct {
 	why      string        // retirement reason, under Pool.mu
 	busy     bool          // under Pool.mu
 	pid      int           // under Pool.mu, 0 before start
+	input    string        // of the task it runs, under Pool.mu
 }
 
 // New validates cfg, starts cfg.Size worker processes (asynchronously:
@@ -456,6 +458,29 @@ func (p *Pool) Stats() Stats {
 	return s
 }
 
+// WorkerInfo describes one worker process of a pool.
+type WorkerInfo struct {
+	Slot     int
+	PID      int    // 0 while the process is starting
+	Busy     bool   // running a task
+	Input    string // the input of that task
+	Retiring bool   // finishing its last task; never restarted
+	Reason   string // why it is retiring
+}
+
+// Workers lists the pool's worker processes, ordered by slot, to show what
+// every worker is doing (a hang is explained by the table).
+func (p *Pool) Workers() []WorkerInfo {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]WorkerInfo, 0, len(p.workers))
+	for w := range p.workers {
+		out = append(out, WorkerInfo{Slot: w.slot, PID: w.pid, Busy: w.busy, Input: w.input, Retiring: w.retiring, Reason: w.why})
+	}
+	slices.SortFunc(out, func(a, b WorkerInfo) int { return a.Slot - b.Slot })
+	return out
+}
+
 // Close stops the pool: tasks waiting for a worker fail with ErrClosed,
 // running tasks finish, and every worker is retired (stdin closed, then
 // killed after Config.StopGrace). When ctx is done first, the remaining
@@ -593,7 +618,12 @@ func (p *Pool) ended(w *worker, brk *BreakError, stderr []string, task int64) {
 	p.mu.Lock()
 	delete(p.workers, w)
 	delete(p.slots, w.slot)
-	if brk != nil {
+	if brk != nil && w.retiring {
+		// A retiring worker is leaving anyway: its break is counted and
+		// its task re-dispatched, but it says nothing about the health
+		// of the pool that stays.
+		p.st.Breaks[brk.Cause]++
+	} else if brk != nil {
 		p.st.Breaks[brk.Cause]++
 		p.lastBreak, p.lastStderr = brk, stderr
 		now := time.Now()
@@ -749,7 +779,7 @@ func (p *Pool) serve(w *worker, pr *proc) workerEnd {
 		}
 		r, brk := p.runTask(w, pr, a)
 		p.mu.Lock()
-		w.busy = false
+		w.busy, w.input = false, ""
 		p.mu.Unlock()
 		if brk != nil {
 			r.brk, r.stderr = brk, pr.lastStderr()
@@ -826,7 +856,7 @@ func (p *Pool) isRetiring(w *worker) bool {
 
 func (p *Pool) take(w *worker, a *attempt) *attempt {
 	p.mu.Lock()
-	w.busy = true
+	w.busy, w.input = true, a.task.Input
 	p.mu.Unlock()
 	return a
 }
@@ -861,7 +891,7 @@ func (p *Pool) stop(pr *proc) {
 // counter before the task, -1 when unknown.
 func (p *Pool) exitBreak(w *worker, pr *proc, base int64, when string) *BreakError {
 	code, sig := pr.status()
-	b := &BreakError{Slot: w.slot, PID: pr.pid, ExitCode: code, Signal: sig, Detail: when}
+	b := &BreakError{Slot: w.slot, PID: pr.pid, ExitCode: code, Signal: sig, When: when}
 	switch {
 	case sig == syscall.SIGKILL && base >= 0 && p.oomRose(pr, base):
 		b.Cause = event.CauseOOM

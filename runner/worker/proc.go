@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -275,29 +273,11 @@ func oomCounterOf(pid int) func() (int64, error) {
 	if err != nil || snap.MemoryDir == "" {
 		return nil
 	}
-	file := filepath.Join(snap.MemoryDir, "memory.events") // v2
-	if snap.MemoryVersion == 1 {
-		file = filepath.Join(snap.MemoryDir, "memory.oom_control")
-	}
-	if _, err := readOOMKill(file); err != nil {
+	dir, version := snap.MemoryDir, snap.MemoryVersion
+	if _, err := cgroup.OOMKills(dir, version); err != nil {
 		return nil
 	}
-	return func() (int64, error) { return readOOMKill(file) }
-}
-
-// readOOMKill reads the "oom_kill N" line of memory.oom_control (v1) or
-// memory.events (v2).
-func readOOMKill(file string) (int64, error) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return 0, err
-	}
-	for line := range strings.Lines(string(b)) {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "oom_kill "); ok {
-			return strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		}
-	}
-	return 0, fmt.Errorf("%s: no oom_kill line", file)
+	return func() (int64, error) { return cgroup.OOMKills(dir, version) }
 }
 
 // treeRSS is the resident set size of pid and all its descendants, in

@@ -13,7 +13,7 @@ stdin closed means: exit now. Diagnostics go to stderr, never stdout.
 The inputs this example understands (used by ration's own tests):
     "fail:MSG"     answer ok:false with error MSG
     "alloc:MIB"    allocate and touch MIB MiB, hold it HOLD ms (alloc:MIB:HOLD)
-    "sleep:MS"     sleep MS milliseconds
+    "sleep:MS"     sleep MS milliseconds (sleep:MS:TAG too); answer the input
     "exit:CODE"    exit with CODE in the middle of the task
     "kill:SIG"     kill itself with signal number SIG
     "garbage"      write a line that is not the protocol
@@ -39,7 +39,7 @@ def handle(inp, state):
         del block
         return inp
     if kind == "sleep":
-        time.sleep(int(arg) / 1000)
+        time.sleep(int(arg.split(":")[0]) / 1000)
         return inp
     if kind == "exit":
         sys.stdout.flush()

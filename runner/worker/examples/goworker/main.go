@@ -6,7 +6,7 @@
 //	ration run --worker ./goworker ::: a b c
 //
 // It understands the same inputs as examples/worker.py: "fail:MSG",
-// "alloc:MIB[:HOLD_MS]", "sleep:MS", "exit:CODE", "kill:SIG", "garbage", "stderr:TEXT";
+// "alloc:MIB[:HOLD_MS]", "sleep:MS[:TAG]", "exit:CODE", "kill:SIG", "garbage", "stderr:TEXT";
 // any other input is answered with {"input", "pid", "tasks"}.
 package main
 
@@ -53,8 +53,9 @@ func (s *state) handle(in string) (any, error) {
 		time.Sleep(time.Duration(ms) * time.Millisecond)
 		_ = block[len(block)-1]
 		return in, nil
-	case "sleep":
-		ms, _ := strconv.Atoi(arg)
+	case "sleep": // sleep:MS or sleep:MS:TAG
+		n, _, _ := strings.Cut(arg, ":")
+		ms, _ := strconv.Atoi(n)
 		time.Sleep(time.Duration(ms) * time.Millisecond)
 		return in, nil
 	case "exit":
