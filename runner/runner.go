@@ -596,13 +596,7 @@ func (r *Runner) runJob(ctx context.Context, it item, jl *joblog.Writer) jobResu
 		timedOut := res.Stopped && errors.Is(context.Cause(actx), ErrTimeout) && ctx.Err() == nil
 		cancel()
 		byRun = res.Stopped && !timedOut
-		cause = event.CauseNone
-		switch {
-		case timedOut:
-			cause = event.CauseTimeout
-		case res.Signal != 0:
-			cause = event.CauseSignal
-		}
+		cause = classify(res, timedOut)
 		ok := res.ExitCode == 0 && res.Signal == 0 && res.Err == nil && !timedOut && !byRun
 		outcome = event.Succeeded
 		if !ok {
@@ -651,7 +645,7 @@ func (r *Runner) runJob(ctx context.Context, it item, jl *joblog.Writer) jobResu
 	switch {
 	case byRun:
 		err = context.Cause(ctx)
-	case timedOut(cause):
+	case cause == event.CauseTimeout:
 		err = fmt.Errorf("%w after %s", ErrTimeout, r.cfg.Timeout)
 	default:
 		err = res.Err
@@ -665,7 +659,19 @@ func (r *Runner) runJob(ctx context.Context, it item, jl *joblog.Writer) jobResu
 	return result
 }
 
-func timedOut(c event.Cause) bool { return c == event.CauseTimeout }
+// classify names why an attempt ended abnormally, CauseNone when it
+// exited on its own. It is the one place that decides, so that the
+// out-of-memory check (SIGKILL together with a rise of the cgroup's
+// oom_kill counter -> event.CauseOOM) can be added here.
+func classify(res AttemptResult, timedOut bool) event.Cause {
+	switch {
+	case timedOut:
+		return event.CauseTimeout
+	case res.Signal != 0:
+		return event.CauseSignal
+	}
+	return event.CauseNone
+}
 
 // halt applies --halt once its condition held.
 func (r *Runner) halt() {
