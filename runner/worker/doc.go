@@ -1,0 +1,76 @@
+// Package worker runs tasks on a pool of long-lived worker processes that
+// keep their warm state (an interpreter, a loaded model, a parsed config)
+// from one task to the next, and survives their breaking.
+//
+// It is what `ration run --worker 'CMD ARGS'` uses, and a Go service can
+// use it directly:
+//
+//	p, err := worker.New(ctx, worker.Config{Command: []string{"python3", "worker.py"}, Size: 4})
+//	if err != nil { ... }
+//	defer p.Close(context.Background())
+//	out, err := p.Do(ctx, "input line")
+//
+// # Protocol
+//
+// One JSON object per line, UTF-8 (docs/workers.md has complete workers in
+// Python and Go). The pool writes {"id":N,"input":"..."} to the worker's
+// stdin; the worker answers on stdout with {"id":N,"ok":true,"output":V}
+// (V any JSON value) or {"id":N,"ok":false,"error":"..."}. Other fields are
+// ignored. Closed stdin means "exit now". stderr is free text, passed
+// through line by line with the prefix "[slot] ". Each worker has at most
+// one task at a time, so a crash is always attributed to one task.
+//
+// # Every task ends exactly once
+//
+// [Pool.Run] (and [Pool.Do]) returns once per task, as succeeded (the
+// worker said ok:true), failed (ok:false: a [*TaskError]; or the task's
+// context ended: its error; or the pool closed: [ErrClosed]) or quarantined
+// ([*QuarantinedError]). Each started task gets exactly one
+// event.JobFinished. All errors are errors.Is/As-able.
+//
+// # Breakage
+//
+// A worker is broken when it exits (CauseExit), dies by a signal
+// (CauseSignal), is OOM-killed (CauseOOM: SIGKILL while the oom_kill
+// counter of its memory cgroup rose during its task), writes a line that
+// is not the protocol, an answer with the wrong id or missing fields, or
+// anything while it has no task (CauseProtocol), or exceeds
+// Config.Timeout on a task (CauseTimeout). Its process group is killed and
+// it is replaced at once; its task is re-dispatched to another worker,
+// ahead of new tasks. A task that has broken Config.MaxBreaks workers is
+// quarantined with the cause and the last stderr lines of the worker; no
+// other task is affected. A [*BreakError] describes each break.
+//
+// # Systemic breakage and recreation
+//
+// When at least max(2, size/2) workers break within Config.BreakWindow,
+// breakage is systemic: every worker is retired (running tasks finish), the
+// pool waits Config.Backoff (doubled for each recreation in a row) and
+// starts afresh, with an event.PoolRecreated. Breaks caused by one task
+// count once (a poison task is quarantined, not a reason to recreate), and
+// breaks of retiring workers do not count. When the cause was mostly OOM,
+// the pool's controller (package adapt, [Pool.Controller]) halves the size
+// and grows it back by one after each run of successes, never above the
+// ceiling set by Config.Size or [Pool.Resize]. After
+// Config.MaxRecreations recreations without a successful task in between,
+// the pool gives up: every task fails with a [*BrokenError].
+//
+// # Retiring
+//
+// Retiring is a state of its own, entered by a shrink ([Pool.Resize] or
+// the controller), recycling (Config.MaxTasks, Config.MaxRSS), recreation
+// and [Pool.Close]. A retiring worker finishes its current task, then its
+// stdin is closed and it is killed after Config.StopGrace. It is never
+// restarted, even when it crashes while retiring: a worker process is
+// started exactly once, by the pool when it has fewer live (non-retiring)
+// workers than its size, and a retiring worker is not live. If a retiring
+// worker crashes mid-task, the task is re-dispatched like any other.
+//
+// # Processes and goroutines
+//
+// Each worker runs in its own process group with PR_SET_PDEATHSIG, so a
+// break or Close kills the worker and everything it started, and a worker
+// does not outlive ration. Close returns when every worker has been reaped
+// and every goroutine of the pool has ended. Observers are called outside
+// the pool's locks, from the goroutine where the thing happened.
+package worker

@@ -1,0 +1,69 @@
+package worker_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/ration-run/ration/runner/worker"
+)
+
+// codeBlock returns the first fenced block of lang in md that contains want.
+func codeBlock(t *testing.T, md, lang, want string) string {
+	t.Helper()
+	for _, part := range strings.Split(md, "```"+lang+"\n")[1:] {
+		code, _, ok := strings.Cut(part, "```")
+		if ok && strings.Contains(code, want) {
+			return code
+		}
+	}
+	t.Fatalf("docs/workers.md has no %s block containing %q", lang, want)
+	return ""
+}
+
+// TestDocExamples runs the Python and Go workers shown in docs/workers.md
+// through the pool, so the documentation cannot drift from the protocol.
+func TestDocExamples(t *testing.T) {
+	b, err := os.ReadFile("../../docs/workers.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(b)
+	dir := t.TempDir()
+	py := filepath.Join(dir, "worker.py")
+	if err := os.WriteFile(py, []byte(codeBlock(t, md, "python", "sys.stdin")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(dir, "main.go")
+	if err := os.WriteFile(src, []byte(codeBlock(t, md, "go", "package main")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "goworker")
+	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, src)
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the Go worker of docs/workers.md: %v\n%s", err, out)
+	}
+	for name, cmd := range map[string][]string{"python": append(pyWorker(t)[:1], py), "go": {bin}} {
+		t.Run(name, func(t *testing.T) {
+			p, _ := newPool(t, worker.Config{Command: cmd, Size: 2})
+			out, err := p.Do(context.Background(), "hello")
+			if err != nil || worker.OutputText(out) != "HELLO" {
+				t.Errorf("got %s, %v; want HELLO", out, err)
+			}
+			_, err = p.Do(context.Background(), "")
+			var te *worker.TaskError
+			if !errors.As(err, &te) {
+				t.Errorf("empty input: %v, want a *TaskError", err)
+			}
+			if s := p.Stats(); len(s.Breaks) != 0 || s.Starts != 2 {
+				t.Errorf("stats %+v: the documented workers must not break", s)
+			}
+		})
+	}
+}
