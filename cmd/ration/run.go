@@ -52,7 +52,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetInterspersed(false)
 	jobs := fs.StringP("jobs", "j", "", "jobs at once: `N`, or N% of the effective CPUs (default: RATION_JOBS, then 2 per CPU, at most 8)")
 	var memPerJob sizeFlag
-	fs.Var(&memPerJob, "mem-per-job", "expected memory of one job (e.g. 512M); caps jobs at 0.9 x memory limit / SIZE")
+	fs.Var(&memPerJob, "mem-per-job", "expected memory of one job, `SIZE` like 512M; caps jobs at 0.9 x memory limit / SIZE")
 	fsRoot := fs.String("fs-root", "", "read the cgroup files below `DIR` (a snapshot) instead of the live system")
 	argFiles := fs.StringArrayP("arg-file", "a", nil, "read inputs from `FILE`, one per line (repeatable)")
 	null := fs.BoolP("null", "0", false, "inputs are separated by NUL, not newline")
@@ -61,7 +61,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	timeout := fs.String("timeout", "", "stop a job running longer than `DURATION` (500ms, 2m, or seconds)")
 	termTimeout := fs.String("term-timeout", defaultTermTimeout.String(), "on SIGINT/SIGTERM, let running jobs finish for `DURATION`, then stop them")
 	retries := fs.Int("retries", 0, "run a failing job up to `N` times in all")
-	halt := fs.String("halt", "never", "stop early: now|soon,fail|success|done=N|P%")
+	halt := fs.String("halt", "never", "stop early at `WHEN,COND`: now|soon,fail|success|done=N|P% (e.g. now,fail=1)")
 	dryRun := fs.Bool("dry-run", false, "print the commands instead of running them")
 	joblogPath := fs.String("joblog", "", "write GNU parallel's joblog to `FILE`")
 	resume := fs.Bool("resume", false, "skip the jobs the joblog records")
