@@ -85,6 +85,7 @@ func TestRunE2E(t *testing.T) {
 	t.Run("UsageErrors", e.usageErrors)
 	t.Run("Shards", e.shards)
 	t.Run("ShardFromEnv", e.shardFromEnv)
+	t.Run("ArgFileDryRunBar", e.argFileDryRunBar)
 	noChildrenLeft(t)
 }
 
@@ -625,5 +626,29 @@ func (e e2e) shardFromEnv(t *testing.T) {
 	c.Env = append(c.Env, "RATION_SHARD_COUNT=3", "JOB_COMPLETION_INDEX=3")
 	if err := c.Run(); c.ProcessState.ExitCode() != 255 {
 		t.Errorf("index 3 of 3: %v", err)
+	}
+}
+
+func (e e2e) argFileDryRunBar(t *testing.T) {
+	e.t = t
+	f := filepath.Join(t.TempDir(), "in")
+	os.WriteFile(f, []byte("a b\n-x\n\nlast"), 0o644)
+	r := e.run("", "-a", f, "--dry-run", "cp", "{}", "{.}.bak")
+	want := "cp 'a b' 'a b.bak'\ncp -x -x.bak\ncp '' .bak\ncp last last.bak\n"
+	if r.code != 0 || r.stdout != want {
+		t.Errorf("exit %d, dry run:\n%s\nwant:\n%s", r.code, r.stdout, want)
+	}
+	r = e.run("", "--bar", "-j", "2", "true", ":::", "1", "2", "3")
+	if r.code != 0 || !strings.Contains(r.stderr, "\rration: [") || !strings.Contains(r.stderr, "3/3 100%") {
+		t.Errorf("exit %d, no progress bar: %q", r.code, r.stderr)
+	}
+	// Total unknown (stdin): counts only.
+	r = e.run("1\n2\n3\n", "--bar", "-j", "2", "true")
+	if r.code != 0 || !strings.Contains(r.stderr, "\rration: 3 done, 0 failed, 0 running") {
+		t.Errorf("exit %d, no progress counts: %q", r.code, r.stderr)
+	}
+	r = e.run("1\n2\n", "--no-bar", "-j", "2", "true")
+	if strings.Contains(r.stderr, "\r") || !strings.Contains(r.stderr, "ration: 2 done, 0 failed") {
+		t.Errorf("--no-bar: %q", r.stderr)
 	}
 }
