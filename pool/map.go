@@ -272,6 +272,9 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 		c.reject(it, ErrClosed)
 		return false
 	}
+	// mapRunning counts the item from before a worker can take it; it is
+	// taken back whenever the consumer may run user code (yield), so that
+	// Close never waits for a loop body.
 	p.mapRunning.add(1)
 	select {
 	case p.tasks <- j:
@@ -284,38 +287,48 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 		p.run(j, true, p.now())
 		return true
 	}
+	p.mapRunning.add(-1)
 	j.enq = p.now()
 	for {
 		// Deliver finished results while waiting for a worker: results
 		// never wait behind submissions.
 		c.poll()
+		if c.stopped {
+			c.discard(it)
+			return false
+		}
+		// While counted as waiting, decide without calling user code, so
+		// that Close sees this dispatcher's decision before it returns.
+		p.waiting.add(1)
+		p.mapRunning.add(1)
 		var err error
-		switch {
-		case c.stopped:
-		case m.ctx.Err() != nil:
-			err = fmt.Errorf("%w: %w", ErrNotStarted, context.Cause(m.ctx))
-		case p.closed.Load():
-			p.notStarted.Add(1)
-			err = ErrClosed
-		default:
-			p.waiting.add(1)
+		for {
+			if m.ctx.Err() != nil {
+				err = fmt.Errorf("%w: %w", ErrNotStarted, context.Cause(m.ctx))
+				break
+			}
+			if p.closed.Load() {
+				p.notStarted.Add(1)
+				err = ErrClosed
+				break
+			}
 			select {
 			case p.tasks <- j:
 				p.waiting.add(-1)
 				c.running++
 				return true
 			case <-m.signal: // a result, cancellation, Close or Resize
-				p.waiting.add(-1)
-				continue
+			}
+			if m.ndone.Load() > 0 {
+				break
 			}
 		}
+		p.waiting.add(-1)
 		p.mapRunning.add(-1)
-		if c.stopped {
-			c.discard(it)
-		} else {
+		if err != nil {
 			c.reject(it, err)
+			return false
 		}
-		return false
 	}
 }
 

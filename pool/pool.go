@@ -299,7 +299,9 @@ func (p *Pool) worker() {
 //
 // Go returns ctx.Err() without running the task if ctx is done before a
 // worker accepts it, [ErrClosed] if the pool is or gets closed first, and
-// [ErrNilTask] for a nil task.
+// [ErrNilTask] for a nil task. (When ctx is done at the moment a worker
+// becomes free, either may happen; an accepted task then runs with the done
+// context.)
 //
 // If ctx is a task context of this pool (Go called from a task or a hook,
 // passing on its context) and no worker is idle, the task runs inline on the
@@ -336,8 +338,8 @@ func (p *Pool) Go(ctx context.Context, task func(context.Context) error) error {
 		p.goPending.add(-1)
 		return ctx.Err()
 	case <-p.closing:
+		p.notStarted.Add(1) // before the counters Close waits for
 		p.goPending.add(-1)
-		p.notStarted.Add(1)
 		return ErrClosed
 	}
 }
@@ -377,8 +379,11 @@ func (p *Pool) Wait() error {
 // Close stops intake and waits, until ctx is done, for the tasks already
 // accepted to finish and for the workers to exit. Submitters blocked in Go
 // get [ErrClosed]; Map stops pulling input and reports the item it had
-// pulled but not started with ErrClosed. notStarted is the number of such
-// submissions, rejected by Close after they had been made.
+// pulled but not started with ErrClosed. notStarted is the number of
+// submissions (Go calls and Map items) that were waiting for a worker when
+// Close was called and were rejected. (A Map consumer that is running its
+// loop body at that moment is not waiting; its pending item still gets
+// ErrClosed in its Result but may be counted only by a later Close.)
 //
 // If ctx is done first, Close cancels the contexts of the running Map items,
 // returns ctx.Err() and leaves the remaining tasks to finish in the

@@ -332,83 +332,105 @@ func seqN(n int) iter.Seq[int] {
 	}
 }
 
+// cancelAttempts is how often a cancellation latency is measured; the best
+// attempt must be under the limit. Other processes on a shared 2-core
+// machine can stall any single attempt; an implementation that does not
+// return promptly (say, one that polls or waits for a timeout) fails all.
+const cancelAttempts = 5
+
+func bestOf(t *testing.T, what string, measure func(t *testing.T) time.Duration) {
+	t.Helper()
+	best := time.Duration(1<<63 - 1)
+	for i := range cancelAttempts {
+		d := measure(t)
+		t.Logf("%s: attempt %d: cancel -> return %v", what, i+1, d)
+		best = min(best, d)
+		if best < 100*time.Millisecond {
+			break
+		}
+	}
+	if best >= 100*time.Millisecond {
+		t.Fatalf("%s: cancel -> return took %v at best, want < 100ms", what, best)
+	}
+}
+
 // TestCancelPromptMap cancels a Map whose 1000 running items are all
 // blocked on their context and measures cancel -> loop end.
 func TestCancelPromptMap(t *testing.T) {
 	const n = 1000
 	p := newPool(t, n)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var started atomic.Int64
-	fn := func(ctx context.Context, i int) (int, error) {
-		started.Add(1)
-		<-ctx.Done()
-		return 0, ctx.Err()
-	}
-	var canceledAt time.Time
-	go func() {
-		for started.Load() < n {
-			time.Sleep(time.Millisecond)
+	bestOf(t, "Map with 1000 blocked items", func(t *testing.T) time.Duration {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var started atomic.Int64
+		fn := func(ctx context.Context, i int) (int, error) {
+			started.Add(1)
+			<-ctx.Done()
+			return 0, ctx.Err()
 		}
-		canceledAt = time.Now()
-		cancel()
-	}()
-	results := 0
-	for r := range pool.Map(ctx, p, seqN(10*n), fn) {
-		if !errors.Is(r.Err, context.Canceled) {
-			t.Errorf("item %d: %v", r.Index, r.Err)
+		canceledAt := make(chan time.Time, 1)
+		go func() {
+			for started.Load() < n {
+				time.Sleep(time.Millisecond)
+			}
+			canceledAt <- time.Now()
+			cancel()
+		}()
+		results := 0
+		for r := range pool.Map(ctx, p, seqN(10*n), fn) {
+			if !errors.Is(r.Err, context.Canceled) {
+				t.Errorf("item %d: %v", r.Index, r.Err)
+			}
+			results++
 		}
-		results++
-	}
-	latency := time.Since(canceledAt)
-	t.Logf("%d blocked items, cancel -> return: %v", n, latency)
-	if results < n || results > n+pool.PullSlack {
-		t.Fatalf("%d results, want %d..%d", results, n, n+pool.PullSlack)
-	}
-	if latency >= 100*time.Millisecond {
-		t.Fatalf("cancel -> return took %v, want < 100ms", latency)
-	}
+		latency := time.Since(<-canceledAt)
+		if results < n || results > n+pool.PullSlack {
+			t.Fatalf("%d results, want %d..%d", results, n, n+pool.PullSlack)
+		}
+		return latency
+	})
 }
 
 // TestCancelPromptGo cancels 1000 submitters blocked in Go behind busy
-// workers.
+// workers and measures cancel -> every Go call and Wait returned.
 func TestCancelPromptGo(t *testing.T) {
 	const n = 1000
 	p := newPool(t, 2)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	blocked := func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }
-	for range 2 {
-		if err := p.Go(ctx, blocked); err != nil {
-			t.Fatal(err)
+	bestOf(t, "1000 submitters blocked in Go", func(t *testing.T) time.Duration {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		blocked := func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }
+		for range 2 {
+			if err := p.Go(ctx, blocked); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	for range n {
-		wg.Go(func() { errs <- p.Go(ctx, blocked) })
-	}
-	for p.Stats().Waiting < n {
-		time.Sleep(time.Millisecond)
-	}
-	start := time.Now()
-	cancel()
-	wg.Wait()
-	err := p.Wait()
-	latency := time.Since(start)
-	t.Logf("%d blocked submitters, cancel -> all returned: %v", n, latency)
-	close(errs)
-	for e := range errs {
-		if !errors.Is(e, context.Canceled) {
-			t.Fatalf("blocked Go returned %v", e)
+		var wg sync.WaitGroup
+		errs := make(chan error, n)
+		for range n {
+			wg.Go(func() { errs <- p.Go(ctx, blocked) })
 		}
-	}
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("Wait = %v", err)
-	}
-	if latency >= 100*time.Millisecond {
-		t.Fatalf("cancel -> return took %v, want < 100ms", latency)
-	}
+		for p.Stats().Waiting < n {
+			time.Sleep(time.Millisecond)
+		}
+		start := time.Now()
+		cancel()
+		wg.Wait()
+		err := p.Wait()
+		latency := time.Since(start)
+		close(errs)
+		for e := range errs {
+			// nil: a worker freed by the cancellation took the task at the
+			// same moment (it then ran with the canceled context).
+			if e != nil && !errors.Is(e, context.Canceled) {
+				t.Fatalf("blocked Go returned %v", e)
+			}
+		}
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Wait = %v", err)
+		}
+		return latency
+	})
 }
 
 // TestNestedSubmission has every worker run a task that submits to, and
@@ -483,7 +505,7 @@ func TestHooksCallBack(t *testing.T) {
 		}),
 		pool.OnStats(time.Nanosecond, func(ctx context.Context, s pool.Stats) {
 			statsCalls.Add(1)
-			p.Resize(s.Size) // a no-op resize from inside, under load
+			p.Resize(3) // resizes from inside a hook, under load
 			if statsCalls.Load() < 20 {
 				p.TryGo(func(context.Context) error { return nil })
 			}
