@@ -285,3 +285,31 @@ func ExampleWriteTable() {
 	// 1     4250  21   2.5s     data/21.csv  -
 	// 2     4242  17   12m3s    data/17.csv  chunk 9 of 12
 }
+
+// TestObserveWhileRunning hammers Observe from several goroutines while the
+// checks run every millisecond, for the race detector.
+func TestObserveWhileRunning(t *testing.T) {
+	var tab table
+	tab.set(Row{Slot: 1, PID: os.Getpid(), Seq: 1, Started: time.Now()})
+	w, err := New(Options{Running: tab.get, StallTimeout: time.Hour, SlowFactor: 2, MinFinished: 1,
+		Interval: time.Millisecond, Out: &syncBuffer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start(t, w)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 3000 {
+				w.Observe(event.Event{Kind: event.JobFinished, Seq: int64(g*10000 + i), Outcome: event.Succeeded,
+					Duration: time.Duration(i) * time.Microsecond})
+			}
+		})
+	}
+	wg.Wait()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.durations) != medianWindow || w.succeeded != 12000 {
+		t.Errorf("window %d, succeeded %d", len(w.durations), w.succeeded)
+	}
+}
