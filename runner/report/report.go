@@ -16,9 +16,10 @@
 // # Attempts
 //
 // A line whose Seq and Command already appeared earlier in the log is a
-// later attempt of the same job: GNU parallel --retries logs every attempt,
-// and a --resume-failed run appends the re-run. A job's outcome is that of
-// its last attempt. Concatenated logs of different runs reuse Seq numbers
+// later attempt of the same job: a --resume-failed run (GNU parallel's or
+// ration's) appends the re-run to the log. A job's outcome is that of its
+// last attempt. (Retries within one run, --retries, leave one line per job
+// in both tools, for the last attempt, so they are not visible here.) Concatenated logs of different runs reuse Seq numbers
 // with other commands; those stay separate jobs.
 package report
 
