@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"testing"
 
 	"github.com/ration-run/ration/runner/worker"
 )
@@ -42,4 +43,20 @@ func Example() {
 	// true bad input
 	// true exit 2
 	// 1 1 1 2
+}
+
+// BenchmarkDo measures the round trip of one task through the pool to the
+// Go example worker and back (pipe write, worker decode/encode, read).
+func BenchmarkDo(b *testing.B) {
+	p, err := worker.New(context.Background(), worker.Config{Command: []string{goWorker}, Size: 1, Stderr: io.Discard})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := p.Do(ctx, "sleep:0"); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -41,8 +41,9 @@ type Config struct {
 	// Size is the number of workers to start (the limits decision);
 	// values below 1 mean 1.
 	Size int
-	// Timeout is the longest one task may take; a worker that exceeds it
-	// is killed (cause timeout). 0: no timeout.
+	// Timeout is the longest one task may take, from the moment it is
+	// handed to a worker (for a fresh worker that includes its startup);
+	// a worker that exceeds it is killed (cause timeout). 0: no timeout.
 	Timeout time.Duration
 	// MaxBreaks is the number of workers a task may break before it is
 	// quarantined; 0 means DefaultMaxBreaks.
@@ -939,9 +940,19 @@ func (p *Pool) runTask(w *worker, pr *proc, a *attempt) (attemptResult, *BreakEr
 	go func() { _, err := pr.stdin.Write(req); written <- err }()
 	writing := true
 	waitWrite := func() {
-		if writing {
-			<-written // returns at once once the process is dead
-			writing = false
+		if !writing {
+			return
+		}
+		writing = false
+		t := time.NewTimer(time.Second)
+		defer t.Stop()
+		select {
+		case <-written: // at once when the process is dead
+		case <-t.C:
+			// Someone outside the process group still holds the pipe:
+			// closing our end makes the write return.
+			pr.stdin.Close()
+			<-written
 		}
 	}
 	var timeout <-chan time.Time
