@@ -3,7 +3,6 @@ package runner
 import (
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"strconv"
 	"strings"
@@ -68,9 +67,19 @@ func (s Shard) Contains(input string) bool {
 	if s.Count <= 1 {
 		return true
 	}
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(input))
-	return h.Sum64()%uint64(s.Count) == uint64(s.Index)
+	return fnv1a64(input)%uint64(s.Count) == uint64(s.Index)
+}
+
+// fnv1a64 is FNV-1a, 64 bit, over the bytes of s (as hash/fnv's New64a,
+// without its allocations).
+func fnv1a64(s string) uint64 {
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= prime
+	}
+	return h
 }
 
 // String returns "I/N", or "" for the zero Shard.

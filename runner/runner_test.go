@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"slices"
@@ -427,5 +428,19 @@ func TestRSSHist(t *testing.T) {
 		if b := rssBucket(v); rssUpper(b) < v || (b > 0 && rssUpper(b-1) >= v) {
 			t.Fatalf("bucket %d of %d: upper %d", b, v, rssUpper(b))
 		}
+	}
+}
+
+func TestFNVMatchesStdlib(t *testing.T) {
+	for _, s := range []string{"", "a", "src/main.go", "\xff\x00x", strings.Repeat("ab", 1000)} {
+		h := fnv.New64a()
+		h.Write([]byte(s))
+		if got := fnv1a64(s); got != h.Sum64() {
+			t.Errorf("%q: %x, want %x", s, got, h.Sum64())
+		}
+	}
+	// Fixed values: the shard rule is a published contract.
+	if (Shard{Index: 0, Count: 3}).Contains("a") != (0xaf63dc4c8601ec8c%3 == 0) {
+		t.Error("shard of \"a\" changed")
 	}
 }
