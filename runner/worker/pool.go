@@ -276,7 +276,9 @@ func New(ctx context.Context, cfg Config) (*Pool, error) {
 		ac.Logger = p.log
 	}
 	p.ctrl = adapt.New(adapt.ResizeFunc(p.resize), ac)
-	p.obs = event.Multi{p.ctrl, cfg.Observer}
+	// The user's observer first: a PoolRecreated it sees comes before the
+	// PoolResized the controller's halving causes.
+	p.obs = event.Multi{cfg.Observer, p.ctrl}
 	p.st.Breaks = map[event.Cause]int64{}
 	p.mu.Lock()
 	p.reconcileLocked(false)
