@@ -344,3 +344,28 @@ func TestIdleBreak(t *testing.T) {
 		t.Errorf("stats %+v: want one signal break", s)
 	}
 }
+
+// TestProtocolBreaks runs small shell workers that break the protocol in
+// each way the pool must notice.
+func TestProtocolBreaks(t *testing.T) {
+	answer := `while read l; do id=${l#*:}; id=${id%%,*}; echo "%s"; done`
+	for _, tc := range []struct {
+		name, script, detail string
+		maxLine              int
+	}{
+		{"banner", `echo ready; ` + fmt.Sprintf(answer, `{\"id\":$id,\"ok\":true,\"output\":1}`), `"ready"`, 0}, // read as idle output or as the answer: a break either way
+		{"wrong-id", fmt.Sprintf(answer, `{\"id\":999,\"ok\":true,\"output\":1}`), `"id" 999`, 0},
+		{"no-output", fmt.Sprintf(answer, `{\"id\":$id,\"ok\":true}`), `no "output"`, 0},
+		{"long-line", fmt.Sprintf(answer, `{\"id\":$id,\"ok\":true,\"output\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}`), "longer than the limit", 32},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, _ := newPool(t, worker.Config{Command: []string{"sh", "-c", tc.script}, Size: 1, MaxLine: tc.maxLine,
+				BreakWindow: time.Nanosecond})
+			_, err := p.Do(context.Background(), "x")
+			var b *worker.BreakError
+			if !errors.As(err, &b) || b.Cause != event.CauseProtocol || !strings.Contains(err.Error(), tc.detail) {
+				t.Errorf("got %v, want a protocol break saying %q", err, tc.detail)
+			}
+		})
+	}
+}
