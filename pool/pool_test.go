@@ -852,3 +852,17 @@ func TestCloseDuringMap(t *testing.T) {
 		t.Fatalf("%d results with ErrClosed, want 1: %+v", closedErrs, results)
 	}
 }
+
+// TestDefaultSize checks that New(0) takes its size from the limits
+// package, which honours RATION_JOBS before the CPU-quota policy.
+func TestDefaultSize(t *testing.T) {
+	t.Setenv("RATION_JOBS", "3")
+	p := newPool(t, 0)
+	if s := p.Stats(); s.Size != 3 || s.Workers != 3 {
+		t.Fatalf("New(0) with RATION_JOBS=3: %+v", s)
+	}
+	p.Resize(0)
+	if p.Size() != 1 {
+		t.Fatalf("Resize(0) gave size %d, want 1", p.Size())
+	}
+}

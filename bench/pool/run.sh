@@ -21,7 +21,7 @@ go test -c -o "$out"/pool.test .
 : >"$out"/raw.txt
 for i in $(seq "$count"); do
 	echo "run $i/$count" >&2
-	"$out"/pool.test -test.run NONE -test.bench . -test.benchtime "$benchtime" -test.count 1 -test.benchmem >>"$out"/raw.txt
+	"$out"/pool.test -test.run NONE -test.bench Pool -test.benchtime "$benchtime" -test.count 1 -test.benchmem >>"$out"/raw.txt
 done
 benchstat -col /lib "$out"/raw.txt 2>/dev/null >"$out"/benchstat.txt || benchstat "$out"/raw.txt >"$out"/benchstat.txt
 cat "$out"/benchstat.txt
