@@ -107,12 +107,12 @@ func analyzer(ctx context.Context, e *env, cal calibration) (section, error) {
 		n, jobMs, ms(cal.Burn), ms(cal.Python), jobMiB, podCPU, podMem>>20, e.nproc, podCPU)
 	b.WriteString("| contender | wall s | bound s | wall / bound | completed | failed | exit | peak MiB | limit hits | OOM kills | CFS periods | throttled periods | throttled s | CPU s |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	rows := [][]string{{"contender", "wall_s", "bound_s", "ratio", "completed", "failed", "exit", "timed_out", "peak_mib", "failcnt", "oom_kills", "nr_periods", "nr_throttled", "throttled_s", "cpu_s", "maxrss_mib", "command"}}
+	rows := [][]string{{"contender", "wall_s", "bound_s", "ratio", "completed", "failed", "exit", "timed_out", "peak_mib", "failcnt", "oom_kills", "nr_periods", "nr_throttled", "throttled_s", "cpu_s", "command"}}
 	for _, br := range runs {
 		r := br.r
 		if br.c.args == nil {
 			fmt.Fprintf(&b, "| %s | %s | | | | | | | | | | | | |\n", br.c.name, br.c.why)
-			rows = append(rows, []string{br.c.name, "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", br.c.why})
+			rows = append(rows, []string{br.c.name, "", "", "", "", "", "", "", "", "", "", "", "", "", "", br.c.why})
 			continue
 		}
 		done := countIn(r.Done, 1, n)
@@ -128,7 +128,7 @@ func analyzer(ctx context.Context, e *env, cal calibration) (section, error) {
 			r.NrPeriods, r.NrThrottled, sec(r.ThrottledTime), sec(r.CPUUsage))
 		rows = append(rows, []string{br.c.name, f1(sec(r.Wall)), f1(sec(br.bound)), f3(sec(r.Wall) / sec(br.bound)), fmt.Sprint(done), fmt.Sprint(n - done),
 			fmt.Sprint(r.Exit), fmt.Sprint(r.TimedOut), f1(mib(r.PeakMem)), fmt.Sprint(r.FailCnt), fmt.Sprint(r.OOMKills), fmt.Sprint(r.NrPeriods),
-			fmt.Sprint(r.NrThrottled), f3(sec(r.ThrottledTime)), f3(sec(r.CPUUsage)), f1(mib(r.MaxRSS)), shellJoin(br.c.args)})
+			fmt.Sprint(r.NrThrottled), f3(sec(r.ThrottledTime)), f3(sec(r.CPUUsage)), shellJoin(br.c.args)})
 	}
 	b.WriteString("\n*completed* counts distinct `done ID` lines the tool delivered on stdout; *limit hits* is `memory.failcnt`; " +
 		"*OOM kills* is `oom_kill` from `memory.oom_control`; *throttled* is from `cpu.stat`; *CPU s* is `cpuacct.usage` of the whole cgroup (tool + jobs).\n\n")

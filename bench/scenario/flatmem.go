@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -42,8 +44,23 @@ func flatMemory(ctx context.Context, e *env, _ calibration) (section, error) {
 		poolNs, realNs, dryNs = poolNs[:3], realNs[:2], dryNs[:3]
 	}
 	measure := func(name string, args []string, n int) memPoint {
-		r := run(ctx, e.h, spec{Name: name, Args: args, Stdin: seqInput(n), Timeout: 10 * time.Minute})
-		p := memPoint{n: n, maxRSS: r.MaxRSS, wall: r.Wall, exit: r.Exit}
+		// GNU time forks the tool from its own small process and reports the
+		// child's ru_maxrss. Taking wait4's rusage of a process the harness
+		// starts directly would not do: Go starts children with vfork, and
+		// the kernel carries the harness's own RSS high-water mark over exec.
+		f, err := os.CreateTemp("", "ration-bench-rss-*")
+		if err != nil {
+			return memPoint{n: n, note: err.Error()}
+		}
+		f.Close()
+		defer os.Remove(f.Name())
+		r := run(ctx, e.h, spec{Name: name, Args: concat([]string{e.timeBin, "-f", "%M", "-o", f.Name(), "--"}, args), Stdin: seqInput(n), Timeout: 10 * time.Minute})
+		p := memPoint{n: n, wall: r.Wall, exit: r.Exit}
+		if b, err := os.ReadFile(f.Name()); err == nil {
+			if kb, err := strconv.ParseInt(lastLines(strings.TrimSpace(string(b)), 1), 10, 64); err == nil {
+				p.maxRSS = kb << 10
+			}
+		}
 		if r.Exit != 0 || r.TimedOut || r.Err != nil {
 			p.note = fmt.Sprintf("exit %d timed out %v err %v: %s", r.Exit, r.TimedOut, r.Err, clip(lastLines(r.Stderr, 2), 200))
 		}
@@ -71,7 +88,7 @@ func flatMemory(ctx context.Context, e *env, _ calibration) (section, error) {
 	}
 
 	var b strings.Builder
-	b.WriteString("Peak RSS (`ru_maxrss` of the process, from wait4) against the number of inputs streamed on stdin. No CPU or memory limit.\n\n")
+	b.WriteString("Peak RSS (`ru_maxrss` of the process and the jobs it reaped, as GNU time `%M` reports it) against the number of inputs streamed on stdin. No CPU or memory limit.\n\n")
 	for _, s := range series {
 		fmt.Fprintf(&b, "- **%s**: %s\n", s.name, s.method)
 	}
@@ -105,8 +122,11 @@ func flatMemory(ctx context.Context, e *env, _ calibration) (section, error) {
 		case p4 != nil && p6 != nil:
 			ratio := float64(p6.maxRSS) / float64(p4.maxRSS)
 			fmt.Fprintf(&b, "- %s: %s (%.1f MiB at 10^6 vs %.1f MiB at 10^4 = %.2fx)\n", s.name, pass(ratio <= 1.5 && p6.note == ""), mib(p6.maxRSS), mib(p4.maxRSS), ratio)
+		case p4 != nil && p5 != nil && e.quick:
+			fmt.Fprintf(&b, "- %s: not measured at 10^6 in quick mode; at 10^5 it is %.1f MiB vs %.1f MiB at 10^4 = %.2fx\n",
+				s.name, mib(p5.maxRSS), mib(p4.maxRSS), float64(p5.maxRSS)/float64(p4.maxRSS))
 		case p4 != nil && p5 != nil:
-			fmt.Fprintf(&b, "- %s: NOT MEASURED at 10^6 (10^6 real processes take longer than this benchmark's time budget); "+
+			fmt.Fprintf(&b, "- %s: NOT MEASURED at 10^6 (10^6 real processes take about 15 minutes here, more than this benchmark's whole budget); "+
 				"at 10^5 it is %.1f MiB vs %.1f MiB at 10^4 = %.2fx\n", s.name, mib(p5.maxRSS), mib(p4.maxRSS), float64(p5.maxRSS)/float64(p4.maxRSS))
 		default:
 			fmt.Fprintf(&b, "- %s: not enough points in this mode\n", s.name)
