@@ -302,9 +302,8 @@ func TestRecycle(t *testing.T) {
 		if s.Recycled < 6 || s.Starts < 7 || len(s.Breaks) != 0 {
 			t.Errorf("stats %+v: want >= 6 recycled, >= 7 starts, no breaks", s)
 		}
-		if n := rec.count(event.WorkerRetired); n < 6 {
-			t.Errorf("%d WorkerRetired events, want >= 6", n)
-		}
+		// Retired workers stop after their last answer: wait for them.
+		waitFor(t, 10*time.Second, ">= 6 WorkerRetired events", func() bool { return rec.count(event.WorkerRetired) >= 6 })
 	})
 	t.Run("max-rss", func(t *testing.T) {
 		p, _ := newPool(t, worker.Config{Command: []string{goWorker}, Size: 1, MaxRSS: 40 << 20})
@@ -367,5 +366,23 @@ func TestProtocolBreaks(t *testing.T) {
 				t.Errorf("got %v, want a protocol break saying %q", err, tc.detail)
 			}
 		})
+	}
+}
+
+// TestShellCommand checks that a --worker command line runs through the
+// shell and that the worker process is the interpreter itself (exec).
+func TestShellCommand(t *testing.T) {
+	py := pyWorker(t)
+	p, rec := newPool(t, worker.Config{Command: worker.ShellCommand(fmt.Sprintf("%q %q --unused-arg 'two words'", py[0], py[1])), Size: 1})
+	out, err := p.Do(context.Background(), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e echo
+	if err := json.Unmarshal(out, &e); err != nil {
+		t.Fatal(err)
+	}
+	if pids := rec.livePIDs(); len(pids) != 1 || pids[0] != e.PID {
+		t.Errorf("worker pid %d, pool watches %v: the shell was not replaced", e.PID, pids)
 	}
 }

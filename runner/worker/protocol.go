@@ -74,3 +74,14 @@ func OutputText(out json.RawMessage) string {
 	}
 	return string(out)
 }
+
+// ShellCommand returns the argv that runs the shell command line cmd (as
+// given to --worker) as a worker: /bin/sh -c "exec CMD". The shell parses
+// quotes, variables and redirections, and exec replaces it with the worker
+// itself, so the worker is the process the pool watches: a worker killed by
+// the OOM killer is seen as SIGKILLed, not as a shell exiting with 137.
+// A command line that cannot end in exec (cmd1 && cmd2) still works, but
+// its breaks are seen through the shell.
+func ShellCommand(cmd string) []string {
+	return []string{"/bin/sh", "-c", "exec " + cmd}
+}
