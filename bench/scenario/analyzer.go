@@ -153,7 +153,18 @@ func analyzer(ctx context.Context, e *env, cal calibration) (section, error) {
 			fmt.Fprintf(&b, "ration's summary on stderr:\n\n```\n%s\n```\n\n", s)
 		}
 	}
-	return section{id: "analyzer", title: "Scenario \"analyzer in a small pod\"", md: b.String()}, nil
+	var sum strings.Builder
+	fmt.Fprintf(&sum, "%d jobs of %d ms CPU + %d MiB each, in a %.1f CPU / %d MiB cgroup (physical bound %.1f s):\n\n", n, jobMs, jobMiB, podCPU, podMem>>20, sec(runs[0].bound))
+	sum.WriteString("| contender | wall s | x bound | completed | peak MiB | OOM kills |\n|---|---:|---:|---:|---:|---:|\n")
+	for _, br := range runs {
+		if br.c.args == nil {
+			fmt.Fprintf(&sum, "| %s | %s | | | | |\n", br.c.name, "not available in this build")
+			continue
+		}
+		fmt.Fprintf(&sum, "| %s | %.1f | %.2f | %d / %d | %.0f | %d |\n", br.c.name, sec(br.r.Wall), sec(br.r.Wall)/sec(br.bound), countIn(br.r.Done, 1, n), n, mib(br.r.PeakMem), br.r.OOMKills)
+	}
+	sum.WriteString("\n![analyzer in a small pod](bench/results/analyzer.svg)\n")
+	return section{id: "analyzer", title: "Scenario \"analyzer in a small pod\"", md: b.String(), summary: sum.String()}, nil
 }
 
 func oomScenario(ctx context.Context, e *env, cal calibration) (section, error) {
@@ -246,7 +257,18 @@ func oomScenario(ctx context.Context, e *env, cal calibration) (section, error) 
 	}
 	b.WriteString("What each tool said:\n\n")
 	b.WriteString(notes.String())
-	return section{id: "oom", title: "Scenario \"a worker gets OOM-killed\"", md: b.String()}, nil
+	var sum strings.Builder
+	fmt.Fprintf(&sum, "The same batch, but %d of the %d jobs need 300 MiB and cannot fit:\n\n", len(bigIDs), n)
+	sum.WriteString("| contender | other jobs completed | lost | exit | names the killed job |\n|---|---:|---:|---:|---|\n")
+	for _, row := range rows[1:] {
+		if row[1] == "" {
+			fmt.Fprintf(&sum, "| %s | not available in this build | | | |\n", row[0])
+			continue
+		}
+		fmt.Fprintf(&sum, "| %s | %s / %d | %s | %s | %s |\n", row[0], row[2], normal, row[3], row[5], map[string]string{"true": "yes", "false": "no"}[row[9]])
+	}
+	sum.WriteString("\n![a worker gets OOM-killed](bench/results/oom.svg)\n")
+	return section{id: "oom", title: "Scenario \"a worker gets OOM-killed\"", md: b.String(), summary: sum.String()}, nil
 }
 
 var killWords = regexp.MustCompile(`(?i)oom|out of memory|memory|killed|sigkill|signal 9`)

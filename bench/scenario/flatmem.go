@@ -44,6 +44,9 @@ func flatMemory(ctx context.Context, e *env, _ calibration) (section, error) {
 		poolNs, realNs, dryNs = poolNs[:3], realNs[:2], dryNs[:3]
 	}
 	measure := func(name string, args []string, n int) memPoint {
+		if ctx.Err() != nil {
+			return memPoint{n: n, note: "interrupted"}
+		}
 		// GNU time forks the tool from its own small process and reports the
 		// child's ru_maxrss. Taking wait4's rusage of a process the harness
 		// starts directly would not do: Go starts children with vfork, and
@@ -133,5 +136,21 @@ func flatMemory(ctx context.Context, e *env, _ calibration) (section, error) {
 		}
 	}
 	b.WriteString("\n")
-	return section{id: "flatmem", title: "Scenario \"flat memory\"", md: b.String()}, nil
+	var sum strings.Builder
+	sum.WriteString("Peak RSS in MiB against the number of inputs:\n\n| | 10^3 | 10^4 | 10^5 | 10^6 |\n|---|---:|---:|---:|---:|\n")
+	for _, s := range series {
+		fmt.Fprintf(&sum, "| %s |", s.name)
+		for k := 3; k <= 6; k++ {
+			cell := " not run |"
+			for _, p := range s.points {
+				if p.n == pow(k) {
+					cell = fmt.Sprintf(" %.1f |", mib(p.maxRSS))
+				}
+			}
+			sum.WriteString(cell)
+		}
+		sum.WriteString("\n")
+	}
+	sum.WriteString("\n![flat memory](bench/results/flatmem.svg)\n")
+	return section{id: "flatmem", title: "Scenario \"flat memory\"", md: b.String(), summary: sum.String()}, nil
 }

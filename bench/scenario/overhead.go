@@ -78,5 +78,11 @@ func overhead(ctx context.Context, e *env, _ calibration) (section, error) {
 	b.WriteString("**Acceptance** (ration run):\n\n")
 	fmt.Fprintf(&b, "- within 1.3x of xargs -P: %s (%.2fx)\n", pass(sec(rm) <= 1.3*sec(xargsMed) && fails[0] == ""), sec(rm)/sec(xargsMed))
 	fmt.Fprintf(&b, "- below GNU parallel: %s (%.2f s vs %.2f s)\n\n", pass(rm < pm && fails[0] == ""), sec(rm), sec(pm))
-	return section{id: "overhead", title: "Scenario \"per-job overhead\"", md: b.String()}, nil
+	var sum strings.Builder
+	fmt.Fprintf(&sum, "%d jobs of `true`, -j %s, median of %d runs:\n\n| tool | wall s | per job ms |\n|---|---:|---:|\n", n, j, reps)
+	for i, t := range tools {
+		fmt.Fprintf(&sum, "| %s | %.2f | %.2f |\n", t.name, sec(med(walls[i])), ms(med(walls[i]))/float64(n))
+	}
+	sum.WriteString("\n![per-job overhead](bench/results/overhead.svg)\n")
+	return section{id: "overhead", title: "Scenario \"per-job overhead\"", md: b.String(), summary: sum.String()}, nil
 }

@@ -86,7 +86,8 @@ func quotaChange(ctx context.Context, e *env, cal calibration) (section, error) 
 		b.WriteString("**This build of `ration run` has no `--watch-limits` (live quota polling has not landed)**: ration sizes its pool once, at start, from the 2-CPU quota, " +
 			"so this run shows the behaviour without the feature.\n\n")
 	}
-	b.WriteString("| phase | quota CPUs | expected jobs min(2 x quota, 8) | mean running jobs | jobs/s | ideal jobs/s (quota / CPU per job) |\n|---|---:|---:|---:|---:|---:|\n")
+	var phaseTable strings.Builder
+	phaseTable.WriteString("| phase | quota CPUs | expected jobs min(2 x quota, 8) | mean running jobs | jobs/s | ideal jobs/s (quota / CPU per job) |\n|---|---:|---:|---:|---:|---:|\n")
 	rows := [][]string{{"t_s", "quota_cpus", "running_jobs", "done_jobs"}}
 	for _, s := range samples {
 		rows = append(rows, []string{f3(sec(s.t)), f1(s.quota), fmt.Sprint(s.running), fmt.Sprint(s.done)})
@@ -114,7 +115,7 @@ func quotaChange(ctx context.Context, e *env, cal calibration) (section, error) 
 			}
 		}
 		want := min(max(int(2*ph.quota), 1), 8)
-		fmt.Fprintf(&b, "| %d: %.0f-%.0f s | %.1f | %d | %.2f | %.1f | %.1f |\n", i+1, sec(from), sec(ph.until), ph.quota, want, mean, rate, ph.quota/sec(cal.Burn))
+		fmt.Fprintf(&phaseTable, "| %d: %.0f-%.0f s | %.1f | %d | %.2f | %.1f | %.1f |\n", i+1, sec(from), sec(ph.until), ph.quota, want, mean, rate, ph.quota/sec(cal.Burn))
 		// How long after the change until the running count matched the new target.
 		if i > 0 && first >= 0 {
 			lat := "never within the phase"
@@ -128,6 +129,7 @@ func quotaChange(ctx context.Context, e *env, cal calibration) (section, error) 
 		}
 		from = ph.until
 	}
+	b.WriteString(phaseTable.String())
 	b.WriteString("\n")
 	for _, a := range adapt {
 		fmt.Fprintf(&b, "- %s\n", a)
@@ -143,7 +145,12 @@ func quotaChange(ctx context.Context, e *env, cal calibration) (section, error) 
 		return section{}, err
 	}
 	b.WriteString("![quota change](quota.svg)\n\n")
-	return section{id: "quota", title: "Scenario \"quota change\"", md: b.String()}, nil
+	sum := "The CPU quota of a running `ration run` drops from 2 CPUs to 0.5 and back:\n\n" + phaseTable.String() + "\n"
+	if !watch {
+		sum += "(This build has no `--watch-limits`: the pool is sized once, at start.)\n\n"
+	}
+	sum += "![quota change](bench/results/quota.svg)\n"
+	return section{id: "quota", title: "Scenario \"quota change\"", md: b.String(), summary: sum}, nil
 }
 
 // countComm counts the cgroup's processes whose command name is comm.

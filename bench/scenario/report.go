@@ -83,5 +83,31 @@ func writeResults(e *env, cal calibration, secs []section, note string) error {
 	for _, s := range secs {
 		fmt.Fprintf(&b, "## %s\n\n%s", s.title, s.md)
 	}
-	return os.WriteFile(filepath.Join(e.out, "RESULTS.md"), []byte(b.String()), 0o644)
+	if err := os.WriteFile(filepath.Join(e.out, "RESULTS.md"), []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	// summary.md: the short form the README's Performance section is made of.
+	var s strings.Builder
+	if e.quick {
+		s.WriteString("> QUICK MODE numbers (small counts): not the published benchmark.\n\n")
+	}
+	fmt.Fprintf(&s, "Measured %s UTC on %d CPUs (%s), with `sudo make bench` (about %s); details in [bench/results/RESULTS.md](bench/results/RESULTS.md).\n\n",
+		e.started.UTC().Format("2006-01-02"), e.nproc, cpuModel(), time.Since(e.started).Round(time.Minute))
+	for _, sec := range secs {
+		fmt.Fprintf(&s, "#### %s\n\n%s\n", strings.TrimPrefix(sec.title, "Scenario "), sec.summary)
+	}
+	return os.WriteFile(filepath.Join(e.out, "summary.md"), []byte(s.String()), 0o644)
+}
+
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown CPU"
 }
