@@ -1,0 +1,146 @@
+{{/*
+ration.name is the chart name, or nameOverride.
+*/}}
+{{- define "ration.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+ration.fullname is "<release>-<name>" (just the release name when it already
+contains the chart name), or fullnameOverride.
+*/}}
+{{- define "ration.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+ration.jobName is "<fullname>-<runId>". It stays within the 63 characters of
+a label value (the Job controller labels pods with it): fullname is cut to 42,
+runId is at most 20 by the schema.
+*/}}
+{{- define "ration.jobName" -}}
+{{- printf "%s-%s" (include "ration.fullname" . | trunc 42 | trimSuffix "-") (include "ration.runId" .) }}
+{{- end }}
+
+{{/*
+ration.runId is runId as text. A number read from a values file arrives as a
+float64, which would print as 2.0261120e+07.
+*/}}
+{{- define "ration.runId" -}}
+{{- if kindIs "float64" .Values.runId }}
+{{- .Values.runId | int64 }}
+{{- else }}
+{{- .Values.runId }}
+{{- end }}
+{{- end }}
+
+{{/*
+ration.chart is the helm.sh/chart label value.
+*/}}
+{{- define "ration.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+ration.selectorLabels identify this release's pods.
+*/}}
+{{- define "ration.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "ration.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{/*
+ration.labels are the recommended labels for every object of the chart.
+*/}}
+{{- define "ration.labels" -}}
+helm.sh/chart: {{ include "ration.chart" . }}
+{{ include "ration.selectorLabels" . }}
+{{- if .Chart.AppVersion }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+{{- end }}
+app.kubernetes.io/component: batch
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{/*
+ration.image is "<repository>:<tag>", the tag defaulting to appVersion.
+*/}}
+{{- define "ration.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+
+{{/*
+ration.containerSecurityContext is the restricted Pod Security profile for
+one container: ration's image is distroless and needs no privilege at all.
+*/}}
+{{- define "ration.containerSecurityContext" -}}
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+runAsNonRoot: true
+runAsUser: 65532
+runAsGroup: 65532
+capabilities:
+  drop: ["ALL"]
+seccompProfile:
+  type: RuntimeDefault
+{{- end }}
+
+{{/*
+ration.args are the arguments after the image's ENTRYPOINT (/ration). Each is
+emitted with toJson so that any pattern or command survives YAML intact.
+*/}}
+{{- define "ration.args" -}}
+{{- $r := .Values.run -}}
+- "run"
+{{- range $r.files }}
+- {{ printf "--files=%s" . | toJson }}
+{{- end }}
+{{- range $r.exclude }}
+- {{ printf "--exclude=%s" . | toJson }}
+{{- end }}
+{{- with $r.jobs }}
+- "-j"
+- {{ . | toJson }}
+{{- end }}
+{{- with $r.memPerJob }}
+- {{ printf "--mem-per-job=%s" . | toJson }}
+{{- end }}
+{{- with $r.timeout }}
+- {{ printf "--timeout=%s" . | toJson }}
+{{- end }}
+{{- if $r.retries }}
+- {{ printf "--retries=%d" (int $r.retries) | toJson }}
+{{- end }}
+{{- with $r.halt }}
+- {{ printf "--halt=%s" . | toJson }}
+{{- end }}
+{{- with $r.stallTimeout }}
+- {{ printf "--stall-timeout=%s" . | toJson }}
+{{- end }}
+- {{ printf "--term-timeout=%ds" (int .Values.termTimeoutSeconds) | toJson }}
+- {{ printf "--joblog=%s/joblog-$(JOB_COMPLETION_INDEX).tsv" (trimSuffix "/" .Values.output.mountPath) | toJson }}
+{{- if $r.resume }}
+- "--resume"
+{{- end }}
+- {{ printf "--log-format=%s" $r.logFormat | toJson }}
+- "--no-bar"
+{{- if .Values.metrics.enabled }}
+- {{ printf "--metrics-addr=:%d" (int .Values.metrics.port) | toJson }}
+{{- end }}
+{{- range $r.extraArgs }}
+- {{ . | toJson }}
+{{- end }}
+- "--"
+{{- range $r.command }}
+- {{ . | toJson }}
+{{- end }}
+{{- end }}
