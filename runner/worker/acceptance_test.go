@@ -124,6 +124,9 @@ func TestRealOOM(t *testing.T) {
 			if s.Succeeded != 49 || s.Quarantined != 1 || s.Breaks[event.CauseOOM] != 2 || s.Recreations != 0 {
 				t.Errorf("stats %+v: want 49 succeeded, 1 quarantined, 2 OOM breaks, no recreation", s)
 			}
+			if sum := s.String(); !strings.Contains(sum, "breaks: oom 2; tasks: 49 succeeded, 0 failed, 1 quarantined") {
+				t.Errorf("summary %q", sum)
+			}
 		})
 	}
 }
@@ -238,6 +241,11 @@ func TestAdaptive(t *testing.T) {
 	}
 	if !strings.Contains(s.Adapt.Reason, "grew back to 2") && !strings.Contains(s.Adapt.Reason, "halved to 2") {
 		t.Errorf("adapt reason %q does not explain size 2", s.Adapt.Reason)
+	}
+	sum := s.String()
+	t.Logf("summary: %s", sum)
+	if !strings.Contains(sum, "concurrency 2 (limit 4): ") || !strings.Contains(sum, "oom ") || !strings.Contains(sum, "48 succeeded") {
+		t.Errorf("summary %q does not say the pool settled at 2 of 4 after OOM", sum)
 	}
 }
 

@@ -7,14 +7,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner/adapt"
 	"github.com/ration-run/ration/runner/event"
 )
@@ -146,6 +149,42 @@ type Stats struct {
 	Retries     int64 // re-dispatches after a break
 
 	Adapt adapt.Stats // the concurrency controller
+}
+
+// String summarizes s in one line for the end-of-run summary, e.g.
+//
+//	workers: 6 started, 2 replaced, 1 recreation, breaks: oom 2; tasks: 49 succeeded, 0 failed, 1 quarantined; concurrency 2 (limit 4): systemic OOM breakage at 4 jobs: halved to 2 (will grow back to at most 3)
+func (s Stats) String() string {
+	var b strings.Builder
+	plural := func(n int64, one, many string) string {
+		if n == 1 {
+			return one
+		}
+		return many
+	}
+	fmt.Fprintf(&b, "workers: %d started, %d replaced, %d %s", s.Starts, s.Replacements, s.Recreations,
+		plural(s.Recreations, "recreation", "recreations"))
+	if s.Recycled > 0 {
+		fmt.Fprintf(&b, ", %d recycled", s.Recycled)
+	}
+	if len(s.Breaks) > 0 {
+		b.WriteString(", breaks:")
+		for _, c := range slices.Sorted(maps.Keys(s.Breaks)) {
+			fmt.Fprintf(&b, " %s %d", c, s.Breaks[c])
+		}
+	}
+	fmt.Fprintf(&b, "; tasks: %d succeeded, %d failed, %d quarantined", s.Succeeded, s.Failed, s.Quarantined)
+	fmt.Fprintf(&b, "; concurrency %d", s.Size)
+	if s.Adapt.Limit != s.Size {
+		fmt.Fprintf(&b, " (limit %d)", s.Adapt.Limit)
+	}
+	if s.Adapt.LearnedMemPerJob > 0 {
+		fmt.Fprintf(&b, ", learned memory per job %s (p95 of %d)", limits.FormatSize(s.Adapt.LearnedMemPerJob), s.Adapt.Samples)
+	}
+	if s.Adapt.Reason != "" && s.Adapt.Size != s.Adapt.Limit {
+		b.WriteString(": " + s.Adapt.Reason)
+	}
+	return b.String()
 }
 
 // Pool runs tasks on long-lived worker processes. It is safe for concurrent
