@@ -760,3 +760,40 @@ func TestValuesDocumented(t *testing.T) {
 	}
 	walk("", s, defaults)
 }
+
+// TestArgsSurviveYAML renders awkward commands and patterns and checks that
+// the container receives them byte for byte.
+func TestArgsSurviveYAML(t *testing.T) {
+	awkward := []string{
+		`it's "quoted"`, "tab\there", "new\nline", `back\slash`, "# not a comment",
+		"key: value", "- dash", "{}", "{.}.out", "*", "&anchor", "!tag", "@at", "%", "ünï-cödé ✓",
+		"", " ", "null", "true", "0x10", "1e3", "$$(kept)", "\a\b\f\v", "\u2028",
+	}
+	vals := map[string]any{"run": map[string]any{
+		"command": append([]any{"cmd"}, toAny(awkward)...),
+		"files":   toAny(awkward[:5]),
+	}}
+	r := mustRenderValues(t, vals)
+	c := ration(t, &r.job.Spec.Template.Spec)
+	sep := slices.Index(c.Args, "--")
+	if got := c.Args[sep+2:]; !slices.Equal(got, awkward) {
+		t.Errorf("command after YAML:\n got %q\nwant %q", got, awkward)
+	}
+	var files []string
+	for _, a := range c.Args[:sep] {
+		if f, ok := strings.CutPrefix(a, "--files="); ok {
+			files = append(files, f)
+		}
+	}
+	if !slices.Equal(files, awkward[:5]) {
+		t.Errorf("files after YAML:\n got %q\nwant %q", files, awkward[:5])
+	}
+}
+
+func toAny(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}

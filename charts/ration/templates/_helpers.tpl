@@ -96,51 +96,52 @@ seccompProfile:
 
 {{/*
 ration.args are the arguments after the image's ENTRYPOINT (/ration). Each is
-emitted with toJson so that any pattern or command survives YAML intact.
+emitted with quote (Go %q, whose escapes are all valid in YAML double-quoted
+scalars) so that any pattern or command survives YAML intact.
 */}}
 {{- define "ration.args" -}}
 {{- $r := .Values.run -}}
 - "run"
 {{- range $r.files }}
-- {{ printf "--files=%s" . | toJson }}
+- {{ printf "--files=%s" . | quote }}
 {{- end }}
 {{- range $r.exclude }}
-- {{ printf "--exclude=%s" . | toJson }}
+- {{ printf "--exclude=%s" . | quote }}
 {{- end }}
 {{- with $r.jobs }}
 - "-j"
-- {{ . | toJson }}
+- {{ . | quote }}
 {{- end }}
 {{- with $r.memPerJob }}
-- {{ printf "--mem-per-job=%s" . | toJson }}
+- {{ printf "--mem-per-job=%s" . | quote }}
 {{- end }}
 {{- with $r.timeout }}
-- {{ printf "--timeout=%s" . | toJson }}
+- {{ printf "--timeout=%s" . | quote }}
 {{- end }}
 {{- if $r.retries }}
-- {{ printf "--retries=%d" (int $r.retries) | toJson }}
+- {{ printf "--retries=%d" (int $r.retries) | quote }}
 {{- end }}
 {{- with $r.halt }}
-- {{ printf "--halt=%s" . | toJson }}
+- {{ printf "--halt=%s" . | quote }}
 {{- end }}
 {{- with $r.stallTimeout }}
-- {{ printf "--stall-timeout=%s" . | toJson }}
+- {{ printf "--stall-timeout=%s" . | quote }}
 {{- end }}
-- {{ printf "--term-timeout=%ds" (int .Values.termTimeoutSeconds) | toJson }}
-- {{ printf "--joblog=%s/joblog-$(JOB_COMPLETION_INDEX).tsv" (trimSuffix "/" .Values.output.mountPath) | toJson }}
+- {{ printf "--term-timeout=%ds" (int .Values.termTimeoutSeconds) | quote }}
+- {{ printf "--joblog=%s/joblog-$(JOB_COMPLETION_INDEX).tsv" (trimSuffix "/" .Values.output.mountPath) | quote }}
 {{- if $r.resume }}
 - "--resume"
 {{- end }}
-- {{ printf "--log-format=%s" $r.logFormat | toJson }}
+- {{ printf "--log-format=%s" $r.logFormat | quote }}
 - "--no-bar"
 {{- if .Values.metrics.enabled }}
-- {{ printf "--metrics-addr=:%d" (int .Values.metrics.port) | toJson }}
+- {{ printf "--metrics-addr=:%d" (int .Values.metrics.port) | quote }}
 {{- end }}
 {{- range $r.extraArgs }}
-- {{ . | toJson }}
+- {{ . | quote }}
 {{- end }}
 - "--"
 {{- range $r.command }}
-- {{ . | toJson }}
+- {{ . | quote }}
 {{- end }}
 {{- end }}
