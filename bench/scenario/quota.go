@@ -38,7 +38,7 @@ func quotaChange(ctx context.Context, e *env, cal calibration) (section, error) 
 	}
 	args = append(args, "--", e.burn, "-ms", fmt.Sprint(jobMs), "-mib", fmt.Sprint(qMiB), "{}")
 	var samples []quotaSample
-	during := func(ctx context.Context, cg *cgroup, start time.Time) {
+	during := func(ctx context.Context, cg *cgroup, _ int, start time.Time) {
 		tick := time.NewTicker(200 * time.Millisecond)
 		defer tick.Stop()
 		cur := phases[0].quota

@@ -26,7 +26,7 @@ type spec struct {
 	Env      []string
 	// During runs in its own goroutine while the contender runs and must
 	// return when ctx is done; it may change the cgroup (quota scenario).
-	During func(ctx context.Context, cg *cgroup, start time.Time)
+	During func(ctx context.Context, cg *cgroup, pid int, start time.Time)
 	// Stop, when > 0, sends SIGTERM to the contender after this long (for
 	// open-ended runs that are measured over a window).
 	Stop time.Duration
@@ -115,7 +115,7 @@ func run(ctx context.Context, h *hierarchy, s spec) result {
 	go func() {
 		defer close(duringDone)
 		if s.During != nil {
-			s.During(dctx, cg, start)
+			s.During(dctx, cg, cmd.Process.Pid, start)
 		}
 	}()
 
