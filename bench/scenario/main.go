@@ -38,7 +38,6 @@ type env struct {
 	workers  string // bench/workers
 	parallel string
 	xargs    string
-	timeBin  string // GNU time, for peak RSS
 	help     string // `ration run --help` output
 	nproc    int
 	started  time.Time
@@ -104,10 +103,10 @@ func mainErr(quick bool, only, out, bin, note string) error {
 	for _, t := range []struct {
 		dst  *string
 		name string
-	}{{&e.parallel, "parallel"}, {&e.xargs, "xargs"}, {&e.timeBin, "time"}} {
+	}{{&e.parallel, "parallel"}, {&e.xargs, "xargs"}} {
 		p, err := exec.LookPath(t.name)
 		if err != nil {
-			return fmt.Errorf("%s is not installed; this harness installs nothing: install it (Debian: apt-get install %s) and re-run", t.name, map[string]string{"parallel": "parallel", "xargs": "findutils", "time": "time"}[t.name])
+			return fmt.Errorf("%s is not installed; this harness installs nothing: install it (Debian: apt-get install %s) and re-run", t.name, map[string]string{"parallel": "parallel", "xargs": "findutils"}[t.name])
 		}
 		*t.dst = p
 	}
