@@ -82,7 +82,7 @@ func TestBreakCauses(t *testing.T) {
 		{"exit:3", event.CauseExit, "exited with status 3"},
 		{"kill:15", event.CauseSignal, "killed by signal 15"},
 		{"garbage", event.CauseProtocol, "broke the protocol"},
-		{"sleep:5000", event.CauseTimeout, "exceeded the task timeout"},
+		{"sleep:60000", event.CauseTimeout, "exceeded the task timeout"},
 	} {
 		for _, w := range []struct {
 			name string
@@ -92,7 +92,13 @@ func TestBreakCauses(t *testing.T) {
 			{"go", func(*testing.T) []string { return []string{goWorker} }},
 		} {
 			t.Run(w.name+"/"+tc.input, func(t *testing.T) {
-				p, rec := newPool(t, worker.Config{Command: w.cmd(t), Size: 2, Timeout: 2 * time.Second,
+				// Only the timeout case has a timeout: on a loaded machine
+				// a worker's startup may take seconds.
+				var timeout time.Duration
+				if tc.cause == event.CauseTimeout {
+					timeout = 4 * time.Second
+				}
+				p, rec := newPool(t, worker.Config{Command: w.cmd(t), Size: 2, Timeout: timeout,
 					OOMKills: func() (int64, error) { return 0, nil }})
 				ctx := context.Background()
 				// A healthy task in parallel must not be affected.
