@@ -21,6 +21,7 @@ type TaskError struct {
 	Message string // the worker's "error" value
 }
 
+// Error returns "worker: task failed: " and the worker's message.
 func (e *TaskError) Error() string { return "worker: task failed: " + e.Message }
 
 // BreakError describes one broken worker: why it broke, and which process
@@ -36,6 +37,8 @@ type BreakError struct {
 	Detail   string         // CauseProtocol: what was wrong; otherwise extra context, may be ""
 }
 
+// Error names the worker, what happened to it and when, e.g. "worker:
+// worker 1 (pid 42) was OOM-killed while running a task (...)".
 func (e *BreakError) Error() string {
 	who := fmt.Sprintf("worker %d (pid %d)", e.Slot, e.PID)
 	when := ""
@@ -75,6 +78,8 @@ type QuarantinedError struct {
 	LastStderr []string // the last lines the last broken worker wrote on stderr
 }
 
+// Error says how many workers the task broke, the last break, and the
+// last stderr line of that worker.
 func (e *QuarantinedError) Error() string {
 	s := fmt.Sprintf("task quarantined after breaking %d workers: %v", e.Breaks, e.Last)
 	if n := len(e.LastStderr); n > 0 {
@@ -83,6 +88,7 @@ func (e *QuarantinedError) Error() string {
 	return s
 }
 
+// Unwrap returns the last break.
 func (e *QuarantinedError) Unwrap() error { return e.Last }
 
 // BrokenError is returned by every task once the pool has given up:
@@ -94,6 +100,8 @@ type BrokenError struct {
 	LastStderr  []string
 }
 
+// Error says that the pool gave up, the last break and its last stderr
+// line.
 func (e *BrokenError) Error() string {
 	s := fmt.Sprintf("worker: pool gave up after %d recreations without a successful task: %v", e.Recreations, e.Last)
 	if n := len(e.LastStderr); n > 0 {
@@ -102,4 +110,5 @@ func (e *BrokenError) Error() string {
 	return s
 }
 
+// Unwrap returns the last break.
 func (e *BrokenError) Unwrap() error { return e.Last }
