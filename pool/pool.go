@@ -89,9 +89,10 @@ func OnFinish(fn func(ctx context.Context, t TaskInfo)) Option {
 
 // OnStats sets a hook called with a snapshot of the pool's statistics at most
 // once per interval, by the worker that finishes a task after the interval
-// elapsed (so an idle pool makes no calls and needs no extra goroutine). The
-// same rules as for [OnStart] apply; a panic in the hook is recovered and
-// counted in Stats.Panics.
+// elapsed (so an idle pool makes no calls and needs no extra goroutine);
+// every <= 0 means after every task. The first task to finish always calls
+// it. The same rules as for [OnStart] apply; a panic in the hook is
+// recovered and counted in Stats.Panics.
 func OnStats(every time.Duration, fn func(ctx context.Context, s Stats)) Option {
 	return func(c *config) { c.onStats, c.statsEvery = fn, every }
 }

@@ -866,3 +866,90 @@ func TestDefaultSize(t *testing.T) {
 		t.Fatalf("Resize(0) gave size %d, want 1", p.Size())
 	}
 }
+
+// TestWindow checks that Window fixes the pull bound regardless of size.
+func TestWindow(t *testing.T) {
+	p := newPool(t, 8)
+	var pr probe
+	for r := range pool.MapOrdered(context.Background(), p, pr.seq(200), func(ctx context.Context, i int) (int, error) {
+		if i%10 == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		return i, nil
+	}, pool.Window(2)) {
+		pr.got()
+		_ = r
+	}
+	if m := pr.maxAhead.Load(); m > 2 {
+		t.Fatalf("max ahead %d with Window(2)", m)
+	}
+}
+
+// TestHookPanics checks that a panic in OnStart skips the task and one in
+// OnFinish is joined to the task's error; the pool keeps working.
+func TestHookPanics(t *testing.T) {
+	var ran, starts atomic.Int64
+	p := newPool(t, 1,
+		pool.OnStart(func(ctx context.Context, ti pool.TaskInfo) {
+			if starts.Add(1) == 1 {
+				panic("start")
+			}
+		}),
+		pool.OnFinish(func(ctx context.Context, ti pool.TaskInfo) {
+			if ran.Load() == 1 {
+				panic("finish")
+			}
+		}),
+	)
+	task := func(context.Context) error { ran.Add(1); return nil }
+	p.Go(context.Background(), task)
+	var pe *pool.PanicError
+	if err := p.Wait(); !errors.As(err, &pe) || pe.Value != "start" || ran.Load() != 0 {
+		t.Fatalf("OnStart panic: %v, ran %d", err, ran.Load())
+	}
+	p.Go(context.Background(), task)
+	if err := p.Wait(); !errors.As(err, &pe) || pe.Value != "finish" || ran.Load() != 1 {
+		t.Fatalf("OnFinish panic: %v, ran %d", err, ran.Load())
+	}
+	p.Go(context.Background(), task)
+	if err := p.Wait(); err != nil || ran.Load() != 2 {
+		t.Fatalf("after hook panics: %v, ran %d", err, ran.Load())
+	}
+	if s := p.Stats(); s.Panics != 2 {
+		t.Fatalf("stats %+v", s)
+	}
+}
+
+// TestMapInputPanic checks that a panic in the input iterator propagates
+// after the running items were canceled and waited for.
+func TestMapInputPanic(t *testing.T) {
+	p := newPool(t, 4)
+	var running atomic.Int64
+	in := func(yield func(int) bool) {
+		for i := range 3 {
+			if !yield(i) {
+				return
+			}
+		}
+		for running.Load() < 3 {
+			time.Sleep(time.Millisecond)
+		}
+		panic("input broke")
+	}
+	defer func() {
+		if v := recover(); v != "input broke" {
+			t.Fatalf("recovered %v", v)
+		}
+		if running.Load() != 0 {
+			t.Fatalf("%d items still running after the panic propagated", running.Load())
+		}
+	}()
+	for range pool.Map(context.Background(), p, in, func(ctx context.Context, i int) (int, error) {
+		running.Add(1)
+		defer running.Add(-1)
+		<-ctx.Done()
+		return 0, ctx.Err()
+	}) {
+		t.Error("no result expected before the panic")
+	}
+}
