@@ -953,3 +953,65 @@ func TestMapInputPanic(t *testing.T) {
 		t.Error("no result expected before the panic")
 	}
 }
+
+// TestResizeGovernsMap shrinks a pool under a running Map: once the
+// surplus workers have finished their current item, no more than the new
+// size of items run at once, and the pull bound follows the new size.
+func TestResizeGovernsMap(t *testing.T) {
+	p := newPool(t, 8)
+	var pr probe
+	var cur, maxAfter atomic.Int64
+	var shrunk atomic.Bool
+	fn := func(ctx context.Context, i int) (int, error) {
+		n := cur.Add(1)
+		defer cur.Add(-1)
+		if shrunk.Load() {
+			for {
+				m := maxAfter.Load()
+				if n <= m || maxAfter.CompareAndSwap(m, n) {
+					break
+				}
+			}
+		}
+		time.Sleep(200 * time.Microsecond)
+		return i, nil
+	}
+	var aheadAfter int64
+	n := 0
+	for r := range pool.Map(context.Background(), p, pr.seq(3000), fn) {
+		pr.got()
+		n++
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+		if n == 500 {
+			p.Resize(2)
+			go func() {
+				for p.Stats().Workers != 2 {
+					time.Sleep(100 * time.Microsecond)
+				}
+				// Let the items started before the shrink finish.
+				for cur.Load() > 2 {
+					time.Sleep(100 * time.Microsecond)
+				}
+				shrunk.Store(true)
+			}()
+		}
+		if shrunk.Load() {
+			aheadAfter = max(aheadAfter, pr.pulled.Load()-pr.delivered.Load())
+		}
+	}
+	if n != 3000 {
+		t.Fatalf("%d results", n)
+	}
+	if !shrunk.Load() {
+		t.Fatal("the pool never shrank to 2 workers")
+	}
+	t.Logf("max concurrent after shrink %d, max ahead after shrink %d", maxAfter.Load(), aheadAfter)
+	if maxAfter.Load() > 2 {
+		t.Fatalf("%d items ran at once after shrinking to 2", maxAfter.Load())
+	}
+	if aheadAfter > 2+pool.PullSlack {
+		t.Fatalf("pulled %d ahead after shrinking to 2", aheadAfter)
+	}
+}
