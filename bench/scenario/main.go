@@ -40,6 +40,7 @@ type env struct {
 	xargs    string
 	help     string // `ration run --help` output
 	nproc    int
+	load0    string // load average when the run started
 	started  time.Time
 	log      func(format string, args ...any)
 }
@@ -89,7 +90,7 @@ func mainErr(quick bool, only, out, bin, note string) error {
 		return err
 	}
 	h.removeStale()
-	e := &env{h: h, quick: quick, out: out, nproc: runtime.NumCPU(), started: time.Now(), workers: "workers"}
+	e := &env{h: h, quick: quick, out: out, nproc: runtime.NumCPU(), started: time.Now(), workers: "workers", load0: loadavg()}
 	e.log = func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, "[%6.1fs] %s\n", time.Since(e.started).Seconds(), fmt.Sprintf(format, args...))
 	}

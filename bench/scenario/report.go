@@ -70,7 +70,7 @@ func writeResults(e *env, cal calibration, secs []section, note string) error {
 	}
 	fmt.Fprintf(&b, "- Run: %s UTC, %s in total\n", e.started.UTC().Format("2006-01-02 15:04"), time.Since(e.started).Round(time.Second))
 	b.WriteString(machine(e))
-	fmt.Fprintf(&b, "- Load average (1/5/15 min) at the end of the run: %s\n", loadavg())
+	fmt.Fprintf(&b, "- Load average (1/5/15 min): %s at the start, %s at the end of the run (on a quiet machine the 1-minute figure stays near the number of jobs the scenarios run, 1 to 4)\n", e.load0, loadavg())
 	if note != "" {
 		fmt.Fprintf(&b, "- Conditions: %s\n", note)
 	}
