@@ -272,10 +272,6 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 		c.reject(it, ErrClosed)
 		return false
 	}
-	// mapRunning counts the item from before a worker can take it; it is
-	// taken back whenever the consumer may run user code (yield), so that
-	// Close never waits for a loop body.
-	p.mapRunning.add(1)
 	select {
 	case p.tasks <- j:
 		c.running++
@@ -287,7 +283,6 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 		p.run(j, true, p.now())
 		return true
 	}
-	p.mapRunning.add(-1)
 	j.enq = p.now()
 	for {
 		// Deliver finished results while waiting for a worker: results
@@ -300,7 +295,6 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 		// While counted as waiting, decide without calling user code, so
 		// that Close sees this dispatcher's decision before it returns.
 		p.waiting.add(1)
-		p.mapRunning.add(1)
 		var err error
 		for {
 			if m.ctx.Err() != nil {
@@ -324,7 +318,6 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 			}
 		}
 		p.waiting.add(-1)
-		p.mapRunning.add(-1)
 		if err != nil {
 			c.reject(it, err)
 			return false

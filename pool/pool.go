@@ -140,7 +140,6 @@ type Pool struct {
 
 	workers    zeroWaiter // worker goroutines alive
 	goPending  zeroWaiter // Go/TryGo tasks accepted and not finished
-	mapRunning zeroWaiter // Map items accepted and not finished
 	waiting    zeroWaiter // submitters blocked waiting for a worker
 
 	errMu    sync.Mutex
@@ -409,9 +408,8 @@ func (p *Pool) Close(ctx context.Context) (notStarted int, err error) {
 	if err == nil {
 		err = p.goPending.wait(done)
 	}
-	if err == nil {
-		err = p.mapRunning.wait(done)
-	}
+	// Map items (and inline tasks, which run inside worker tasks) are done
+	// when the workers have exited.
 	if err == nil {
 		err = p.workers.wait(done)
 	}
@@ -466,7 +464,6 @@ func (p *Pool) run(j job, inline bool, start int64) int64 {
 		p.maybeStats(tctx, end)
 	}
 	if j.item != nil {
-		p.mapRunning.add(-1)
 		j.item.finish(err)
 		return end
 	}
