@@ -79,7 +79,7 @@ func Window(n int) MapOption { return func(c *mapConfig) { c.window = max(n, 1) 
 //
 // Called from a task of p with the task's context, Map runs an item inline
 // on the calling goroutine whenever no worker is idle, so mapping over the
-// own pool cannot deadlock. If p or fn is nil, the sequence yields a single
+// own pool cannot deadlock. If p, in or fn is nil, the sequence yields a single
 // Result with Index -1 and Err ErrNilTask and pulls nothing.
 func Map[T, R any](ctx context.Context, p *Pool, in iter.Seq[T], fn func(context.Context, T) (R, error), opts ...MapOption) iter.Seq[Result[T, R]] {
 	return mapSeq(ctx, p, in, fn, false, opts)
