@@ -130,7 +130,7 @@ type Pool struct {
 	closed  atomic.Bool
 	wake    atomic.Pointer[chan struct{}] // closed and replaced by Resize
 
-	mu   sync.Mutex // guards spawning, closing, maps
+	mu   sync.Mutex             // guards spawning, closing, maps
 	maps map[mapHandle]struct{} // running Maps, to wake on Resize and Close
 
 	want atomic.Int64 // target size
@@ -138,9 +138,9 @@ type Pool struct {
 
 	slots slotSet
 
-	workers    zeroWaiter // worker goroutines alive
-	goPending  zeroWaiter // Go/TryGo tasks accepted and not finished
-	waiting    zeroWaiter // submitters blocked waiting for a worker
+	workers   zeroWaiter // worker goroutines alive
+	goPending zeroWaiter // Go/TryGo tasks accepted and not finished
+	waiting   zeroWaiter // submitters blocked waiting for a worker
 
 	errMu    sync.Mutex
 	firstErr error
