@@ -282,7 +282,7 @@ func namesKilled(stderr string, ids []int) string {
 			continue
 		}
 		for _, id := range ids {
-			if regexp.MustCompile(`(^|[^0-9])` + fmt.Sprint(id) + `([^0-9]|$)`).MatchString(line) {
+			if regexp.MustCompile(`(^|[^0-9.])` + fmt.Sprint(id) + `([^0-9.]|$)`).MatchString(line) {
 				out = append(out, line)
 				break
 			}

@@ -72,3 +72,14 @@ func TestCharts(t *testing.T) {
 		}
 	}
 }
+
+func TestNamesKilled(t *testing.T) {
+	summary := "ration: 48 done, 2 failed in 30s; 1 jobs (jobs=1: cgroup v1 CPU quota 0.50 CPUs at /ration-bench-642-050); 2 OOM kills"
+	if got := namesKilled(summary, []int{50, 100}); got != "" {
+		t.Errorf("summary line taken for naming a job: %q", got)
+	}
+	line := "ration: job 50 (input 50) killed by the OOM killer (SIGKILL, cgroup memory limit 160 MiB)"
+	if got := namesKilled(summary+"\n"+line, []int{50, 100}); got != line {
+		t.Errorf("namesKilled = %q, want the job line", got)
+	}
+}
