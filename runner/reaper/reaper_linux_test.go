@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -316,4 +317,69 @@ func pid1Helper() error {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return r.Stop()
+}
+
+// TestOrphanBehindUnwaitedChild covers an owned child that has exited but
+// is not waited for yet: waitid may keep reporting it first, so an orphan that
+// exits behind it must be found another way, and the owned child must keep
+// its status until its owner waits.
+func TestOrphanBehindUnwaitedChild(t *testing.T) {
+	requireSubreaperAllowed(t)
+	r, err := New(t.Context(), Options{Subreaper: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Stop()
+
+	// Which exited child waitid reports first depends on which OS thread
+	// forked it and which one asks, so several rounds make the case where
+	// the owned zombie hides the orphan all but certain.
+	for range 5 {
+		orphanBehindUnwaited(t, r)
+	}
+	waitNoChildren(t)
+}
+
+func orphanBehindUnwaited(t *testing.T, r *Reaper) {
+	t.Helper()
+	owned := exec.Command("sh", "-c", "exit 4")
+	if err := r.Start(owned); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if st, err := readStat(owned.Process.Pid); err == nil && st.state == 'Z' {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("owned child never became a zombie")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	parent := exec.Command("sh", "-c", "sleep 0.1 & exit 0")
+	if err := r.Start(parent); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Wait(parent); err != nil {
+		t.Fatal(err)
+	}
+	// The orphaned sleep exits after 0.1s and must be reaped while the owned
+	// zombie still waits for its owner.
+	deadline = time.Now().Add(15 * time.Second)
+	for {
+		zombies, live := children(t)
+		if len(live) == 0 && slices.Equal(zombies, []int{owned.Process.Pid}) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("children left: zombies %v (owned %d), live %v", zombies, owned.Process.Pid, live)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var ee *exec.ExitError
+	if err := r.Wait(owned); !errors.As(err, &ee) || ee.ExitCode() != 4 {
+		t.Fatalf("owned child: Wait = %v, want exit status 4", err)
+	}
+	waitNoChildren(t)
 }
