@@ -17,6 +17,11 @@ import (
 // closed before the task could start.
 var ErrClosed = errors.New("pool: closed")
 
+// ErrGoexit is the error of a task that called [runtime.Goexit] (for
+// example through testing.T.FailNow) instead of returning. The pool
+// replaces the worker whose goroutine ended.
+var ErrGoexit = errors.New("pool: task called runtime.Goexit")
+
 // ErrNilTask is returned by Go when the task is nil.
 var ErrNilTask = errors.New("pool: nil task")
 
@@ -439,6 +444,24 @@ func (p *Pool) run(j job, inline bool, start int64) int64 {
 	}
 	p.st.busy.Add(1)
 	info := TaskInfo{Slot: slot, Wait: time.Duration(wait), Inline: inline}
+	returned := false
+	defer func() {
+		if returned {
+			return
+		}
+		// The task or a hook called runtime.Goexit (t.FailNow, for
+		// instance): recover cannot stop it, and this goroutine is ending.
+		// Account for the task as failed, and put a new worker in the dying
+		// one's place so the pool keeps its size.
+		end := p.now()
+		p.finish(j, slot, wait, end-start, ErrGoexit, inline)
+		if j.item != nil {
+			j.item.signal() // this worker will not wake the consumer later
+		}
+		if !inline {
+			p.replaceWorker()
+		}
+	}()
 	var err error
 	if p.cfg.onStart != nil {
 		err = p.callHook(func() { p.cfg.onStart(tctx, info) })
@@ -457,15 +480,22 @@ func (p *Pool) run(j job, inline bool, start int64) int64 {
 			err = errors.Join(err, herr)
 		}
 	}
-	p.st.record(wait, end-start, err, inline)
-	p.st.busy.Add(-1)
-	p.slots.release(slot)
 	if p.cfg.onStats != nil {
 		p.maybeStats(tctx, end)
 	}
+	returned = true
+	p.finish(j, slot, wait, end-start, err, inline)
+	return end
+}
+
+// finish does the bookkeeping after a task and publishes its outcome.
+func (p *Pool) finish(j job, slot int, wait, run int64, err error, inline bool) {
+	p.st.record(wait, run, err, inline)
+	p.st.busy.Add(-1)
+	p.slots.release(slot)
 	if j.item != nil {
 		j.item.finish(err)
-		return end
+		return
 	}
 	if err != nil {
 		p.errMu.Lock()
@@ -475,7 +505,18 @@ func (p *Pool) run(j job, inline bool, start int64) int64 {
 		p.errMu.Unlock()
 	}
 	p.goPending.add(-1)
-	return end
+}
+
+// replaceWorker starts a worker in place of one whose goroutine is ending
+// abnormally; the live count is unchanged.
+func (p *Pool) replaceWorker() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed.Load() {
+		return
+	}
+	p.workers.add(1)
+	go p.worker()
 }
 
 func (p *Pool) maybeStats(ctx context.Context, now int64) {

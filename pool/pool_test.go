@@ -1015,3 +1015,48 @@ func TestResizeGovernsMap(t *testing.T) {
 		t.Fatalf("pulled %d ahead after shrinking to 2", aheadAfter)
 	}
 }
+
+// TestGoexit checks that a task calling runtime.Goexit (as t.FailNow
+// does) fails with ErrGoexit and that its worker is replaced.
+func TestGoexit(t *testing.T) {
+	p := newPool(t, 2)
+	if err := p.Go(context.Background(), func(context.Context) error { runtime.Goexit(); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Wait(); !errors.Is(err, pool.ErrGoexit) {
+		t.Fatalf("Wait = %v, want ErrGoexit", err)
+	}
+	results := 0
+	within(t, 10*time.Second, "map with Goexit", func() {
+		for r := range pool.Map(context.Background(), p, seqN(50), func(ctx context.Context, i int) (int, error) {
+			if i%10 == 3 {
+				runtime.Goexit()
+			}
+			return i, nil
+		}) {
+			results++
+			if (r.Index%10 == 3) != errors.Is(r.Err, pool.ErrGoexit) {
+				t.Errorf("item %d: %v", r.Index, r.Err)
+			}
+		}
+	})
+	if results != 50 {
+		t.Fatalf("%d results", results)
+	}
+	if s := p.Stats(); s.Workers != 2 || s.Busy != 0 || s.Failed != 6 {
+		t.Fatalf("stats after Goexit: %+v", s)
+	}
+	var slots sync.Map
+	for range 20 {
+		p.Go(context.Background(), func(ctx context.Context) error { slots.Store(pool.Slot(ctx), true); return nil })
+	}
+	if err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	slots.Range(func(k, _ any) bool {
+		if s := k.(int); s < 1 || s > 2 {
+			t.Errorf("slot %d leaked by a Goexit", s)
+		}
+		return true
+	})
+}
