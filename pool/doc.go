@@ -53,7 +53,9 @@
 //
 // A task's error is returned by Wait (for Go and TryGo) or carried in its
 // [Result] (for Map). A panic in a task or a hook is recovered and becomes a
-// [*PanicError] carrying the panic value and stack; the worker survives. With
+// [*PanicError] carrying the panic value and stack; the worker survives. A
+// task that calls [runtime.Goexit] fails with [ErrGoexit] and its worker is
+// replaced, so the pool keeps its size. With
 // [FailFast], Map cancels the context of its running tasks and stops pulling
 // input at the first error.
 //
