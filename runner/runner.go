@@ -28,6 +28,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -45,6 +46,7 @@ import (
 	"github.com/ration-run/ration/runner/input"
 	"github.com/ration-run/ration/runner/joblog"
 	"github.com/ration-run/ration/runner/template"
+	"github.com/ration-run/ration/runner/watchdog"
 )
 
 // The causes with which the runner stops running jobs; context.Cause of an
@@ -209,7 +211,8 @@ type Runner struct {
 
 type runningJob struct {
 	RunningJob
-	out *output
+	out     *output
+	started bool // the executor reported the current attempt started
 }
 
 // New checks cfg and returns a Runner. Errors wrap ErrUsage.
@@ -319,12 +322,17 @@ func (r *Runner) Resize(n int, reason string) {
 	r.emit(event.Event{Kind: event.PoolResized, Size: n, Reason: reason})
 }
 
-// Running returns the jobs running now, by slot.
+// Running returns the jobs running now, by slot. A job whose attempt the
+// executor has not started yet (a task waiting for a free worker) is not
+// running.
 func (r *Runner) Running() []RunningJob {
 	r.mu.Lock()
 	out := make([]RunningJob, 0, len(r.running))
 	outs := make([]*output, 0, len(r.running))
 	for _, j := range r.running {
+		if !j.started {
+			continue
+		}
 		out = append(out, j.RunningJob)
 		outs = append(outs, j.out)
 	}
@@ -347,22 +355,31 @@ func (r *Runner) PoolStats() pool.Stats {
 	return p.Stats()
 }
 
-// WriteStatus writes the running-jobs table and the pool counters (the
-// SIGUSR1 report) to w.
-func (r *Runner) WriteStatus(w io.Writer) {
-	now := time.Now()
+// Rows returns the running jobs as the stall watchdog's rows, so that the
+// SIGUSR1 report and the stall report show the same table.
+func (r *Runner) Rows() []watchdog.Row {
 	jobs := r.Running()
-	st := r.PoolStats()
-	fmt.Fprintf(w, "ration: %d running, %d done, %d failed, %d killed; pool size %d, busy %d, completed %d\n",
-		len(jobs), r.succeeded.Load(), r.failed.Load(), r.killed.Load(), st.Size, st.Busy, st.Completed)
-	fmt.Fprintf(w, "%4s %8s %8s %9s  %s\n", "SLOT", "PID", "SEQ", "RUNNING", "INPUT / LAST LINE")
-	for _, j := range jobs {
-		fmt.Fprintf(w, "%4d %8d %8d %9s  %q", j.Slot, j.PID, j.Seq, now.Sub(j.Start).Round(100*time.Millisecond), j.Input)
-		if j.LastLine != "" {
-			fmt.Fprintf(w, "  %q", j.LastLine)
-		}
-		fmt.Fprintln(w)
+	rows := make([]watchdog.Row, len(jobs))
+	for i, j := range jobs {
+		rows[i] = watchdog.Row{Slot: j.Slot, PID: j.PID, Seq: j.Seq, Input: j.Input, Started: j.Start, LastLine: j.LastLine}
 	}
+	return rows
+}
+
+// WriteStatus writes the SIGUSR1 report to w: one line of counters, then
+// the running-jobs table as the stall watchdog writes it
+// (watchdog.WriteTable). The report goes out in one Write call.
+func (r *Runner) WriteStatus(w io.Writer) error {
+	rows := r.Rows()
+	st := r.PoolStats()
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "ration: %d running, %d done, %d failed, %d killed; pool size %d, busy %d, completed %d\n",
+		len(rows), r.succeeded.Load(), r.failed.Load(), r.killed.Load(), st.Size, st.Busy, st.Completed)
+	_ = watchdog.WriteTable(&b, rows, time.Now()) // a bytes.Buffer does not fail
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("runner: write status: %w", err)
+	}
+	return nil
 }
 
 // item is one input on its way to a job.
@@ -586,7 +603,7 @@ func (r *Runner) runJob(ctx context.Context, it item, jl *joblog.Writer) jobResu
 			Started: func(pid int) {
 				now := time.Now()
 				r.mu.Lock()
-				rj.PID, rj.Attempt, rj.Start = pid, attempt, now
+				rj.PID, rj.Attempt, rj.Start, rj.started = pid, attempt, now, true
 				r.mu.Unlock()
 				r.emit(event.Event{Kind: event.JobStarted, Time: now, Seq: it.seq, Slot: slot, PID: pid,
 					Input: it.input, Attempt: attempt, QueueWait: now.Sub(it.read)})

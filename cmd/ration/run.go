@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"slices"
@@ -15,9 +14,9 @@ import (
 
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner"
-	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
 	"github.com/ration-run/ration/runner/template"
+	"github.com/ration-run/ration/runner/watchdog"
 	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
 )
@@ -72,6 +71,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	lineBuffer := fs.Bool("line-buffer", false, "print output line by line as it comes")
 	shell := fs.Bool("shell", false, "run the command through sh -c, with each substituted input quoted")
 	shardFlag := fs.String("shard", "", "run only shard `I/N` of the inputs (default from JOB_COMPLETION_INDEX when RATION_SHARD_COUNT=N)")
+	obsFlags := addObserveFlags(fs)
 	help := fs.BoolP("help", "h", false, "show this help")
 
 	fail := func(format string, a ...any) int {
@@ -137,6 +137,10 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if st, err := os.Stat(*fsRoot); err != nil || !st.IsDir() {
 			return fail("--fs-root %s: not a directory", *fsRoot)
 		}
+	}
+	logger, err := obsFlags.logger(stderr)
+	if err != nil {
+		return fail("%v", err)
 	}
 
 	// Inputs.
@@ -207,20 +211,34 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, w := range d.Warnings {
 		fmt.Fprintf(stderr, "ration run: warning: %s\n", w)
 	}
+	if _, msg := limits.AdjustGOMAXPROCS(d); msg != "" {
+		logger.Debug(msg)
+	}
 	cfg.Jobs, cfg.JobsReason = d.Jobs, d.Reason
-	cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	cfg.Logger = logger
 
+	// Metrics, logs of events, stall watchdog (run_observe.go). r is set
+	// before the watchdog first reads the running jobs.
+	var r *runner.Runner
+	ob, err := obsFlags.observe(logger, stderr, d, *fsRoot, func() []watchdog.Row { return r.Rows() })
+	if err != nil {
+		return fail("%v", err)
+	}
+	obs := ob.observers()
 	showBar := *bar || (!*noBar && !*dryRun && isTerminal(stderr))
 	var progress *runner.Progress
 	if showBar {
 		progress = runner.NewProgress(stderr, total)
-		cfg.Observer = event.Multi{progress}
+		obs = append(obs, progress)
 	}
+	cfg.Observer = obs
 
-	r, err := runner.New(cfg)
+	r, err = runner.New(cfg)
 	if err != nil {
+		ob.stop()
 		return fail("%s", strings.TrimPrefix(err.Error(), runner.ErrUsage.Error()+": "))
 	}
+	ob.start()
 
 	// Signals: the first SIGINT/SIGTERM drains, the second kills; SIGUSR1
 	// reports. signal.Notify lives here only: the runner takes Drain/Kill.
@@ -239,7 +257,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				return
 			case s := <-sigs:
 				if s == syscall.SIGUSR1 {
-					r.WriteStatus(stderr)
+					_ = r.WriteStatus(stderr) // stderr gone: nobody to tell
 					continue
 				}
 				if first == nil {
@@ -258,6 +276,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}()
 
 	sum, runErr := r.Run(context.Background())
+	ob.stop()
 	close(sigDone)
 	<-sigExited
 	signal.Stop(sigs)
@@ -268,7 +287,9 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if progress != nil {
 		progress.Finish()
 	}
-	fmt.Fprintf(stderr, "ration: %s\n", sum)
+	if !*obsFlags.quiet {
+		fmt.Fprintf(stderr, "ration: %s\n", sum)
+	}
 	if got != nil {
 		fmt.Fprintf(stderr, "ration run: interrupted by %s: %d done, %d failed, %d stopped, %d pulled but not started\n",
 			sigName(got), sum.Succeeded, sum.Failed, sum.Killed, sum.NotStarted)
