@@ -1,0 +1,466 @@
+package main
+
+// Acceptance tests of issue 5 (worker processes, OOM adaptation, live
+// resize) against the built binary, with real processes and real v1
+// cgroups: children of this test process's own cgroup, into which only the
+// ration process under test moves itself (its jobs and workers inherit
+// it). They need root and skip otherwise, and they skip while
+// `ration run --help` does not list the flags they need.
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ration-run/ration/cgroup"
+)
+
+// accMemCgroup creates a v1 memory cgroup below our own with the given
+// limit (swap included, when the kernel accounts it), or skips.
+func accMemCgroup(t *testing.T, name string, limit int64) (cgroup.Snapshot, string) {
+	t.Helper()
+	s := ownCgroup(t)
+	if s.MemoryVersion != 1 || s.MemoryDir == "" {
+		t.Skip("needs the v1 memory controller")
+	}
+	if s.MemoryLimit > 0 && s.MemoryLimit < 4*limit {
+		t.Skipf("own memory limit %d is too close to the test's %d", s.MemoryLimit, limit)
+	}
+	dir := childCgroup(t, s.MemoryDir, name)
+	writeFile(t, filepath.Join(dir, "memory.limit_in_bytes"), strconv.FormatInt(limit, 10))
+	if _, err := os.Stat(filepath.Join(dir, "memory.memsw.limit_in_bytes")); err == nil {
+		writeFile(t, filepath.Join(dir, "memory.memsw.limit_in_bytes"), strconv.FormatInt(limit, 10)) // no escape into swap
+	}
+	return s, dir
+}
+
+// accCgroupEmpty fails t if a process is still in dir a few seconds after
+// ration ended: ration must not leave workers or jobs behind.
+func accCgroupEmpty(t *testing.T, dir string) {
+	t.Helper()
+	var procs string
+	for range 100 {
+		b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+		if err != nil {
+			t.Errorf("read %s: %v", dir, err)
+			return
+		}
+		if procs = strings.TrimSpace(string(b)); procs == "" {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, pid := range strings.Fields(procs) {
+		cmdline, _ := os.ReadFile("/proc/" + pid + "/cmdline")
+		t.Errorf("process %s (%q) left in %s after ration ended", pid, strings.ReplaceAll(string(cmdline), "\x00", " "), dir)
+	}
+}
+
+// accOOMKills returns the oom_kill count of a v1 memory cgroup.
+func accOOMKills(t *testing.T, dir string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "memory.oom_control"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "oom_kill "); ok {
+			n, _ := strconv.Atoi(v)
+			return n
+		}
+	}
+	return -1
+}
+
+// TestWorkerRealOOME2E is the real-OOM acceptance of issue 5 at the CLI:
+// `ration run --worker` in a 64 MiB memory cgroup, 50 tasks of which one
+// allocates 256 MiB. That task is quarantined with "OOM-killed" on stderr
+// next to its input; the other 49 succeed exactly once (stdout and
+// joblog); exit status 1; no worker is left behind.
+func TestWorkerRealOOME2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildRation(t)
+	accNeed(t, accHelp(t, bin), "worker")
+	ownCgroup(t) // skips unless root, before building the Go worker
+	py, err := filepath.Abs(filepath.Join("..", "..", "runner", "worker", "examples", "worker.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []struct {
+		name string
+		cmd  func(t *testing.T) string
+	}{
+		{"python", func(t *testing.T) string {
+			if _, err := exec.LookPath("python3"); err != nil {
+				t.Skip("no python3")
+			}
+			return "python3 " + py
+		}},
+		{"go", func(t *testing.T) string {
+			out := filepath.Join(t.TempDir(), "goworker")
+			build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", out, "../../runner/worker/examples/goworker")
+			if b, err := build.CombinedOutput(); err != nil {
+				t.Fatalf("build goworker: %v\n%s", err, b)
+			}
+			return out
+		}},
+	} {
+		t.Run(w.name, func(t *testing.T) {
+			worker := w.cmd(t)
+			_, cg := accMemCgroup(t, "ration-e2e-oom", 64<<20)
+			jl := filepath.Join(t.TempDir(), "joblog")
+			const hog = 17
+			inputs := make([]string, 50)
+			for i := range inputs {
+				inputs[i] = fmt.Sprintf("task-%d", i)
+			}
+			inputs[hog] = "alloc:256"
+			p := accStart(t, bin, nil, nil, []string{cg},
+				append([]string{"--worker", worker, "-j", "2", "--joblog", jl, "--term-timeout", "1s", ":::"}, inputs...)...)
+			code := p.wait(120 * time.Second)
+			stdout, stderr := p.stdout.String(), p.stderr.String()
+			accCgroupEmpty(t, cg)
+			if code == 250 {
+				t.Fatalf("could not move into %s: %s", cg, stderr)
+			}
+			if code != 1 {
+				t.Errorf("exit %d, want 1 (the quarantined task)", code)
+			}
+			if kills := accOOMKills(t, cg); kills < 1 {
+				t.Errorf("the cgroup's oom_kill count is %d: no real OOM kill happened", kills)
+			}
+			named := false
+			for line := range strings.Lines(stderr) {
+				if strings.Contains(line, "OOM-killed") && strings.Contains(line, inputs[hog]) {
+					named = true
+				}
+			}
+			if !named {
+				t.Errorf("no stderr line says OOM-killed next to the input %q", inputs[hog])
+			}
+			// stdout: one answer per task, each task's own, exactly once.
+			seen := map[string]int{}
+			for line := range strings.Lines(stdout) {
+				var a struct {
+					Input string `json:"input"`
+					PID   int    `json:"pid"`
+				}
+				if err := json.Unmarshal([]byte(line), &a); err != nil || a.PID == 0 {
+					t.Errorf("stdout line %q is not a worker's answer", line)
+					continue
+				}
+				seen[a.Input]++
+			}
+			for i, in := range inputs {
+				if want := map[bool]int{true: 0, false: 1}[i == hog]; seen[in] != want {
+					t.Errorf("task %q printed %d times, want %d", in, seen[in], want)
+				}
+			}
+			if len(seen) != len(inputs)-1 {
+				t.Errorf("%d distinct answers, want %d", len(seen), len(inputs)-1)
+			}
+			// joblog: every task once; only the hog failed.
+			es := accJoblog(t, jl)
+			ok, failed := accCount(t, es)
+			if len(es) != len(inputs) || ok != len(inputs)-1 || failed != 1 {
+				t.Errorf("joblog: %d lines, %d ok, %d failed; want %d, %d, 1", len(es), ok, failed, len(inputs), len(inputs)-1)
+			}
+			for _, e := range es {
+				if e.Succeeded() == (e.Seq == hog+1) {
+					t.Errorf("joblog job %d: exit %d signal %d", e.Seq, e.Exitval, e.Signal)
+				}
+			}
+			if t.Failed() {
+				t.Logf("stderr:\n%s", stderr)
+			} else {
+				t.Logf("oom_kill %d; stderr lines naming OOM:\n%s", accOOMKills(t, cg), grepLines(stderr, "OOM"))
+			}
+		})
+	}
+	noChildrenLeft(t)
+}
+
+// grepLines returns the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var b strings.Builder
+	for line := range strings.Lines(s) {
+		if strings.Contains(line, sub) {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
+
+// accResizes returns the pool_resized records of a JSON log as sizes and
+// reasons, in order.
+func accResizes(stderr string) (sizes []int, reasons []string) {
+	recs, _ := accJSONLines(stderr)
+	for _, r := range recs {
+		if r["event"] != "pool_resized" {
+			continue
+		}
+		n, _ := r["size"].(float64)
+		why, _ := r["reason"].(string)
+		sizes = append(sizes, int(n))
+		reasons = append(reasons, why)
+	}
+	return sizes, reasons
+}
+
+// TestWorkerAdaptiveE2E is the adaptive acceptance of issue 5 in
+// one-process-per-job mode: a 200 MiB memory cgroup fits two jobs that
+// each hold 64 MiB (~80 MiB with the interpreter) but not three or four.
+// `-j 4` runs into OOM kills, halves, and settles at 2; every job succeeds
+// (the OOM-killed ones are retried), and the summary says the concurrency
+// changed and why.
+func TestWorkerAdaptiveE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildRation(t)
+	accNeed(t, accHelp(t, bin), "worker", "log-format")
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	_, cg := accMemCgroup(t, "ration-e2e-adapt", 200<<20)
+	jl := filepath.Join(t.TempDir(), "joblog")
+	const n = 40
+	args := []string{"-j", "4", "--log-format", "json", "--joblog", jl, "--term-timeout", "1s",
+		"python3", "-c", `import time; b = b"x" * (64 << 20); time.sleep(0.5)`, ":::"}
+	for i := 1; i <= n; i++ {
+		args = append(args, strconv.Itoa(i))
+	}
+	p := accStart(t, bin, nil, nil, []string{cg}, args...)
+	code := p.wait(300 * time.Second)
+	stderr := p.stderr.String()
+	accCgroupEmpty(t, cg)
+	if code == 250 {
+		t.Fatalf("could not move into %s: %s", cg, stderr)
+	}
+	sizes, reasons := accResizes(stderr)
+	_, other := accJSONLines(stderr)
+	t.Logf("exit %d; oom_kill %d; pool sizes %v", code, accOOMKills(t, cg), sizes)
+	for i := range sizes {
+		t.Logf("resize to %d: %s", sizes[i], reasons[i])
+	}
+	t.Logf("non-JSON stderr lines:\n%s", strings.Join(other, "\n"))
+	if code != 0 {
+		t.Errorf("exit %d, want 0: every job must finish", code)
+	}
+	es := accJoblog(t, jl)
+	if ok, _ := accCount(t, es); len(es) != n || ok != n {
+		t.Errorf("joblog: %d lines, %d ok; want %d each", len(es), ok, n)
+	}
+	if accOOMKills(t, cg) == 0 {
+		t.Fatalf("no OOM kill happened: 4 jobs fit in the cgroup after all, nothing to adapt to")
+	}
+	if len(sizes) == 0 || sizes[len(sizes)-1] != 2 || slices.Max(sizes) > 4 {
+		t.Errorf("pool sizes %v: want it to settle at 2 (never above 4)", sizes)
+	}
+	oomWhy := false
+	for _, why := range reasons {
+		if strings.Contains(strings.ToLower(why), "oom") {
+			oomWhy = true
+		}
+	}
+	if !oomWhy {
+		t.Errorf("no resize names OOM as its reason: %q", reasons)
+	}
+	// The summary (the last lines ration writes) says the concurrency is 2
+	// and why.
+	if !summarySays(stderr, "2") {
+		t.Errorf("the summary does not say the concurrency changed to 2 because of OOM:\n%s", tail(stderr, 5))
+	}
+}
+
+// summarySays reports whether a summary line (the last few lines of
+// stderr) names the concurrency, the number want, and OOM as the reason.
+func summarySays(stderr, want string) bool {
+	for line := range strings.Lines(tail(stderr, 5)) {
+		l := strings.ToLower(line)
+		if strings.Contains(l, "concurrency") && strings.Contains(l, "oom") && slices.Contains(strings.FieldsFunc(l, func(r rune) bool {
+			return !('0' <= r && r <= '9')
+		}), want) {
+			return true
+		}
+	}
+	return false
+}
+
+// tail returns the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.SplitAfter(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "")
+}
+
+// TestWorkerLiveResizeE2E is the live-resize acceptance of issue 5 at the
+// CLI: a running `ration run` (one process per job, no -j) in a child cpu
+// cgroup whose quota goes from 2 CPUs to 0.5 and back. The pool must shrink
+// to 1 within 10 s (pool_resized in the JSON log; the ration_pool_size
+// gauge and at most one running job when --metrics-addr exists) and grow
+// back to where it started.
+func TestWorkerLiveResizeE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildRation(t)
+	help := accHelp(t, bin)
+	accNeed(t, help, "watch-interval", "log-format")
+	s := ownCgroup(t)
+	if s.CPUVersion != 1 || s.CPUDir == "" {
+		t.Skip("needs the v1 cpu controller")
+	}
+	if s.CPUQuota > 0 && s.CPUQuota < 2 {
+		t.Skipf("own cgroup has a CPU quota of %.2f: cannot give a child 2 CPUs", s.CPUQuota)
+	}
+	cg := childCgroup(t, s.CPUDir, "ration-e2e-resize")
+	setQuota(t, 1, cg, 2)
+	full := int(limitsIn(t, bin, cg)["jobs"].(float64))
+	if full < 2 {
+		t.Skipf("a 2-CPU quota gives %d jobs here: nothing to shrink", full)
+	}
+
+	dir := t.TempDir()
+	jl := filepath.Join(dir, "joblog")
+	args := []string{"--watch-interval", "500ms", "--log-format", "json", "--joblog", jl, "--term-timeout", "1s"}
+	var addr string
+	if accHas(help, "metrics-addr") {
+		addr = accFreeAddr(t)
+		args = append(args, "--metrics-addr", addr)
+	}
+	args = append(args, "sh", "-c", "sleep 0.2")
+
+	// Feed inputs at 10 a second, more than one job slot (5 a second)
+	// takes, for as long as the test runs.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop, fed := make(chan struct{}), make(chan int, 1)
+	go func() {
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		i := 0
+	feed:
+		for {
+			select {
+			case <-stop:
+				break feed
+			case <-tick.C:
+				if _, err := fmt.Fprintf(w, "%d\n", i+1); err != nil {
+					break feed
+				}
+				i++
+			}
+		}
+		w.Close() // end of input: ration finishes what it has
+		fed <- i
+	}()
+	stopped := false
+	stopFeeding := func() int {
+		if !stopped {
+			stopped = true
+			close(stop)
+		}
+		return <-fed
+	}
+	t.Cleanup(func() {
+		if !stopped {
+			stopFeeding()
+		}
+	})
+	p := accStart(t, bin, r, nil, []string{cg}, args...)
+	r.Close()
+
+	c := accClient(t)
+	gauge := func(name string) float64 {
+		if addr == "" {
+			return -1
+		}
+		m, err := accScrape(c, "http://"+addr+"/metrics")
+		if err != nil {
+			return -1
+		}
+		return m[name]
+	}
+	// waitSize waits for a pool_resized record to size n after the first
+	// `after` records, and for the gauge to agree.
+	waitSize := func(n, after int, limit time.Duration) time.Duration {
+		t.Helper()
+		t0 := time.Now()
+		for {
+			if p.exited() {
+				t.Fatalf("ration exited (status %d)\nstderr:\n%s", p.cmd.ProcessState.ExitCode(), tail(p.stderr.String(), 30))
+			}
+			sizes, _ := accResizes(p.stderr.String())
+			if len(sizes) > after && slices.Contains(sizes[after:], n) && (addr == "" || gauge(mPoolSize) == float64(n)) {
+				return time.Since(t0)
+			}
+			if time.Since(t0) > limit {
+				t.Fatalf("pool not at %d %v after the quota changed: resizes %v, gauge %v\nstderr:\n%s",
+					n, limit, sizes, gauge(mPoolSize), tail(p.stderr.String(), 30))
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+
+	// Let it run at full size first.
+	time.Sleep(2 * time.Second)
+	if g := gauge(mPoolSize); addr != "" && g != float64(full) {
+		t.Errorf("pool size gauge %v at the start, want %d", g, full)
+	}
+	before, _ := accResizes(p.stderr.String())
+	setQuota(t, 1, cg, 0.5)
+	shrink := waitSize(1, len(before), 10*time.Second)
+	t.Logf("quota 0.5 CPU: pool at 1 after %v", shrink.Round(time.Millisecond))
+	if addr != "" {
+		// The jobs that ran when the pool shrank end within 0.2s (slower
+		// under the quota); after that only one job may run at a time.
+		time.Sleep(2 * time.Second)
+		for range 5 {
+			if g := gauge(mRunning); g > 1 {
+				t.Errorf("%v jobs running at pool size 1", g)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	mid, _ := accResizes(p.stderr.String())
+	setQuota(t, 1, cg, 2)
+	grow := waitSize(full, len(mid), 20*time.Second)
+	t.Logf("quota 2 CPUs: pool back at %d after %v", full, grow.Round(time.Millisecond))
+
+	n := stopFeeding()
+	code := p.wait(120 * time.Second)
+	stderr := p.stderr.String()
+	accCgroupEmpty(t, cg)
+	sizes, reasons := accResizes(stderr)
+	for i := range sizes {
+		t.Logf("resize to %d: %s", sizes[i], reasons[i])
+	}
+	if code != 0 {
+		t.Errorf("exit %d, want 0\nstderr:\n%s", code, tail(stderr, 30))
+	}
+	if i := slices.Index(sizes, 1); i < 0 || !slices.Contains(sizes[i:], full) || slices.ContainsFunc(sizes, func(n int) bool { return n != 1 && n != full }) {
+		t.Errorf("pool sizes %v, want 1 and then %d, nothing else", sizes, full)
+	}
+	for _, why := range reasons {
+		if !strings.Contains(why, "limit") && !strings.Contains(why, "quota") {
+			t.Errorf("resize reason %q does not name the changed limit", why)
+		}
+	}
+	es := accJoblog(t, jl)
+	if ok, _ := accCount(t, es); len(es) != n || ok != n {
+		t.Errorf("joblog: %d lines, %d ok; want all %d inputs fed, once, ok", len(es), ok, n)
+	}
+	noChildrenLeft(t)
+}
