@@ -556,3 +556,53 @@ func TestObserveJSONLogsE2E(t *testing.T) {
 	}())
 	noChildrenLeft(t)
 }
+
+// accUsage runs each case and wants exit status 255 with one line on
+// stderr containing the case's text, and nothing on stdout. A case whose
+// flag `ration run --help` does not list is skipped.
+func accUsage(t *testing.T, bin, help string, cases []accUsageCase) {
+	t.Helper()
+	ran := 0
+	for _, c := range cases {
+		if !accHas(help, c.flag) {
+			t.Logf("skipped %q: no --%s yet", c.args, c.flag)
+			continue
+		}
+		ran++
+		cmd := exec.Command(bin, append([]string{"run"}, append(c.args, "true", ":::", "x")...)...)
+		cmd.Env = append(os.Environ(), "RATION_JOBS=")
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		cmd.Run()
+		code := cmd.ProcessState.ExitCode()
+		if code != exitUsage || out.Len() > 0 || strings.Count(errb.String(), "\n") != 1 || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("run %q: exit %d, stdout %q, stderr %q; want 255 and one line containing %q", c.args, code, out.String(), errb.String(), c.want)
+		}
+	}
+	if ran == 0 {
+		t.Skip("none of the flags is listed by `ration run --help` yet")
+	}
+}
+
+type accUsageCase struct {
+	flag string
+	args []string
+	want string
+}
+
+// TestObserveUsageE2E: bad values of the issue 7 flags are one-line usage
+// errors with exit status 255.
+func TestObserveUsageE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildRation(t)
+	accUsage(t, bin, accHelp(t, bin), []accUsageCase{
+		{"log-format", []string{"--log-format", "xml"}, "xml"},
+		{"quiet", []string{"--quiet", "--debug"}, "--quiet"},
+		{"stall-timeout", []string{"--stall-timeout", "soon"}, "soon"},
+		{"stall-timeout", []string{"--stall-timeout", "-5s"}, "-5s"},
+		{"slow-factor", []string{"--slow-factor", "-1"}, "-1"},
+		{"metrics-addr", []string{"--metrics-addr", "not an address"}, "not an address"},
+	})
+}
