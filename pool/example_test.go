@@ -145,8 +145,8 @@ func ExamplePool_Stats() {
 	}
 	p.Wait()
 	s := p.Stats()
-	fmt.Println(s.Size, s.Completed, s.Failed, s.Run.Count)
-	// Output: 2 5 1 5
+	fmt.Println(s.Size, s.Completed, s.Failed, s.Busy)
+	// Output: 2 5 1 0
 }
 
 func ExampleMap() {

@@ -268,6 +268,10 @@ func (c *consumer[T, R]) alloc() *item[T, R] {
 func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 	p, m := c.p, c.m
 	j := job{item: it, ctx: m.ctx}
+	sampled := p.sampleSubmission()
+	if sampled {
+		j.enq = enqNoWait
+	}
 	if p.closed.Load() {
 		c.reject(it, ErrClosed)
 		return false
@@ -280,10 +284,12 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 	}
 	if p.isTaskOf(m.ctx) {
 		c.running++
-		p.run(j, true, p.now())
+		p.run(j, true, true, p.now())
 		return true
 	}
-	j.enq = p.now()
+	if sampled {
+		j.enq = p.now()
+	}
 	for {
 		// Deliver finished results while waiting for a worker: results
 		// never wait behind submissions.

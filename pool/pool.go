@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -108,7 +109,28 @@ type job struct {
 	fn   func(context.Context) error // a Go/TryGo task, or nil
 	item mapItem                     // a Map item, or nil
 	ctx  context.Context             // parent of the task's context
-	enq  int64                       // p.now() when the submitter started to block, 0 if it did not
+	// enq samples the queue wait: p.now() when a sampled submitter started
+	// to block, enqNoWait if a sampled submitter did not block, 0 if the
+	// submission is not sampled.
+	enq int64
+}
+
+const enqNoWait = -1
+
+// Clock reads cost 25-125 ns here, more than a trivial task: timing is
+// sampled. A task is timed when hooks are set (they get the durations),
+// when its submission was sampled and blocked, when tasks have recently run
+// longer than longTask (then a clock read is noise), and otherwise one in
+// sampleEvery per worker. Submissions are sampled for the queue wait at the
+// same rate.
+const (
+	sampleEvery = 16
+	longTask    = 50 * time.Microsecond
+)
+
+// sampleSubmission reports whether a submission's queue wait is measured.
+func (p *Pool) sampleSubmission() bool {
+	return p.timeAll || p.long.Load() || rand.Uint32()%sampleEvery == 0
 }
 
 // mapItem is one item of a running Map, run by a worker.
@@ -153,6 +175,9 @@ type Pool struct {
 	notStarted atomic.Int64
 	lastStats  atomic.Int64
 	st         stats
+
+	timeAll bool        // hooks are set: time every task
+	long    atomic.Bool // recently timed tasks ran longer than longTask
 }
 
 // New returns a pool with size workers, started now. If size <= 0, the size
@@ -174,6 +199,7 @@ func New(size int, opts ...Option) *Pool {
 			o(&p.cfg)
 		}
 	}
+	p.timeAll = p.cfg.onStart != nil || p.cfg.onFinish != nil || p.cfg.onStats != nil
 	w := make(chan struct{})
 	p.wake.Store(&w)
 	p.lastStats.Store(0)
@@ -249,10 +275,12 @@ func (p *Pool) retire() bool {
 
 func (p *Pool) worker() {
 	defer p.workers.add(-1)
-	// last is the clock reading at the end of the previous task. A task
-	// received without blocking starts then, which saves a clock read per
-	// task under load (reading the clock costs ~100 ns on a busy VM).
+	// last is the clock reading at the end of the previous task if it was
+	// timed, else 0. A task received without blocking starts then, which
+	// saves a clock read.
 	var last int64
+	var n uint32 // tasks run, for sampling
+	long := false
 	// pend is the Map item this worker finished last and whose consumer has
 	// not been woken yet. Waking a consumer costs it a full select; when the
 	// next task is an item of the same Map, that consumer is running (it
@@ -261,6 +289,23 @@ func (p *Pool) worker() {
 	// exits or starts anything else, so a result never waits for a wake-up
 	// behind an unrelated task.
 	var pend mapItem
+	do := func(j job, start int64) {
+		n++
+		timed := p.timeAll || long || j.enq > 0 || n%sampleEvery == 1
+		if !timed {
+			p.run(j, false, false, 0)
+			last = 0
+			return
+		}
+		if start == 0 {
+			start = p.now()
+		}
+		last = p.run(j, false, true, start)
+		if l := last-start >= int64(longTask); l != long {
+			long = l
+			p.long.Store(l)
+		}
+	}
 	for {
 		wake := p.wake.Load()
 		if p.retire() || p.closed.Load() {
@@ -275,10 +320,7 @@ func (p *Pool) worker() {
 			if pend != nil && (j.item == nil || j.item.owner() != pend.owner()) {
 				pend.signal()
 			}
-			if last == 0 {
-				last = p.now()
-			}
-			last = p.run(j, false, last)
+			do(j, last)
 			pend = j.item
 			continue
 		default:
@@ -289,7 +331,7 @@ func (p *Pool) worker() {
 		}
 		select {
 		case j := <-p.tasks:
-			last = p.run(j, false, p.now())
+			do(j, 0)
 			pend = j.item
 		case <-*wake: // resized or closed
 			last = 0
@@ -324,16 +366,22 @@ func (p *Pool) Go(ctx context.Context, task func(context.Context) error) error {
 	}
 	p.goPending.add(1)
 	j := job{fn: task, ctx: ctx}
+	sampled := p.sampleSubmission()
+	if sampled {
+		j.enq = enqNoWait
+	}
 	select {
 	case p.tasks <- j:
 		return nil
 	default:
 	}
 	if p.isTaskOf(ctx) {
-		p.run(j, true, p.now())
+		p.run(j, true, true, p.now())
 		return nil
 	}
-	j.enq = p.now()
+	if sampled {
+		j.enq = p.now()
+	}
 	p.waiting.add(1)
 	defer p.waiting.add(-1)
 	select {
@@ -359,12 +407,20 @@ func (p *Pool) TryGo(task func(context.Context) error) bool {
 	}
 	p.goPending.add(1)
 	select {
-	case p.tasks <- job{fn: task, ctx: context.Background()}:
+	case p.tasks <- job{fn: task, ctx: context.Background(), enq: p.tryGoEnq()}:
 		return true
 	default:
 		p.goPending.add(-1)
 		return false
 	}
+}
+
+// tryGoEnq is the enq of a TryGo submission, which never blocks.
+func (p *Pool) tryGoEnq() int64 {
+	if p.sampleSubmission() {
+		return enqNoWait
+	}
+	return 0
 }
 
 // Wait blocks until every task submitted with Go or TryGo has finished
@@ -434,16 +490,19 @@ func (p *Pool) Close(ctx context.Context) (notStarted int, err error) {
 }
 
 // run runs one job on the calling goroutine (a worker, or the submitter for
-// an inline job) from start, a clock reading, and returns the clock reading
-// at its end.
-func (p *Pool) run(j job, inline bool, start int64) int64 {
+// an inline job). If timed, start is a clock reading at its start, and run
+// returns the clock reading at its end (else 0).
+func (p *Pool) run(j job, inline, timed bool, start int64) int64 {
 	slot, tctx := p.slots.acquire(p, j.ctx)
-	var wait int64
-	if j.enq != 0 {
+	wait := int64(-1) // not measured
+	switch {
+	case j.enq == enqNoWait:
+		wait = 0
+	case j.enq > 0 && timed:
 		wait = max(start-j.enq, 0)
 	}
 	p.st.busy.Add(1)
-	info := TaskInfo{Slot: slot, Wait: time.Duration(wait), Inline: inline}
+	info := TaskInfo{Slot: slot, Wait: time.Duration(max(wait, 0)), Inline: inline}
 	returned := false
 	defer func() {
 		if returned {
@@ -453,8 +512,11 @@ func (p *Pool) run(j job, inline bool, start int64) int64 {
 		// instance): recover cannot stop it, and this goroutine is ending.
 		// Account for the task as failed, and put a new worker in the dying
 		// one's place so the pool keeps its size.
-		end := p.now()
-		p.finish(j, slot, wait, end-start, ErrGoexit, inline)
+		run := int64(-1)
+		if timed {
+			run = p.now() - start
+		}
+		p.finish(j, slot, wait, run, ErrGoexit, inline)
 		if j.item != nil {
 			j.item.signal() // this worker will not wake the consumer later
 		}
@@ -473,8 +535,14 @@ func (p *Pool) run(j job, inline bool, start int64) int64 {
 			err = safeCall(j.fn, tctx)
 		}
 	}
-	end := p.now()
-	info.Run, info.Err = time.Duration(end-start), err
+	var end int64
+	run := int64(-1)
+	if timed {
+		end = p.now()
+		run = end - start
+		info.Run = time.Duration(run)
+	}
+	info.Err = err
 	if p.cfg.onFinish != nil {
 		if herr := p.callHook(func() { p.cfg.onFinish(tctx, info) }); herr != nil {
 			err = errors.Join(err, herr)
@@ -484,11 +552,12 @@ func (p *Pool) run(j job, inline bool, start int64) int64 {
 		p.maybeStats(tctx, end)
 	}
 	returned = true
-	p.finish(j, slot, wait, end-start, err, inline)
+	p.finish(j, slot, wait, run, err, inline)
 	return end
 }
 
-// finish does the bookkeeping after a task and publishes its outcome.
+// finish does the bookkeeping after a task and publishes its outcome; wait
+// and run are -1 when not measured.
 func (p *Pool) finish(j job, slot int, wait, run int64, err error, inline bool) {
 	p.st.record(wait, run, err, inline)
 	p.st.busy.Add(-1)

@@ -101,7 +101,8 @@ func TestGoWaitFirstError(t *testing.T) {
 		t.Fatalf("second Wait = %v, want nil", err)
 	}
 	s := p.Stats()
-	if s.Completed != 100 || s.Failed != 1 || s.Size != 4 || s.Run.Count != 100 {
+	// Trivial tasks are timed on a sample: at least each worker's first.
+	if s.Completed != 100 || s.Failed != 1 || s.Size != 4 || s.Run.Count < 1 || s.Run.Count > 100 {
 		t.Fatalf("stats = %+v", s)
 	}
 }
@@ -1059,4 +1060,41 @@ func TestGoexit(t *testing.T) {
 		}
 		return true
 	})
+}
+
+// TestStatsTiming checks the duration summaries: exact with hooks, exact
+// for long tasks, sampled for trivial ones.
+func TestStatsTiming(t *testing.T) {
+	hooked := newPool(t, 2, pool.OnFinish(func(context.Context, pool.TaskInfo) {}))
+	for range 100 {
+		hooked.Go(context.Background(), func(context.Context) error { return nil })
+	}
+	hooked.Wait()
+	if s := hooked.Stats(); s.Run.Count != 100 {
+		t.Fatalf("with a hook every task is timed: %+v", s.Run)
+	}
+
+	p := newPool(t, 2)
+	for range 20 {
+		p.Go(context.Background(), func(context.Context) error { time.Sleep(200 * time.Microsecond); return nil })
+	}
+	p.Wait()
+	s := p.Stats()
+	// After each worker's first (sampled) long task, every task is timed.
+	if s.Run.Count < 18 || s.Run.Max < 200*time.Microsecond || s.Run.P50 < 100*time.Microsecond {
+		t.Fatalf("long tasks: %+v", s.Run)
+	}
+	if s.QueueWait.Count < 10 {
+		t.Fatalf("long tasks: queue wait measured for %d submissions", s.QueueWait.Count)
+	}
+	before := s.Run.Count
+	for range 3200 {
+		p.Go(context.Background(), func(context.Context) error { return nil })
+	}
+	p.Wait()
+	got := p.Stats().Run.Count - before
+	t.Logf("timed %d of 3200 trivial tasks", got)
+	if got < 3200/16/2 || got > 3200/2 {
+		t.Fatalf("timed %d of 3200 trivial tasks, want about 1 in 16", got)
+	}
 }
