@@ -41,6 +41,7 @@ type result struct {
 	TimedOut bool
 	Done     map[int]time.Duration // job id -> time its "done ID" line arrived
 	Lines    int                   // stdout lines
+	LastLine string                // the last stdout line
 	Stderr   string                // last part of stderr
 	MaxRSS   int64                 // bytes, ru_maxrss of the contender process
 	cgStats
@@ -102,6 +103,7 @@ func run(ctx context.Context, h *hierarchy, s spec) result {
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
 			r.Lines++
+			r.LastLine = sc.Text()
 			if id, ok := doneID(sc.Text()); ok {
 				if _, dup := r.Done[id]; !dup {
 					r.Done[id] = time.Since(start)
