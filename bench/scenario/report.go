@@ -83,6 +83,7 @@ func writeResults(e *env, cal calibration, secs []section, note string) error {
 	for _, s := range secs {
 		fmt.Fprintf(&b, "## %s\n\n%s", s.title, s.md)
 	}
+	b.WriteString(readingNotes)
 	if err := os.WriteFile(filepath.Join(e.out, "RESULTS.md"), []byte(b.String()), 0o644); err != nil {
 		return err
 	}
@@ -111,3 +112,23 @@ func cpuModel() string {
 	}
 	return "unknown CPU"
 }
+
+// readingNotes closes RESULTS.md: how to read the numbers, and their limits.
+const readingNotes = `## Reading these numbers
+
+- **Physical bound.** No scheduler can finish the batch faster than the jobs' total CPU time divided by the quota; the
+  per-job CPU time is measured before the scenarios, alone and without limits. A ratio below 1 means the contender
+  stopped early (it crashed or gave up on jobs), not that it was fast: read it next to *completed*.
+- **This machine has 2 CPUs.** The tools that size themselves from the host (GNU parallel's default -j, xargs -P $(nproc),
+  ProcessPoolExecutor's os.cpu_count()) start 2 jobs here, which still fit in 160 MiB; they just take 2 to 2.5 times
+  ration's memory. On a host with 24 cores, the same defaults start 24 jobs of 40 MiB in the same 160 MiB pod:
+  the "x 2" contenders (-j 200%, -P 4) show what happens once the host count outgrows the pod.
+- **Wall time under a CPU quota** barely depends on the number of jobs once the quota is used up: extra jobs are
+  throttled, not faster. What oversubscription costs is memory (one resident job per slot), throttling, and the
+  OOM killer.
+- **Noise.** Each contender runs once per scenario (the overhead scenario three times, interleaved). Other work on the
+  machine changes wall times by a few percent; the load average at the top says how quiet it was.
+- **Flat memory.** 10^6 real processes take about 15 minutes here, so "ration run" with real "true" jobs is measured
+  up to 10^5 inputs; "--dry-run" reads, templates and prints every input through the same input path up to 10^6
+  without starting processes. pool.Map runs every item as a real task up to 10^7.
+`
