@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/ration-run/ration/runner/event"
 )
 
 // DefaultGrace is the time between SIGTERM and SIGKILL when a job is
@@ -29,14 +31,22 @@ type Attempt struct {
 	// Stdout and Stderr receive the job's output. They are safe for
 	// concurrent use and never block for long.
 	Stdout, Stderr io.Writer
-	// Started must be called once, as soon as the job runs, with the
-	// process id (0 if there is none, e.g. a task on a worker).
+	// Started must be called as soon as the job runs, with the process id
+	// (0 if there is none). An executor that moves the attempt to another
+	// process (a task re-dispatched after its worker broke) may call it
+	// again with the new pid; only the first call starts the attempt's
+	// clock and is reported as event.JobStarted. An executor that returns
+	// without calling it must set AttemptResult.NotStarted.
 	Started func(pid int)
 	// Grace is how long a stopped job gets between SIGTERM and SIGKILL.
 	Grace time.Duration
 	// Kill is closed when the job must be killed at once (a second
 	// interrupt): skip or cut short the grace.
 	Kill <-chan struct{}
+	// Drain is closed when the run stops starting jobs (an interrupt,
+	// --halt): an executor still waiting to start the attempt (for a free
+	// worker) must not start it, and returns with NotStarted set.
+	Drain <-chan struct{}
 }
 
 // AttemptResult is how an attempt ended.
@@ -55,6 +65,17 @@ type AttemptResult struct {
 	// own before that is not Stopped, even if the context is done by now.
 	Stopped bool
 	Err     error
+	// Cause, when not event.CauseNone, is why the attempt ended abnormally
+	// as the executor knows it (a worker's break); otherwise the runner
+	// classifies the attempt itself (timeout, OOM kill, signal).
+	Cause event.Cause
+	// Quarantined reports that the executor set the job aside for good
+	// (its task broke too many workers): the runner does not retry it; it
+	// ends with event.Quarantined and counts as failed.
+	Quarantined bool
+	// NotStarted reports that the attempt never started (Started was not
+	// called): its context ended or the run drained while it waited.
+	NotStarted bool
 }
 
 // Executor runs one attempt of a job. The runner calls Exec concurrently

@@ -7,8 +7,19 @@
 // Inputs are pulled lazily from an input.Seq through a bounded pool, so the
 // first jobs start before the input ends and memory stays flat whatever the
 // input's length. Each job's argv comes from a template.Template; each
-// attempt runs through an Executor (by default one process per attempt, in
-// its own process group).
+// attempt runs through an Executor: by default one process per attempt, in
+// its own process group (ProcessExecutor), or a task on a long-lived worker
+// process (WorkerExecutor).
+//
+// # Out of memory
+//
+// With Config.OOMKills, an attempt killed by SIGKILL while the memory
+// cgroup's oom_kill counter rose is OOM-killed (event.CauseOOM). The job
+// gets one more attempt that does not count against Retries, and that
+// attempt waits until fewer jobs than the pool size run beside it: an
+// observer that lowers the size on the JobRetried event (adapt.Controller
+// with HalveOnJobOOM, resizing through Resize) makes the retry run at the
+// lower concurrency.
 //
 // # Stopping
 //
@@ -21,10 +32,13 @@
 //
 // # Events
 //
-// The runner emits event.JobStarted, exactly one event.JobFinished per job
-// pulled from the input (Outcome NotStarted for pulled jobs that never
-// started), event.JobRetried, event.JobSkipped and event.PoolResized to
-// Config.Observer, never while holding a lock.
+// The runner emits one event.JobStarted per attempt, event.JobRetried
+// between attempts, exactly one event.JobFinished per job pulled from the
+// input (Outcome NotStarted for pulled jobs that never started,
+// Quarantined for a job its executor set aside), event.JobSkipped and
+// event.PoolResized to Config.Observer, never while holding a lock. So
+// started = succeeded + failed + quarantined + running holds for the
+// observers (runner/metrics) whatever the executor.
 package runner
 
 import (
@@ -38,6 +52,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/ration-run/ration/limits"
@@ -58,6 +73,9 @@ var (
 	ErrInterrupted = errors.New("run interrupted")
 	// ErrHalted: --halt now stopped the run.
 	ErrHalted = errors.New("run halted")
+	// ErrOOMKilled is a JobFinished's error for a job whose last attempt
+	// was OOM-killed.
+	ErrOOMKilled = errors.New("OOM-killed (SIGKILL with a rise of the memory cgroup's oom_kill counter)")
 	// ErrInput is wrapped by Run's error when the input could not be read
 	// to its end; the jobs already started were run and recorded.
 	ErrInput = errors.New("input error")
@@ -118,6 +136,15 @@ type Config struct {
 	Logger *slog.Logger
 	// Executor runs the attempts (nil: a ProcessExecutor).
 	Executor Executor
+	// OOMKills, when set, reads the oom_kill counter of the memory cgroup
+	// the jobs run in (cgroup.OOMKills of ration's own memory cgroup). An
+	// attempt killed by SIGKILL while the counter rose was OOM-killed
+	// (event.CauseOOM): the job is retried once more without counting
+	// against Retries, and that retry waits until fewer than the pool
+	// size of other jobs run, so it runs at the concurrency an observer
+	// (adapt.Controller with HalveOnJobOOM) lowered on the JobRetried
+	// event. Nil: no OOM classification. A failing read counts as unknown.
+	OOMKills func() (int64, error)
 	// SpillBytes is the output of one stream of one job held in memory
 	// before it goes to a temporary file in TempDir (0: DefaultSpill;
 	// TempDir "": os.TempDir()).
@@ -139,9 +166,14 @@ type RunningJob struct {
 // Summary is what a run did. Succeeded+Failed+Killed+NotStarted is the
 // number of jobs pulled from the input (in this shard, not skipped).
 type Summary struct {
-	Succeeded  int64 // ended with status 0
-	Failed     int64 // ended otherwise on their own, or timed out
-	Killed     int64 // stopped by the run (interrupt, --halt now)
+	Succeeded int64 // ended with status 0
+	Failed    int64 // ended otherwise on their own, or timed out
+	Killed    int64 // stopped by the run (interrupt, --halt now)
+	// Quarantined counts the failed jobs (included in Failed) that an
+	// executor set aside because they broke too many workers.
+	Quarantined int64
+	// OOMRetried counts the jobs retried because they were OOM-killed.
+	OOMRetried int64
 	NotStarted int64 // pulled from the input, never started
 	Skipped    int64 // recorded in the joblog (--resume)
 
@@ -161,6 +193,12 @@ type Summary struct {
 // String returns the one-line summary printed at the end of a run.
 func (s Summary) String() string {
 	line := fmt.Sprintf("%d done, %d failed", s.Succeeded, s.Failed)
+	if s.Quarantined > 0 {
+		line += fmt.Sprintf(" (%d quarantined)", s.Quarantined)
+	}
+	if s.OOMRetried > 0 {
+		line += fmt.Sprintf(", %d retried after an OOM kill", s.OOMRetried)
+	}
 	if s.Killed > 0 {
 		line += fmt.Sprintf(", %d killed", s.Killed)
 	}
@@ -194,6 +232,7 @@ type Runner struct {
 	pool      *pool.Pool
 	size      int
 	terminate context.CancelCauseFunc // cancels every running job; nil outside Run
+	wake      chan struct{}           // closed and replaced when a job ends or the size changes
 
 	ran         atomic.Bool
 	stopping    atomic.Bool // start no more jobs
@@ -205,6 +244,7 @@ type Runner struct {
 	killCh      chan struct{}
 
 	succeeded, failed, killed, notStarted, skipped atomic.Int64
+	quarantined, oomRetried                        atomic.Int64
 	rss                                            rssHist
 	firstErr                                       atomic.Pointer[error]
 }
@@ -213,6 +253,7 @@ type runningJob struct {
 	RunningJob
 	out     *output
 	started bool // the executor reported the current attempt started
+	waiting bool // waiting for room to retry after an OOM kill
 }
 
 // New checks cfg and returns a Runner. Errors wrap ErrUsage.
@@ -258,6 +299,7 @@ func New(cfg Config) (*Runner, error) {
 		out:     &sharedOut{stdout: cfg.Stdout, stderr: cfg.Stderr},
 		running: make(map[int64]*runningJob),
 		size:    cfg.Jobs,
+		wake:    make(chan struct{}),
 		drainCh: make(chan struct{}),
 		killCh:  make(chan struct{}),
 	}
@@ -315,6 +357,7 @@ func (r *Runner) Resize(n int, reason string) {
 	r.mu.Lock()
 	r.size = n
 	p := r.pool
+	r.wakeLocked()
 	r.mu.Unlock()
 	if p != nil {
 		p.Resize(n)
@@ -444,6 +487,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 
 	sum.Succeeded, sum.Failed, sum.Killed = r.succeeded.Load(), r.failed.Load(), r.killed.Load()
 	sum.NotStarted, sum.Skipped = r.notStarted.Load(), r.skipped.Load()
+	sum.Quarantined, sum.OOMRetried = r.quarantined.Load(), r.oomRetried.Load()
 	sum.PeakRSSMax, sum.PeakRSSP95 = r.rss.max(), r.rss.quantile(0.95)
 	sum.Interrupted = r.interrupted.Load() || ctx.Err() != nil
 	sum.Halted = r.halted.Load()
@@ -545,8 +589,7 @@ func (r *Runner) runPool(ctx context.Context, items iter.Seq[item], jl *joblog.W
 	for res := range results {
 		if res.Err != nil {
 			if errors.Is(res.Err, pool.ErrNotStarted) || errors.Is(res.Err, pool.ErrClosed) {
-				r.notStarted.Add(1)
-				r.emit(event.Event{Kind: event.JobFinished, Seq: res.Input.seq, Input: res.Input.input, Outcome: event.NotStarted})
+				r.jobNotStarted(res.Input)
 				continue
 			}
 			// A panic in the runner's own code: report it, keep the run.
@@ -565,8 +608,7 @@ func (r *Runner) runPool(ctx context.Context, items iter.Seq[item], jl *joblog.W
 // events, halt.
 func (r *Runner) runJob(ctx context.Context, it item, jl *joblog.Writer) jobResult {
 	if r.stopping.Load() || ctx.Err() != nil {
-		r.notStarted.Add(1)
-		r.emit(event.Event{Kind: event.JobFinished, Seq: it.seq, Input: it.input, Outcome: event.NotStarted})
+		r.jobNotStarted(it)
 		return jobResult{}
 	}
 	slot := pool.Slot(ctx)
@@ -578,50 +620,98 @@ func (r *Runner) runJob(ctx context.Context, it item, jl *joblog.Writer) jobResu
 	defer func() {
 		r.mu.Lock()
 		delete(r.running, it.seq)
+		r.wakeLocked()
 		r.mu.Unlock()
 	}()
 
 	argv := r.tmpl.Expand(it.input, it.seq, slot)
 	attempts := max(r.cfg.Retries, 1)
 	var (
-		res     AttemptResult
-		cause   event.Cause
-		outcome event.Outcome
-		byRun   bool // stopped by the run itself, not by the job or its timeout
-		n       int
+		res      AttemptResult
+		cause    event.Cause
+		outcome  event.Outcome
+		byRun    bool // stopped by the run itself, not by the job or its timeout
+		n        int
+		oomRetry bool // the OOM retry was granted (it does not count against Retries)
 	)
 	for n = 1; ; n++ {
+		attempt := n
+		var reported atomic.Bool
+		started := func(pid int) {
+			now := time.Now()
+			first := !reported.Swap(true)
+			r.mu.Lock()
+			rj.PID = pid
+			if first {
+				rj.Attempt, rj.Start, rj.started = attempt, now, true
+			}
+			r.mu.Unlock()
+			if first {
+				r.emit(event.Event{Kind: event.JobStarted, Time: now, Seq: it.seq, Slot: slot, PID: pid,
+					Input: it.input, Attempt: attempt, QueueWait: now.Sub(it.read)})
+			}
+		}
+		if n > 1 && cause == event.CauseOOM && !r.waitForRoom(ctx, rj) {
+			// The run stopped while the retry waited: it counts as an
+			// attempt the run stopped, so every JobRetried is followed by a
+			// JobStarted, as observers (metrics) expect.
+			started(0)
+			res = AttemptResult{Start: time.Now(), ExitCode: -1, Stopped: true}
+			byRun, outcome = true, event.Failed
+			break
+		}
 		actx, cancel := ctx, context.CancelFunc(func() {})
 		if r.cfg.Timeout > 0 {
 			actx, cancel = context.WithTimeoutCause(ctx, r.cfg.Timeout, ErrTimeout)
 		}
-		attempt := n
 		a := &Attempt{
 			Seq: it.seq, Slot: slot, Input: it.input, Attempt: n, Argv: argv,
 			Stdout: streamWriter{o: out}, Stderr: streamWriter{o: out, stderr: true},
-			Grace: r.cfg.Grace, Kill: r.killCh,
-			Started: func(pid int) {
-				now := time.Now()
-				r.mu.Lock()
-				rj.PID, rj.Attempt, rj.Start, rj.started = pid, attempt, now, true
-				r.mu.Unlock()
-				r.emit(event.Event{Kind: event.JobStarted, Time: now, Seq: it.seq, Slot: slot, PID: pid,
-					Input: it.input, Attempt: attempt, QueueWait: now.Sub(it.read)})
-			},
+			Grace: r.cfg.Grace, Kill: r.killCh, Drain: r.drainCh, Started: started,
 		}
+		base := r.oomKills()
 		res = r.exec.Exec(actx, a)
 		timedOut := res.Stopped && errors.Is(context.Cause(actx), ErrTimeout) && ctx.Err() == nil
 		cancel()
+		if !reported.Load() {
+			if n == 1 && res.NotStarted {
+				r.jobNotStarted(it)
+				out.discard()
+				return jobResult{}
+			}
+			// A later attempt that never started, or an executor that did
+			// not report the start: report it now, so that events stay
+			// balanced (one JobStarted per attempt).
+			started(res.PID)
+			if res.NotStarted {
+				res.Stopped = true
+			}
+		}
 		byRun = res.Stopped && !timedOut
-		cause = classify(res, timedOut)
-		ok := res.ExitCode == 0 && res.Signal == 0 && res.Err == nil && !timedOut && !byRun
+		oom := base >= 0 && res.Signal == int(syscall.SIGKILL) && !res.Stopped && res.Cause == event.CauseNone && r.oomRose(base)
+		cause = classify(res, timedOut, oom)
+		ok := res.ExitCode == 0 && res.Signal == 0 && res.Err == nil && !timedOut && !byRun && !res.Quarantined
 		outcome = event.Succeeded
-		if !ok {
+		switch {
+		case res.Quarantined:
+			outcome = event.Quarantined
+		case !ok:
 			outcome = event.Failed
 		}
-		if ok || byRun || n >= attempts || r.stopping.Load() {
+		if ok || byRun || res.Quarantined || r.stopping.Load() {
 			break
 		}
+		free := cause == event.CauseOOM && !oomRetry
+		if !free && n-b2i(oomRetry) >= attempts {
+			break
+		}
+		if free {
+			oomRetry = true
+			r.oomRetried.Add(1)
+		}
+		r.mu.Lock()
+		rj.started = false
+		r.mu.Unlock()
 		r.emit(event.Event{Kind: event.JobRetried, Seq: it.seq, Slot: slot, PID: res.PID, Input: it.input, Attempt: n,
 			Duration: res.Duration, ExitCode: res.ExitCode, Signal: res.Signal, PeakRSS: res.PeakRSS, Cause: cause, Err: res.Err})
 		out.discard()
@@ -656,14 +746,22 @@ func (r *Runner) runJob(ctx context.Context, it item, jl *joblog.Writer) jobResu
 	case outcome == event.Succeeded:
 		r.succeeded.Add(1)
 	default:
+		if outcome == event.Quarantined {
+			r.quarantined.Add(1)
+		}
 		r.failed.Add(1)
 	}
 	var err error
 	switch {
 	case byRun:
 		err = context.Cause(ctx)
-	case cause == event.CauseTimeout:
+		if err == nil {
+			err = ErrInterrupted
+		}
+	case cause == event.CauseTimeout && res.Cause == event.CauseNone:
 		err = fmt.Errorf("%w after %s", ErrTimeout, r.cfg.Timeout)
+	case cause == event.CauseOOM && res.Err == nil:
+		err = ErrOOMKilled
 	default:
 		err = res.Err
 	}
@@ -676,14 +774,104 @@ func (r *Runner) runJob(ctx context.Context, it item, jl *joblog.Writer) jobResu
 	return result
 }
 
+// jobNotStarted records a pulled job that never started.
+func (r *Runner) jobNotStarted(it item) {
+	r.notStarted.Add(1)
+	r.emit(event.Event{Kind: event.JobFinished, Seq: it.seq, Input: it.input, Outcome: event.NotStarted})
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// wakeLocked wakes the jobs waiting for room (waitForRoom).
+func (r *Runner) wakeLocked() {
+	close(r.wake)
+	r.wake = make(chan struct{})
+}
+
+// waitForRoom waits until fewer than the pool size of other jobs run, so
+// that a job retried after an OOM kill runs at the concurrency lowered in
+// reaction to it, not beside as many jobs as the one that was killed. It
+// returns false when the run stops first.
+func (r *Runner) waitForRoom(ctx context.Context, rj *runningJob) bool {
+	// Halt sets stopping without a channel; the tick notices it.
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rj.waiting = true
+	defer func() { rj.waiting = false }()
+	for {
+		if r.stopping.Load() || ctx.Err() != nil {
+			return false
+		}
+		others := 0
+		for _, j := range r.running {
+			if j != rj && !j.waiting {
+				others++
+			}
+		}
+		if others < r.size {
+			return true
+		}
+		wake := r.wake
+		r.mu.Unlock()
+		select {
+		case <-wake:
+		case <-tick.C:
+		case <-ctx.Done():
+		case <-r.drainCh:
+		}
+		r.mu.Lock()
+	}
+}
+
+// oomKills reads Config.OOMKills: -1 when unknown.
+func (r *Runner) oomKills() int64 {
+	if r.cfg.OOMKills == nil {
+		return -1
+	}
+	n, err := r.cfg.OOMKills()
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// oomRose reports whether the OOM counter is above base. The kernel counts
+// the kill right after sending SIGKILL, so a few short re-reads cover a
+// wait that returned before the counter moved.
+func (r *Runner) oomRose(base int64) bool {
+	for i := 0; i < 3; i++ {
+		n := r.oomKills()
+		if n > base {
+			return true
+		}
+		if n < 0 {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return false
+}
+
 // classify names why an attempt ended abnormally, CauseNone when it
-// exited on its own. It is the one place that decides, so that the
-// out-of-memory check (SIGKILL together with a rise of the cgroup's
-// oom_kill counter -> event.CauseOOM) can be added here.
-func classify(res AttemptResult, timedOut bool) event.Cause {
+// exited on its own. It is the one place that decides: a timeout first,
+// then the executor's own cause (a worker's break), then an OOM kill
+// (SIGKILL together with a rise of the cgroup's oom_kill counter, measured
+// by the caller), then any other signal.
+func classify(res AttemptResult, timedOut, oomKilled bool) event.Cause {
 	switch {
 	case timedOut:
 		return event.CauseTimeout
+	case res.Cause != event.CauseNone:
+		return res.Cause
+	case oomKilled:
+		return event.CauseOOM
 	case res.Signal != 0:
 		return event.CauseSignal
 	}

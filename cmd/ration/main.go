@@ -3,16 +3,21 @@
 //
 // Usage:
 //
-//	ration limits [flags]             show the budget and how many jobs it allows
-//	ration run [flags] -- CMD [ARG]   run CMD once per input
-//	ration report JOBLOG [-o FILE]    render a joblog as a timeline (HTML or SVG)
+//	ration limits [flags]                  show the budget and how many jobs it allows
+//	ration run [flags] -- CMD [ARG]        run CMD once per input
+//	ration run [flags] --worker 'CMD ARG'  send each input to long-lived worker processes
+//	ration report JOBLOG [-o FILE]         render a joblog as a timeline (HTML or SVG)
 //
-// Exit status (run): 0 all jobs succeeded; 1-100 the number of failed jobs;
-// 101 more than 100 failed; 128+N interrupted by signal N; 255 usage or
-// input error. Other subcommands exit 0 on success and 255 on a usage error.
+// Exit status (run): 0 all jobs succeeded; 1-100 the number of failed jobs
+// (with --worker, quarantined tasks count as failed); 101 more than 100
+// failed; 128+N interrupted by signal N; 255 usage or input error (also a
+// metrics address that cannot be bound or a worker command that cannot be
+// found). Other subcommands exit 0 on success and 255 on a usage error.
 //
-// This package holds flags and wiring only; the work is done in cgroup/,
-// limits/, pool/ and runner/.
+// This package holds flags and wiring only (run.go; run_observe.go for
+// metrics, logs and the stall watchdog; run_worker.go for --worker and
+// the adaptation of concurrency); the work is done in cgroup/, limits/,
+// pool/ and runner/.
 package main
 
 import (

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"slices"
@@ -27,6 +28,8 @@ const defaultTermTimeout = 20 * time.Second
 
 const runUsage = `usage: ration run [flags] [--] COMMAND [ARG...] [::: INPUT...]
 
+       ration run [flags] --worker 'CMD ARGS' [::: INPUT...]
+
 Run COMMAND once per input, in parallel, within the container's budget.
 Inputs come from the arguments after :::, from -a FILE, from --files
 patterns, or else from standard input (one per line, or NUL-separated
@@ -34,9 +37,17 @@ with -0). Replacement strings: {} {.} {/} {//} {/.} {#} {%}; without one,
 the input is the last argument. Commands run without a shell unless
 --shell is given.
 
-Exit status: 0 all jobs succeeded; 1-100 the number of failed jobs; 101
-more than 100 failed; 128+N interrupted by signal N; 255 usage or input
-error.
+With --worker, long-lived worker processes get the inputs as tasks, one
+JSON line each, and each answer is printed as one line; a task that broke
+--max-breaks workers is quarantined (it fails, nothing else does).
+
+A job killed by the out-of-memory killer is retried once (not counted by
+--retries) and the concurrency is halved, growing back after successes.
+SIGUSR1 prints the table of running jobs.
+
+Exit status: 0 all jobs succeeded; 1-100 the number of failed jobs
+(quarantined tasks count as failed); 101 more than 100 failed; 128+N
+interrupted by signal N; 255 usage or input error.
 
 flags:`
 
@@ -50,8 +61,8 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	fs.SetInterspersed(false)
 	jobs := fs.StringP("jobs", "j", "", "jobs at once: `N`, or N% of the effective CPUs (default: RATION_JOBS, then 2 per CPU, at most 8)")
-	var memPerJob sizeFlag
-	fs.Var(&memPerJob, "mem-per-job", "expected memory of one job, `SIZE` like 512M; caps jobs at 0.9 x memory limit / SIZE")
+	var memPerJob memFlag
+	fs.Var(&memPerJob, "mem-per-job", "expected memory of one job, `SIZE` like 512M; caps jobs at 0.9 x memory limit / SIZE; auto learns it from the peak RSS of finished jobs")
 	fsRoot := fs.String("fs-root", "", "read the cgroup files below `DIR` (a snapshot) instead of the live system")
 	argFiles := fs.StringArrayP("arg-file", "a", nil, "read inputs from `FILE`, one per line (repeatable)")
 	null := fs.BoolP("null", "0", false, "inputs are separated by NUL, not newline")
@@ -72,6 +83,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	shell := fs.Bool("shell", false, "run the command through sh -c, with each substituted input quoted")
 	shardFlag := fs.String("shard", "", "run only shard `I/N` of the inputs (default from JOB_COMPLETION_INDEX when RATION_SHARD_COUNT=N)")
 	obsFlags := addObserveFlags(fs)
+	wFlags := addWorkerFlags(fs)
 	help := fs.BoolP("help", "h", false, "show this help")
 
 	fail := func(format string, a ...any) int {
@@ -96,6 +108,16 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if i := slices.Index(rest, ":::"); i >= 0 {
 		rest, argInputs, hasArgs = rest[:i], rest[i+1:], true
 	}
+	watchInterval, err := wFlags.check(fs, rest)
+	if err != nil {
+		return fail("%v", err)
+	}
+	workerMode := *wFlags.command != ""
+	if workerMode {
+		// The joblog's Command column and --dry-run show the worker
+		// command with the input; the workers get the input itself.
+		rest, *shell = []string{*wFlags.command}, true
+	}
 	if len(rest) == 0 {
 		return fail("no command given (usage: ration run [flags] -- COMMAND [ARG...])")
 	}
@@ -112,7 +134,6 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Stdout:       stdout,
 		Stderr:       stderr,
 	}
-	var err error
 	if *timeout != "" {
 		if cfg.Timeout, err = runner.ParseDuration(*timeout); err != nil {
 			return fail("--timeout: %q is not a duration", *timeout)
@@ -142,6 +163,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("%v", err)
 	}
+	say := obsFlags.sayer(stderr, logger).say
 
 	// Inputs.
 	sep := byte('\n')
@@ -189,7 +211,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		seq, err := input.Files(input.FilesOptions{
 			Patterns: *files,
 			Excludes: *excludes,
-			Warn:     func(err error) { fmt.Fprintf(stderr, "ration run: warning: %v\n", err) },
+			Warn:     func(err error) { say(slog.LevelWarn, "ration run: warning: ", err.Error()) },
 		})
 		if err != nil {
 			return fail("%v", err)
@@ -200,7 +222,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	// How many jobs, and why.
-	d, err := limits.Decide(limits.Options{FSRoot: *fsRoot, Jobs: *jobs, MemPerJob: int64(memPerJob)})
+	d, err := limits.Decide(limits.Options{FSRoot: *fsRoot, Jobs: *jobs, MemPerJob: int64(memPerJob.size)})
 	if err != nil {
 		msg := err.Error()
 		if errors.Is(err, limits.ErrUsage) {
@@ -209,7 +231,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail("%s", msg)
 	}
 	for _, w := range d.Warnings {
-		fmt.Fprintf(stderr, "ration run: warning: %s\n", w)
+		say(slog.LevelWarn, "ration run: warning: ", w)
 	}
 	if _, msg := limits.AdjustGOMAXPROCS(d); msg != "" {
 		logger.Debug(msg)
@@ -225,6 +247,20 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail("%v", err)
 	}
 	obs := ob.observers()
+	// Adaptation (run_worker.go): the OOM rule and --mem-per-job auto of
+	// the job pool, or the worker pool's own controller; --watch-limits.
+	ad := wFlags.adapt(logger, d, *jobs, memPerJob, *fsRoot, watchInterval, ob.metrics,
+		func(n int, why string) { r.Resize(n, why) })
+	if ad.ctrl != nil {
+		obs = append(obs, ad.ctrl)
+		cfg.OOMKills = oomCounter(*fsRoot)
+	}
+	workerTimeout := cfg.Timeout
+	var workerExec runner.WorkerExecutor // its Pool starts after runner.New
+	if workerMode {
+		cfg.Timeout = 0 // the worker pool times tasks out (a break, re-dispatched)
+		cfg.Executor = &workerExec
+	}
 	showBar := *bar || (!*noBar && !*dryRun && isTerminal(stderr))
 	var progress *runner.Progress
 	if showBar {
@@ -238,7 +274,13 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		ob.stop()
 		return fail("%s", strings.TrimPrefix(err.Error(), runner.ErrUsage.Error()+": "))
 	}
+	if workerMode && !*dryRun {
+		if workerExec.Pool, err = ad.startPool(wFlags, r, d, memPerJob, workerTimeout, obs, stderr); err != nil {
+			return fail("%v", err)
+		}
+	}
 	ob.start()
+	ad.start()
 
 	// Signals: the first SIGINT/SIGTERM drains, the second kills; SIGUSR1
 	// reports. signal.Notify lives here only: the runner takes Drain/Kill.
@@ -264,18 +306,19 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 					first = s
 					gotCh <- s
 					n := len(r.Running())
-					fmt.Fprintf(stderr, "ration run: got %s: starting no more jobs; %d running get %s to finish (signal again to kill them)\n",
-						sigName(s), n, cfg.TermTimeout)
+					say(slog.LevelWarn, "ration run: ", fmt.Sprintf("got %s: starting no more jobs; %d running get %s to finish (signal again to kill them)",
+						sigName(s), n, cfg.TermTimeout))
 					r.Drain()
 					continue
 				}
-				fmt.Fprintf(stderr, "ration run: got %s again: killing the running jobs\n", sigName(s))
+				say(slog.LevelWarn, "ration run: ", fmt.Sprintf("got %s again: killing the running jobs", sigName(s)))
 				r.Kill()
 			}
 		}
 	}()
 
 	sum, runErr := r.Run(context.Background())
+	ad.stop()
 	ob.stop()
 	close(sigDone)
 	<-sigExited
@@ -288,15 +331,20 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		progress.Finish()
 	}
 	if !*obsFlags.quiet {
-		fmt.Fprintf(stderr, "ration: %s\n", sum)
+		line := sum.String()
+		if more := ad.summary(memPerJob.auto); more != "" {
+			line += "; " + more
+		}
+		say(slog.LevelInfo, "ration: ", line, "event", "summary", "succeeded", sum.Succeeded, "failed", sum.Failed,
+			"quarantined", sum.Quarantined, "killed", sum.Killed, "not_started", sum.NotStarted, "skipped", sum.Skipped)
 	}
 	if got != nil {
-		fmt.Fprintf(stderr, "ration run: interrupted by %s: %d done, %d failed, %d stopped, %d pulled but not started\n",
-			sigName(got), sum.Succeeded, sum.Failed, sum.Killed, sum.NotStarted)
-		fmt.Fprintln(stderr, resumeHint(args, *joblogPath, hasArgs || len(*argFiles) > 0 || len(*files) > 0))
+		say(slog.LevelWarn, "ration run: ", fmt.Sprintf("interrupted by %s: %d done, %d failed, %d stopped, %d pulled but not started",
+			sigName(got), sum.Succeeded, sum.Failed, sum.Killed, sum.NotStarted))
+		say(slog.LevelWarn, "", resumeHint(args, *joblogPath, hasArgs || len(*argFiles) > 0 || len(*files) > 0))
 	}
 	if runErr != nil {
-		fmt.Fprintf(stderr, "ration run: %s\n", strings.ReplaceAll(runErr.Error(), "\n", "; "))
+		say(slog.LevelError, "ration run: ", runErr.Error())
 	}
 	switch {
 	case got != nil:

@@ -135,3 +135,27 @@ func (o *observation) stop() {
 	}
 	o.wg.Wait()
 }
+
+// sayer writes ration's own messages (warnings, the summary, the
+// interruption notice and resume hint) to stderr: as plain lines starting
+// with "ration run: " or "ration: ", or, with --log-format json, as log
+// records, so that every line on stderr parses as JSON.
+type sayer struct {
+	w    io.Writer
+	log  *slog.Logger
+	json bool
+}
+
+func (f *observeFlags) sayer(w io.Writer, log *slog.Logger) sayer {
+	return sayer{w: w, log: log, json: *f.logFormat == logs.FormatJSON}
+}
+
+// say writes msg after prefix as one line, or logs msg at level with
+// attrs (key-value pairs) in JSON mode.
+func (s sayer) say(level slog.Level, prefix, msg string, attrs ...any) {
+	if s.json {
+		s.log.Log(context.Background(), level, msg, attrs...)
+		return
+	}
+	fmt.Fprintf(s.w, "%s%s\n", prefix, strings.ReplaceAll(msg, "\n", "; "))
+}

@@ -30,6 +30,7 @@ import (
 	"log/slog"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -116,6 +117,47 @@ type Stats struct {
 	MemoryLimit      int64
 }
 
+// String summarizes s in one line for the end-of-run summary, e.g.
+//
+//	concurrency 2 (limit 4; 1 OOM halving, 1 grow): a job was OOM-killed at 4 jobs: halved to 2 (will grow back to at most 3)
+//
+// with ", learned memory per job 80 MiB (p95 of 12)" when memory was
+// sampled. The reason is given only when the size is not the limit.
+func (s Stats) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "concurrency %d", s.Size)
+	var notes []string
+	if s.Size != s.Limit {
+		notes = append(notes, fmt.Sprintf("limit %d", s.Limit))
+	}
+	if s.OOMReductions > 0 {
+		notes = append(notes, plural(s.OOMReductions, "OOM halving", "OOM halvings"))
+	}
+	if s.Grows > 0 {
+		notes = append(notes, plural(s.Grows, "grow", "grows"))
+	}
+	if s.Resizes > 0 {
+		notes = append(notes, plural(s.Resizes, "change", "changes"))
+	}
+	if len(notes) > 0 {
+		b.WriteString(" (" + strings.Join(notes, "; ") + ")")
+	}
+	if s.Size != s.Limit && s.Reason != "" {
+		b.WriteString(": " + s.Reason)
+	}
+	if s.LearnedMemPerJob > 0 {
+		fmt.Fprintf(&b, ", learned memory per job %s (p95 of %d)", limits.FormatSize(s.LearnedMemPerJob), s.Samples)
+	}
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 // Controller adapts the size of one Resizer. It is safe for concurrent use
 // and is an event.Observer.
 type Controller struct {
@@ -138,6 +180,7 @@ type Controller struct {
 	applied    int    // last size passed to Resize
 	reason     string // reason for the wanted size
 	applying   bool
+	halvedAt   time.Time // when the size was last halved
 	reductions int
 	grows      int
 	resizes    int
@@ -216,7 +259,9 @@ func (c *Controller) SetMemoryLimit(bytes int64) {
 //
 //   - PoolRecreated with Cause OOM halves the size (systemic OOM breakage of
 //     a worker pool); so do JobRetried and JobFinished with Cause OOM when
-//     Config.HalveOnJobOOM is set.
+//     Config.HalveOnJobOOM is set, unless the event's attempt (Time minus
+//     Duration) started before the last halving: jobs that ran side by
+//     side and were OOM-killed together halve once.
 //   - JobFinished with Outcome Succeeded counts towards growing back.
 //     Any other JobFinished, and any JobRetried, ends the run of successes.
 //   - JobFinished with PeakRSS > 0 is a memory sample when
@@ -233,7 +278,7 @@ func (c *Controller) Observe(e event.Event) {
 		}
 	case event.JobRetried:
 		c.successes = 0
-		if e.Cause == event.CauseOOM && c.cfg.HalveOnJobOOM {
+		if e.Cause == event.CauseOOM && c.cfg.HalveOnJobOOM && !c.ranBeforeHalvingLocked(e) {
 			changed = c.halveLocked("a job was OOM-killed")
 		}
 	case event.JobFinished:
@@ -244,8 +289,10 @@ func (c *Controller) Observe(e event.Event) {
 		switch {
 		case e.Outcome == event.Succeeded:
 			changed = c.successLocked() || changed
-		case e.Cause == event.CauseOOM && c.cfg.HalveOnJobOOM:
+		case e.Cause == event.CauseOOM && c.cfg.HalveOnJobOOM && !c.ranBeforeHalvingLocked(e):
 			changed = c.halveLocked("a job was OOM-killed") || changed
+		case e.Cause == event.CauseOOM:
+			c.successes = 0
 		default:
 			c.successes = 0
 		}
@@ -268,7 +315,20 @@ func (c *Controller) wantLocked() int {
 	return max(n, 1)
 }
 
+// ranBeforeHalvingLocked reports whether the attempt of a job event (its
+// Time minus its Duration) started before the last halving: it ran at the
+// concurrency that halving already answered, so the OOM kills of jobs that
+// ran side by side halve once, not once per job. Events without a time or
+// duration are never ignored.
+func (c *Controller) ranBeforeHalvingLocked(e event.Event) bool {
+	if c.halvedAt.IsZero() || e.Time.IsZero() || e.Duration <= 0 {
+		return false
+	}
+	return e.Time.Add(-e.Duration).Before(c.halvedAt)
+}
+
 func (c *Controller) halveLocked(why string) bool {
+	c.halvedAt = time.Now()
 	cur := c.wantLocked()
 	c.oomCap = max(1, cur/2)
 	if cur > 1 {

@@ -327,3 +327,41 @@ func ExampleController() {
 	// resize to 3: 2 successes in a row: grew back to 3
 	// size: 3
 }
+
+// TestSideBySideOOMHalvesOnce: jobs that ran together at 4 and were
+// OOM-killed one after the other halve once; an attempt that started after
+// the halving and is OOM-killed too halves again.
+func TestSideBySideOOMHalvesOnce(t *testing.T) {
+	var s sizes
+	c := adapt.New(&s, adapt.Config{Limit: 4, HalveOnJobOOM: true})
+	start := time.Now()
+	time.Sleep(5 * time.Millisecond)
+	oom := func(kind event.Kind) event.Event {
+		now := time.Now()
+		return event.Event{Kind: kind, Cause: event.CauseOOM, Outcome: event.Failed, Time: now, Duration: now.Sub(start)}
+	}
+	c.Observe(oom(event.JobRetried))
+	c.Observe(oom(event.JobRetried))
+	c.Observe(oom(event.JobFinished))
+	if got := c.Size(); got != 2 {
+		t.Fatalf("size %d after three OOM kills of jobs that ran together at 4, want 2 (%v)", got, s.list())
+	}
+	time.Sleep(5 * time.Millisecond)
+	start = time.Now() // a retry that started after the halving
+	time.Sleep(5 * time.Millisecond)
+	c.Observe(oom(event.JobRetried))
+	if got := c.Size(); got != 1 {
+		t.Fatalf("size %d after an OOM kill at 2, want 1 (%v)", got, s.list())
+	}
+	if st := c.Stats(); st.OOMReductions != 2 {
+		t.Errorf("%d reductions, want 2", st.OOMReductions)
+	}
+}
+
+func ExampleStats_String() {
+	c := adapt.New(adapt.ResizeFunc(func(int, string) {}), adapt.Config{Limit: 4, HalveOnJobOOM: true})
+	c.Observe(event.Event{Kind: event.JobRetried, Cause: event.CauseOOM})
+	fmt.Println(c.Stats())
+	// Output:
+	// concurrency 2 (limit 4; 1 OOM halving; 1 change): a job was OOM-killed at 4 jobs: halved to 2 (will grow back to at most 3)
+}

@@ -101,6 +101,11 @@ type Config struct {
 type Task struct {
 	Seq   int64  // the job number reported in events ({#}); may be 0
 	Input string // sent to the worker as "input"
+	// Started, when set, is called each time a worker takes the task
+	// (again after a re-dispatch), with the worker's slot and pid, before
+	// the task is written to it, from the pool's goroutine. It must return
+	// quickly.
+	Started func(slot, pid int)
 }
 
 // Result is how a task ended.
@@ -970,6 +975,9 @@ func (p *Pool) runTask(w *worker, pr *proc, a *attempt) (attemptResult, *BreakEr
 	id := p.nextID.Add(1)
 	start := time.Now()
 	r := attemptResult{slot: w.slot, pid: pr.pid}
+	if a.task.Started != nil {
+		a.task.Started(w.slot, pr.pid)
+	}
 	p.emit(event.Event{Kind: event.JobStarted, Seq: a.task.Seq, Slot: w.slot, PID: pr.pid, Input: a.task.Input,
 		Attempt: a.n, QueueWait: start.Sub(a.queued)})
 	base := pr.oomKills()

@@ -1,0 +1,106 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ration-run/ration/runner/event"
+	"github.com/ration-run/ration/runner/input"
+	"github.com/ration-run/ration/runner/joblog"
+	"github.com/ration-run/ration/runner/worker"
+)
+
+// TestWorkerExecutor runs jobs on real Python workers through the runner:
+// one output line per task in input order (-k), task errors and
+// quarantined tasks on stderr with their input and counted as failed, the
+// joblog written as in process mode, and exactly one JobStarted and one
+// JobFinished per job although the pool re-dispatches the task that kills
+// its workers.
+func TestWorkerExecutor(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	py, err := filepath.Abs(filepath.Join("worker", "examples", "worker.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec recorder
+	var poolEvents recorder
+	p, err := worker.New(context.Background(), worker.Config{Command: []string{"python3", py}, Size: 2,
+		Observer: WorkerEvents(&poolEvents, nil), Stderr: &syncBuf{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	var stdout, stderr syncBuf
+	jl := filepath.Join(t.TempDir(), "joblog")
+	inputs := []string{"a", "fail:boom", "kill:9", "sleep:100", "b"}
+	r, err := New(Config{Command: []string{"worker", "{}"}, Input: input.Args(inputs), Jobs: 2, KeepOrder: true,
+		Joblog: jl, Observer: &rec, Stdout: &stdout, Stderr: &stderr, Executor: &WorkerExecutor{Pool: p}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Succeeded != 3 || sum.Failed != 2 || sum.Quarantined != 1 {
+		t.Errorf("summary %+v: want 3 succeeded, 2 failed of which 1 quarantined", sum)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], `"input":"a"`) || lines[1] != "sleep:100" || !strings.Contains(lines[2], `"input":"b"`) {
+		t.Errorf("stdout %q: want the answers of a, sleep:100, b in input order, one line each", lines)
+	}
+	errs := stderr.String()
+	if !strings.Contains(errs, `ration: input "fail:boom": worker: task failed: boom`) ||
+		!strings.Contains(errs, `ration: input "kill:9": task quarantined after breaking 2 workers`) {
+		t.Errorf("stderr %q: want one line per failed task with its input", errs)
+	}
+	started, finished := map[int64]int{}, map[int64]int{}
+	for _, e := range rec.ev {
+		switch e.Kind {
+		case event.JobStarted:
+			started[e.Seq]++
+			if e.PID <= 0 {
+				t.Errorf("JobStarted %+v without the worker's pid", e)
+			}
+		case event.JobFinished:
+			finished[e.Seq]++
+			if e.Seq == 3 && (e.Outcome != event.Quarantined || e.Cause != event.CauseSignal || e.Signal != 9) {
+				t.Errorf("kill:9 finished as %+v, want quarantined by signal 9", e)
+			}
+		case event.JobRetried:
+			t.Errorf("JobRetried %+v: a re-dispatch inside the pool is not a runner retry", e)
+		}
+	}
+	for seq := int64(1); seq <= int64(len(inputs)); seq++ {
+		if started[seq] != 1 || finished[seq] != 1 {
+			t.Errorf("job %d: %d JobStarted, %d JobFinished, want 1 each", seq, started[seq], finished[seq])
+		}
+	}
+	for _, e := range poolEvents.ev {
+		if e.Kind == event.JobStarted || e.Kind == event.JobFinished || e.Kind == event.JobRetried {
+			t.Errorf("the pool's job event %v reached the observer", e.Kind)
+		}
+	}
+	if n := len(poolEvents.kinds(event.WorkerBroken)); n != 2 {
+		t.Errorf("%d WorkerBroken events, want 2", n)
+	}
+	rec2, err := joblog.Load(jl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seq := int64(1); seq <= int64(len(inputs)); seq++ {
+		if ok := seq != 2 && seq != 3; rec2.Succeeded(seq) != ok || !rec2.Ended(seq) {
+			t.Errorf("joblog job %d: succeeded %v, want %v", seq, rec2.Succeeded(seq), ok)
+		}
+	}
+	b, _ := os.ReadFile(jl)
+	if !strings.Contains(string(b), "\t-1\t9\tworker kill:9\n") {
+		t.Errorf("joblog has no line with exit -1, signal 9 for kill:9:\n%s", b)
+	}
+}
