@@ -128,7 +128,7 @@ const readingNotes = `## Reading these numbers
   OOM killer.
 - **Noise.** Each contender runs once per scenario (the overhead scenario three times, interleaved). Other work on the
   machine changes wall times by a few percent; the load average at the top says how quiet it was.
-- **Flat memory.** 10^6 real processes take about 15 minutes here, so "ration run" with real "true" jobs is measured
+- **Flat memory.** 10^6 real processes would take about 20 minutes here (see the 10^5 wall time), so "ration run" with real "true" jobs is measured
   up to 10^5 inputs; "--dry-run" reads, templates and prints every input through the same input path up to 10^6
   without starting processes. pool.Map runs every item as a real task up to 10^7.
 `
