@@ -94,8 +94,25 @@ func writeResults(e *env, cal calibration, secs []section, note string) error {
 	}
 	fmt.Fprintf(&s, "Measured %s UTC on %d CPUs (%s), with `sudo make bench` (about %s); details in [bench/results/RESULTS.md](bench/results/RESULTS.md).\n\n",
 		e.started.UTC().Format("2006-01-02"), e.nproc, cpuModel(), time.Since(e.started).Round(time.Minute))
+	var acc []string
 	for _, sec := range secs {
 		fmt.Fprintf(&s, "#### %s\n\n%s\n", strings.TrimPrefix(sec.title, "Scenario "), sec.summary)
+		// The acceptance lines of RESULTS.md, verbatim.
+		in := false
+		for _, l := range strings.Split(sec.md, "\n") {
+			switch {
+			case strings.HasPrefix(l, "**Acceptance**"):
+				in = true
+				acc = append(acc, fmt.Sprintf("- %s, %s", strings.TrimPrefix(sec.title, "Scenario "), strings.TrimSuffix(strings.TrimPrefix(l, "**Acceptance** "), ":")))
+			case in && strings.HasPrefix(l, "- "):
+				acc = append(acc, "  "+l)
+			case in && l != "":
+				in = false
+			}
+		}
+	}
+	if len(acc) > 0 {
+		fmt.Fprintf(&s, "#### Acceptance targets\n\n%s\n", strings.Join(acc, "\n"))
 	}
 	return os.WriteFile(filepath.Join(e.out, "summary.md"), []byte(s.String()), 0o644)
 }
