@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -253,7 +254,7 @@ func TestWorkerAdaptiveE2E(t *testing.T) {
 	for i := range sizes {
 		t.Logf("resize to %d: %s", sizes[i], reasons[i])
 	}
-	t.Logf("non-JSON stderr lines:\n%s", strings.Join(other, "\n"))
+	t.Logf("non-JSON stderr lines:\n%s\nlast lines:\n%s", strings.Join(other, "\n"), tail(stderr, 3))
 	if code != 0 {
 		t.Errorf("exit %d, want 0: every job must finish", code)
 	}
@@ -283,14 +284,12 @@ func TestWorkerAdaptiveE2E(t *testing.T) {
 	}
 }
 
-// summarySays reports whether a summary line (the last few lines of
-// stderr) names the concurrency, the number want, and OOM as the reason.
+// summarySays reports whether a line among the last few of stderr (the
+// summary) says the concurrency is now want and names OOM.
 func summarySays(stderr, want string) bool {
+	re := regexp.MustCompile(`(?i)\bconcurrency:? ` + want + `\b.*\boom\b|\boom\b.*\bconcurrency:? ` + want + `\b`)
 	for line := range strings.Lines(tail(stderr, 5)) {
-		l := strings.ToLower(line)
-		if strings.Contains(l, "concurrency") && strings.Contains(l, "oom") && slices.Contains(strings.FieldsFunc(l, func(r rune) bool {
-			return !('0' <= r && r <= '9')
-		}), want) {
+		if re.MatchString(line) {
 			return true
 		}
 	}
