@@ -10,6 +10,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -479,4 +481,122 @@ func TestWorkerUsageE2E(t *testing.T) {
 		{"watch-interval", []string{"--watch-interval", "often"}, "often"},
 		{"worker", []string{"--worker", ""}, "--worker"},
 	})
+}
+
+// childrenOf returns the pids of the live processes whose parent is ppid.
+func childrenOf(ppid int) []int {
+	var pids []int
+	ents, _ := os.ReadDir("/proc")
+	for _, ent := range ents {
+		pid, err := strconv.Atoi(ent.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > 1 && f[0] != "Z" && f[1] == strconv.Itoa(ppid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// TestWorkerChaosE2E is the chaos acceptance of issue 5 at the CLI (the
+// library test covers it in depth): 1,000 tasks on 4 Go workers while the
+// test SIGKILLs a random worker of the running `ration run --worker` every
+// 50 ms. Every task ends exactly once in the joblog, as a success printed
+// once with its own answer or as a quarantine (by the signal); none is
+// lost; the exit status counts the quarantined ones; the summary counts
+// the replacements; no worker outlives ration.
+func TestWorkerChaosE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildRation(t)
+	accNeed(t, accHelp(t, bin), "worker")
+	dir := t.TempDir()
+	gw := filepath.Join(dir, "goworker")
+	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", gw, "../../runner/worker/examples/goworker")
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build goworker: %v\n%s", err, b)
+	}
+	jl := filepath.Join(dir, "joblog")
+	const n = 1000
+	inputs := make([]string, n)
+	for i := range inputs {
+		inputs[i] = fmt.Sprintf("sleep:10:chaos-%d", i)
+	}
+	p := accStart(t, bin, strings.NewReader(strings.Join(inputs, "\n")+"\n"), nil, nil,
+		"--worker", gw, "-j", "4", "--joblog", jl, "--term-timeout", "1s")
+	seen := map[int]bool{}
+	kills := 0
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	rnd := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 5))
+	deadline := time.After(5 * time.Minute)
+chaos:
+	for {
+		select {
+		case <-p.done:
+			break chaos
+		case <-deadline:
+			t.Fatalf("still running after 5 minutes, %d kills\nstderr:\n%s", kills, tail(p.stderr.String(), 20))
+		case <-tick.C:
+		}
+		pids := childrenOf(p.cmd.Process.Pid)
+		for _, pid := range pids {
+			seen[pid] = true
+		}
+		if len(pids) > 0 && syscall.Kill(pids[rnd.IntN(len(pids))], syscall.SIGKILL) == nil {
+			kills++
+		}
+	}
+	code := p.cmd.ProcessState.ExitCode()
+	stdout, stderr := p.stdout.String(), p.stderr.String()
+	for pid := range seen {
+		if alive(pid) {
+			t.Errorf("worker %d outlived ration", pid)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	es := accJoblog(t, jl)
+	ok, bad := accCount(t, es)
+	succeeded := map[string]bool{}
+	for _, e := range es {
+		if e.Seq < 1 || e.Seq > n {
+			t.Errorf("joblog job %d: no such input", e.Seq)
+			continue
+		}
+		switch {
+		case e.Succeeded():
+			succeeded[inputs[e.Seq-1]] = true
+		case e.Signal != int(syscall.SIGKILL):
+			t.Errorf("joblog job %d: exit %d signal %d; a task may only succeed or be quarantined by the kills", e.Seq, e.Exitval, e.Signal)
+		}
+	}
+	printed := map[string]int{}
+	for line := range strings.Lines(stdout) {
+		printed[strings.TrimSuffix(line, "\n")]++
+	}
+	for in, c := range printed {
+		if c != 1 || !succeeded[in] {
+			t.Errorf("stdout has %q %d times; its job succeeded: %v", in, c, succeeded[in])
+		}
+	}
+	m := regexp.MustCompile(`(\d+) replaced`).FindStringSubmatch(stderr)
+	t.Logf("%d kills of %d workers seen; exit %d; joblog %d ok, %d quarantined; summary: %s",
+		kills, len(seen), code, ok, bad, grepLines(stderr, "replaced"))
+	if len(es) != n || len(printed) != ok {
+		t.Errorf("joblog %d lines (%d ok), stdout %d answers: want %d lines and one answer per success", len(es), ok, len(printed), n)
+	}
+	if want := min(bad, 101); code != want {
+		t.Errorf("exit %d, want %d (the quarantined tasks)", code, want)
+	}
+	if kills == 0 || m == nil || m[1] == "0" {
+		t.Errorf("%d kills, summary %q: want kills and replacements counted", kills, grepLines(stderr, "replaced"))
+	}
 }
