@@ -240,7 +240,7 @@ func oomScenario(ctx context.Context, e *env, cal calibration) (section, error) 
 	if err := writeCSV(filepath.Join(e.out, "oom.csv"), rows); err != nil {
 		return section{}, err
 	}
-	if err := chartOOM(filepath.Join(e.out, "oom.svg"), chartRows, normal); err != nil {
+	if err := chartOOM(filepath.Join(e.out, "oom.svg"), chartRows, normal, every); err != nil {
 		return section{}, err
 	}
 	b.WriteString("![a worker gets OOM-killed](oom.svg)\n\n")

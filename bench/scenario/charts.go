@@ -180,9 +180,9 @@ type oomBar struct {
 	done, lost int
 }
 
-func chartOOM(path string, rows []oomBar, normal int) error {
+func chartOOM(path string, rows []oomBar, normal, every int) error {
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("One job in 50 needs 300 MiB: what happens to the other %d jobs", normal)
+	p.Title.Text = fmt.Sprintf("One job in %d needs 300 MiB: what happens to the other %d jobs", every, normal)
 	p.Title.Padding = vg.Points(8)
 	p.X.Label.Text = "normal jobs"
 	n := len(rows)

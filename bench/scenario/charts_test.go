@@ -35,7 +35,7 @@ func TestCharts(t *testing.T) {
 	if err := chartAnalyzer(filepath.Join(dir, "analyzer.svg"), runs); err != nil {
 		t.Fatal(err)
 	}
-	if err := chartOOM(filepath.Join(dir, "oom.svg"), []oomBar{{"ration run", 196, 0}, {"parallel (-j 2)", 196, 0}, {"xargs -P 2", 49, 147}, {"ProcessPoolExecutor", 30, 166}}, 196); err != nil {
+	if err := chartOOM(filepath.Join(dir, "oom.svg"), []oomBar{{"ration run", 196, 0}, {"parallel (-j 2)", 196, 0}, {"xargs -P 2", 49, 147}, {"ProcessPoolExecutor", 30, 166}}, 196, 50); err != nil {
 		t.Fatal(err)
 	}
 	if err := chartBars(filepath.Join(dir, "overhead.svg"), "Per-job overhead: 2000 x true, -j 2 (median, min-max)", "wall time (s)",

@@ -103,7 +103,7 @@ func writeResults(e *env, cal calibration, secs []section, note string) error {
 			switch {
 			case strings.HasPrefix(l, "**Acceptance**"):
 				in = true
-				acc = append(acc, fmt.Sprintf("- %s, %s", strings.TrimPrefix(sec.title, "Scenario "), strings.TrimSuffix(strings.TrimPrefix(l, "**Acceptance** "), ":")))
+				acc = append(acc, fmt.Sprintf("- %s %s", strings.TrimPrefix(sec.title, "Scenario "), strings.TrimPrefix(l, "**Acceptance** ")))
 			case in && strings.HasPrefix(l, "- "):
 				acc = append(acc, "  "+l)
 			case in && l != "":
