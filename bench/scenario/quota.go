@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -82,6 +83,9 @@ func quotaChange(ctx context.Context, e *env, cal calibration) (section, error) 
 	fmt.Fprintf(&b, "`%s` runs jobs of %d ms CPU / %d MiB from an endless input; the harness writes the cgroup's `cpu.cfs_quota_us` "+
 		"(2 CPUs, then 0.5, then 2 again) and samples every 200 ms how many `burn` processes are alive in the cgroup (the jobs running: ration's effective pool size) "+
 		"and how many jobs have finished. After %s the harness sends SIGTERM.\n\n", shellJoin(append([]string{"ration"}, args[1:]...)), jobMs, qMiB, end)
+	if m := regexp.MustCompile(`--watch-interval\s+\S+\s.*\(default "([^"]+)"\)`).FindStringSubmatch(e.help); watch && m != nil {
+		fmt.Fprintf(&b, "ration re-reads the limits every %s (the default of --watch-interval), so a change shows up within that time.\n\n", m[1])
+	}
 	if !watch {
 		b.WriteString("**This build of `ration run` has no `--watch-limits` (live quota polling has not landed)**: ration sizes its pool once, at start, from the 2-CPU quota, " +
 			"so this run shows the behaviour without the feature.\n\n")

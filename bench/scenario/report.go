@@ -92,8 +92,8 @@ func writeResults(e *env, cal calibration, secs []section, note string) error {
 	if e.quick {
 		s.WriteString("> QUICK MODE numbers (small counts): not the published benchmark.\n\n")
 	}
-	fmt.Fprintf(&s, "Measured %s UTC on %d CPUs (%s), with `sudo make bench` (about %s); details in [bench/results/RESULTS.md](bench/results/RESULTS.md).\n\n",
-		e.started.UTC().Format("2006-01-02"), e.nproc, cpuModel(), time.Since(e.started).Round(time.Minute))
+	fmt.Fprintf(&s, "Measured %s UTC on %d CPUs (%s), with `sudo make bench` (%s); details in [bench/results/RESULTS.md](bench/results/RESULTS.md).\n\n",
+		e.started.UTC().Format("2006-01-02"), e.nproc, cpuModel(), fmt.Sprintf("%.0f minutes", time.Since(e.started).Minutes()))
 	var acc []string
 	for _, sec := range secs {
 		fmt.Fprintf(&s, "#### %s\n\n%s\n", strings.TrimPrefix(sec.title, "Scenario "), sec.summary)
