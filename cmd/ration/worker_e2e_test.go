@@ -10,6 +10,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -599,4 +600,174 @@ chaos:
 	if kills == 0 || m == nil || m[1] == "0" {
 		t.Errorf("%d kills, summary %q: want kills and replacements counted", kills, grepLines(stderr, "replaced"))
 	}
+}
+
+// accGoWorker builds runner/worker/examples/goworker into a temporary
+// directory.
+func accGoWorker(t *testing.T) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "goworker")
+	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", out, "../../runner/worker/examples/goworker")
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build goworker: %v\n%s", err, b)
+	}
+	return out
+}
+
+// TestWorkerCLIE2E checks the rest of the --worker contract of issue 5 at
+// the CLI: -k order, task errors and breaks named with their input on
+// stderr, the worker's stderr passed through with its slot, recycling,
+// --timeout as a break, SIGTERM then --resume, and --mem-per-job auto.
+func TestWorkerCLIE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildRation(t)
+	help := accHelp(t, bin)
+	accNeed(t, help, "worker")
+	gw := accGoWorker(t)
+	run := func(t *testing.T, stdin string, args ...string) (int, string, string) {
+		t.Helper()
+		var in io.Reader
+		if stdin != "" {
+			in = strings.NewReader(stdin)
+		}
+		p := accStart(t, bin, in, nil, nil, append([]string{"--term-timeout", "1s"}, args...)...)
+		code := p.wait(120 * time.Second)
+		return code, p.stdout.String(), p.stderr.String()
+	}
+
+	t.Run("KeepOrder", func(t *testing.T) {
+		var inputs []string
+		for i := range 12 {
+			inputs = append(inputs, fmt.Sprintf("sleep:%d:k%d", []int{300, 5, 150, 1}[i%4], i))
+		}
+		code, out, errs := run(t, "", append([]string{"--worker", gw, "-k", "-j", "4", ":::"}, inputs...)...)
+		if code != 0 || out != strings.Join(inputs, "\n")+"\n" {
+			t.Errorf("exit %d, stdout %q: want 0 and the inputs in order\nstderr:\n%s", code, out, errs)
+		}
+	})
+
+	t.Run("ErrorsAndBreaks", func(t *testing.T) {
+		jl := filepath.Join(t.TempDir(), "joblog")
+		inputs := []string{"plain", "fail:boom", "stderr:hello-from-worker", "garbage", "exit:3"}
+		code, out, errs := run(t, "", append([]string{"--worker", gw, "-j", "2", "--joblog", jl, ":::"}, inputs...)...)
+		if code != 3 {
+			t.Errorf("exit %d, want 3 (one task error, two quarantined)", code)
+		}
+		for _, want := range []struct{ input, text string }{
+			{"fail:boom", "boom"}, {"garbage", "protocol"}, {"exit:3", "exit"},
+		} {
+			found := false
+			for line := range strings.Lines(errs) {
+				if strings.Contains(line, want.input) && strings.Contains(strings.ToLower(line), want.text) && !strings.Contains(line, "level=") {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("no stderr line names the input %q with %q", want.input, want.text)
+			}
+		}
+		if !regexp.MustCompile(`(?m)^\[\d+\] hello-from-worker$`).MatchString(errs) {
+			t.Errorf("the worker's stderr line is not passed through as \"[SLOT] hello-from-worker\"")
+		}
+		if !strings.Contains(out, `"input":"plain"`) || !strings.Contains(out, "stderr:hello-from-worker\n") || strings.Count(out, "\n") != 2 {
+			t.Errorf("stdout %q: want the two successes' answers only", out)
+		}
+		es := accJoblog(t, jl)
+		if ok, failed := accCount(t, es); len(es) != 5 || ok != 2 || failed != 3 {
+			t.Errorf("joblog: %d lines, %d ok, %d failed; want 5, 2, 3", len(es), ok, failed)
+		}
+		if t.Failed() {
+			t.Logf("stderr:\n%s", errs)
+		}
+	})
+
+	t.Run("Recycle", func(t *testing.T) {
+		accNeed(t, help, "worker-max-tasks")
+		var inputs []string
+		for i := range 20 {
+			inputs = append(inputs, fmt.Sprintf("r%d", i))
+		}
+		code, out, errs := run(t, "", append([]string{"--worker", gw, "-j", "2", "--worker-max-tasks", "3", ":::"}, inputs...)...)
+		pids := map[int]bool{}
+		for line := range strings.Lines(out) {
+			var a struct{ PID, Tasks int }
+			if err := json.Unmarshal([]byte(line), &a); err != nil || a.Tasks < 1 || a.Tasks > 3 {
+				t.Errorf("answer %q: want a worker's answer after at most 3 tasks", line)
+			}
+			pids[a.PID] = true
+		}
+		if code != 0 || len(pids) < 7 || !strings.Contains(errs, "recycled") {
+			t.Errorf("exit %d, %d worker pids (want >= 7 = 20 tasks / 3), summary %q", code, len(pids), grepLines(errs, "workers:"))
+		}
+	})
+
+	t.Run("TimeoutIsABreak", func(t *testing.T) {
+		inputs := []string{"sleep:30000:stuck", "a", "b", "c", "d"}
+		code, out, errs := run(t, "", append([]string{"--worker", gw, "-j", "2", "--timeout", "1s", ":::"}, inputs...)...)
+		if code != 1 || strings.Count(out, "\n") != 4 || strings.Contains(out, "stuck") {
+			t.Errorf("exit %d, stdout %q: want 1 and the 4 other answers", code, out)
+		}
+		if !strings.Contains(grepLines(errs, "sleep:30000:stuck"), "quarantined") || !strings.Contains(strings.ToLower(grepLines(errs, "sleep:30000:stuck")), "time") {
+			t.Errorf("no stderr line says the stuck task was quarantined after timeouts:\n%s", errs)
+		}
+	})
+
+	t.Run("SIGTERMThenResume", func(t *testing.T) {
+		jl := filepath.Join(t.TempDir(), "joblog")
+		var inputs []string
+		for i := range 30 {
+			inputs = append(inputs, fmt.Sprintf("sleep:200:s%d", i))
+		}
+		stdin := strings.Join(inputs, "\n") + "\n"
+		p := accStart(t, bin, strings.NewReader(stdin), nil, nil, "--worker", gw, "-j", "2", "--joblog", jl, "--term-timeout", "5s")
+		for len(accJoblog(t, jl)) < 3 {
+			if p.exited() {
+				t.Fatalf("ended early\nstderr:\n%s", p.stderr.String())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		workers := childrenOf(p.cmd.Process.Pid)
+		p.cmd.Process.Signal(syscall.SIGTERM)
+		if code := p.wait(60 * time.Second); code != 143 {
+			t.Errorf("exit %d after SIGTERM, want 143\nstderr:\n%s", code, p.stderr.String())
+		}
+		assertGone(t, workers...)
+		first := p.stdout.String()
+		code, second, errs := run(t, stdin, "--worker", gw, "-j", "2", "--joblog", jl, "--resume")
+		if code != 0 {
+			t.Errorf("resume: exit %d\nstderr:\n%s", code, errs)
+		}
+		all := strings.Fields(first + second)
+		slices.Sort(all)
+		want := slices.Clone(inputs)
+		slices.Sort(want)
+		if !slices.Equal(all, want) {
+			t.Errorf("the two runs printed %d answers %q, want each of the %d inputs once (first run %d)", len(all), all, len(want), len(strings.Fields(first)))
+		}
+		if es := accJoblog(t, jl); len(es) != len(inputs) {
+			t.Errorf("joblog has %d lines after resume, want %d", len(es), len(inputs))
+		}
+	})
+
+	t.Run("MemPerJobAuto", func(t *testing.T) {
+		if _, err := exec.LookPath("python3"); err != nil {
+			t.Skip("no python3")
+		}
+		var inputs []string
+		for i := range 8 {
+			inputs = append(inputs, strconv.Itoa(i))
+		}
+		code, _, errs := run(t, "", append([]string{"--mem-per-job", "auto", "-j", "2",
+			"python3", "-c", `b = b"x" * (40 << 20)`, ":::"}, inputs...)...)
+		m := regexp.MustCompile(`learned memory per job ([0-9.]+) MiB`).FindStringSubmatch(errs)
+		if code != 0 || m == nil {
+			t.Fatalf("exit %d; no learned memory per job in the summary:\n%s", code, tail(errs, 3))
+		}
+		if mib, _ := strconv.ParseFloat(m[1], 64); mib < 40 || mib > 100 {
+			t.Errorf("learned %s MiB per job; a job holds 40 MiB plus the interpreter", m[1])
+		}
+	})
+	noChildrenLeft(t)
 }
