@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ration-run/ration/runner/event"
+	"github.com/ration-run/ration/runner/reaper"
 )
 
 // DefaultGrace is the time between SIGTERM and SIGKILL when a job is
@@ -97,6 +98,12 @@ type Executor interface {
 //
 // The zero value is ready to use and safe for concurrent use.
 type ProcessExecutor struct {
+	// Reaper, when set, starts and waits for the jobs' processes, so that
+	// ration running as PID 1 reaps the orphans jobs leave behind without
+	// taking the jobs' own exit statuses (see package reaper). Nil:
+	// exec.Cmd's own Start and Wait.
+	Reaper *reaper.Reaper
+
 	paths sync.Map // argv[0] -> looked-up path, to look PATH up once
 }
 
@@ -139,7 +146,12 @@ func (e *ProcessExecutor) Exec(ctx context.Context, a *Attempt) AttemptResult {
 		Stderr:      a.Stderr,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}
-	if err := cmd.Start(); err != nil {
+	start, wait := cmd.Start, cmd.Wait
+	if e.Reaper != nil {
+		start = func() error { return e.Reaper.Start(cmd) }
+		wait = func() error { return e.Reaper.Wait(cmd) }
+	}
+	if err := start(); err != nil {
 		return startFailed(a, res, err)
 	}
 	pid := cmd.Process.Pid
@@ -192,7 +204,7 @@ func (e *ProcessExecutor) Exec(ctx context.Context, a *Attempt) AttemptResult {
 			}
 		}()
 	})
-	werr := cmd.Wait()
+	werr := wait()
 	stopWatch()
 	stopMu.Lock()
 	close(exited)

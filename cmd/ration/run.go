@@ -16,6 +16,7 @@ import (
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/input"
+	"github.com/ration-run/ration/runner/reaper"
 	"github.com/ration-run/ration/runner/template"
 	"github.com/ration-run/ration/runner/watchdog"
 	"github.com/spf13/pflag"
@@ -53,10 +54,16 @@ flags:`
 
 // cmdRun implements `ration run`.
 func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	// TODO(reaper): when ration runs as PID 1 (or should be a subreaper),
-	// start runner/reaper here, before the first job, so orphaned
-	// grandchildren of jobs are reaped; it must not steal the exit status
-	// of the runner's direct children.
+	// As PID 1 (a container's entrypoint) ration reaps the orphans that
+	// jobs leave behind. Jobs and workers are started through the reaper,
+	// so their own exit statuses are never taken by it. Elsewhere the
+	// reaper is inactive and changes nothing.
+	rp, err := reaper.New(context.Background(), reaper.Options{})
+	if err != nil {
+		fmt.Fprintf(stderr, "ration run: %v\n", err)
+		return exitUsage
+	}
+	defer rp.Stop()
 	fs := pflag.NewFlagSet("ration run", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.SetInterspersed(false)
@@ -255,6 +262,9 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		obs = append(obs, ad.ctrl)
 		cfg.OOMKills = oomCounter(*fsRoot)
 	}
+	if rp.Active() {
+		cfg.Executor = &runner.ProcessExecutor{Reaper: rp}
+	}
 	workerTimeout := cfg.Timeout
 	var workerExec runner.WorkerExecutor // its Pool starts after runner.New
 	if workerMode {
@@ -275,7 +285,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail("%s", strings.TrimPrefix(err.Error(), runner.ErrUsage.Error()+": "))
 	}
 	if workerMode && !*dryRun {
-		if workerExec.Pool, err = ad.startPool(wFlags, r, d, memPerJob, workerTimeout, obs, stderr); err != nil {
+		if workerExec.Pool, err = ad.startPool(wFlags, r, d, memPerJob, workerTimeout, obs, stderr, rp); err != nil {
 			return fail("%v", err)
 		}
 	}

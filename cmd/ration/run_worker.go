@@ -18,6 +18,7 @@ import (
 	"github.com/ration-run/ration/runner/adapt"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/metrics"
+	"github.com/ration-run/ration/runner/reaper"
 	"github.com/ration-run/ration/runner/worker"
 )
 
@@ -158,8 +159,9 @@ func (f *workerFlags) adapt(log *slog.Logger, d limits.Decision, jobs string, me
 // events (the runner reports the job events itself); the pool's resizes
 // resize r too, so no more jobs wait for a worker than there are workers.
 func (a *adaptation) startPool(f *workerFlags, r *runner.Runner, d limits.Decision, mem memFlag,
-	timeout time.Duration, obs event.Observer, stderr io.Writer) (*worker.Pool, error) {
+	timeout time.Duration, obs event.Observer, stderr io.Writer, rp *reaper.Reaper) (*worker.Pool, error) {
 	p, err := worker.New(context.Background(), worker.Config{
+		Reaper:  rp,
 		Command: worker.ShellCommand(*f.command), Size: d.Jobs, Timeout: timeout,
 		MaxBreaks: *f.maxBreaks, MaxTasks: *f.maxTasks, MaxRSS: int64(f.maxRSS),
 		Observer: runner.WorkerEvents(obs, r.Resize), Logger: a.log, Stderr: stderr,

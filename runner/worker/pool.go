@@ -20,6 +20,7 @@ import (
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner/adapt"
 	"github.com/ration-run/ration/runner/event"
+	"github.com/ration-run/ration/runner/reaper"
 )
 
 // Defaults for the zero values of Config.
@@ -95,6 +96,10 @@ type Config struct {
 	// memory.events on v2). A worker killed by SIGKILL while that counter
 	// rose during its task was OOM-killed.
 	OOMKills func() (int64, error)
+	// Reaper, when set, starts and waits for the worker processes, so that
+	// a program running as PID 1 reaps orphans without taking the exit
+	// status of its workers (see package reaper). Nil: exec.Cmd's own.
+	Reaper *reaper.Reaper
 }
 
 // Task is one unit of work for a pool.

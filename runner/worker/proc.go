@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/runner/reaper"
 	"github.com/shirou/gopsutil/v4/process"
 )
 
@@ -30,6 +31,7 @@ var errLineTooLong = errors.New("stdout line longer than the limit")
 // once the process group is dead and release has been called.
 type proc struct {
 	cmd    *exec.Cmd
+	reaper *reaper.Reaper // nil: cmd's own Start and Wait
 	pid    int
 	stdin  *os.File
 	stdout *os.File
@@ -88,7 +90,11 @@ func (p *Pool) startProc(slot int) (*proc, error) {
 	// *os.File values: exec starts no copying goroutines, and Wait does not
 	// wait for our readers.
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	if err := cmd.Start(); err != nil {
+	start := cmd.Start
+	if c.Reaper != nil {
+		start = func() error { return c.Reaper.Start(cmd) }
+	}
+	if err := start(); err != nil {
 		closeAll()
 		return nil, fmt.Errorf("worker: starting %s: %w", c.Command[0], err)
 	}
@@ -96,7 +102,7 @@ func (p *Pool) startProc(slot int) (*proc, error) {
 	outW.Close()
 	errW.Close()
 
-	pr := &proc{cmd: cmd, pid: cmd.Process.Pid, stdin: inW, stdout: outR, stderr: errR,
+	pr := &proc{cmd: cmd, reaper: c.Reaper, pid: cmd.Process.Pid, stdin: inW, stdout: outR, stderr: errR,
 		lines: make(chan lineMsg), exited: make(chan struct{}), errEOF: make(chan struct{}),
 		done: make(chan struct{}), tailN: c.StderrLines}
 	pr.wg.Add(3)
@@ -121,7 +127,11 @@ func (p *Pool) startProc(slot int) (*proc, error) {
 
 func (pr *proc) wait() {
 	defer pr.wg.Done()
-	pr.cmd.Wait() // the status is in cmd.ProcessState
+	if pr.reaper != nil {
+		pr.reaper.Wait(pr.cmd) // the status is in cmd.ProcessState
+	} else {
+		pr.cmd.Wait()
+	}
 	close(pr.exited)
 }
 
