@@ -306,11 +306,12 @@ func tail(s string, n int) string {
 }
 
 // TestWorkerLiveResizeE2E is the live-resize acceptance of issue 5 at the
-// CLI: a running `ration run` (one process per job, no -j) in a child cpu
-// cgroup whose quota goes from 2 CPUs to 0.5 and back. The pool must shrink
-// to 1 within 10 s (pool_resized in the JSON log; the ration_pool_size
-// gauge and at most one running job when --metrics-addr exists) and grow
-// back to where it started.
+// CLI: a running `ration run` (no -j) in a child cpu cgroup whose quota
+// goes from 2 CPUs to 0.5 and back, once with one process per job and once
+// with --worker. The pool must shrink to 1 within 10 s (pool_resized in
+// the JSON log, the ration_pool_size gauge when --metrics-addr exists) and
+// really run one job at a time (ration's children: jobs, or workers once
+// the retiring ones finished), then grow back to where it started.
 func TestWorkerLiveResizeE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -325,12 +326,27 @@ func TestWorkerLiveResizeE2E(t *testing.T) {
 	if s.CPUQuota > 0 && s.CPUQuota < 2 {
 		t.Skipf("own cgroup has a CPU quota of %.2f: cannot give a child 2 CPUs", s.CPUQuota)
 	}
+	t.Run("process", func(t *testing.T) { liveResize(t, bin, help, s, nil, "sh", "-c", "sleep 0.2") })
+	t.Run("worker", func(t *testing.T) {
+		accNeed(t, help, "worker")
+		liveResize(t, bin, help, s, func(i int) string { return fmt.Sprintf("sleep:200:%d", i) }, "--worker", accGoWorker(t))
+	})
+	noChildrenLeft(t)
+}
+
+// liveResize runs one live-resize scenario; input makes the i-th input
+// (nil: the number i), cmd ends ration's arguments.
+func liveResize(t *testing.T, bin, help string, s cgroup.Snapshot, input func(int) string, cmd ...string) {
 	cg := childCgroup(t, s.CPUDir, "ration-e2e-resize")
 	setQuota(t, 1, cg, 2)
 	full := int(limitsIn(t, bin, cg)["jobs"].(float64))
 	if full < 2 {
 		t.Skipf("a 2-CPU quota gives %d jobs here: nothing to shrink", full)
 	}
+	if input == nil {
+		input = strconv.Itoa
+	}
+	workers := len(cmd) > 0 && cmd[0] == "--worker"
 
 	dir := t.TempDir()
 	jl := filepath.Join(dir, "joblog")
@@ -340,7 +356,7 @@ func TestWorkerLiveResizeE2E(t *testing.T) {
 		addr = accFreeAddr(t)
 		args = append(args, "--metrics-addr", addr)
 	}
-	args = append(args, "sh", "-c", "sleep 0.2")
+	args = append(args, cmd...)
 
 	// Feed inputs at 10 a second, more than one job slot (5 a second)
 	// takes, for as long as the test runs.
@@ -359,7 +375,7 @@ func TestWorkerLiveResizeE2E(t *testing.T) {
 			case <-stop:
 				break feed
 			case <-tick.C:
-				if _, err := fmt.Fprintf(w, "%d\n", i+1); err != nil {
+				if _, err := fmt.Fprintln(w, input(i+1)); err != nil {
 					break feed
 				}
 				i++
@@ -396,7 +412,8 @@ func TestWorkerLiveResizeE2E(t *testing.T) {
 		return m[name]
 	}
 	// waitSize waits for a pool_resized record to size n after the first
-	// `after` records, and for the gauge to agree.
+	// `after` records, for the gauge to agree and, with workers, for that
+	// many worker processes.
 	waitSize := func(n, after int, limit time.Duration) time.Duration {
 		t.Helper()
 		t0 := time.Now()
@@ -405,12 +422,13 @@ func TestWorkerLiveResizeE2E(t *testing.T) {
 				t.Fatalf("ration exited (status %d)\nstderr:\n%s", p.cmd.ProcessState.ExitCode(), tail(p.stderr.String(), 30))
 			}
 			sizes, _ := accResizes(p.stderr.String())
-			if len(sizes) > after && slices.Contains(sizes[after:], n) && (addr == "" || gauge(mPoolSize) == float64(n)) {
+			kids := len(childrenOf(p.cmd.Process.Pid))
+			if len(sizes) > after && slices.Contains(sizes[after:], n) && (addr == "" || gauge(mPoolSize) == float64(n)) && (!workers || kids == n) {
 				return time.Since(t0)
 			}
 			if time.Since(t0) > limit {
-				t.Fatalf("pool not at %d %v after the quota changed: resizes %v, gauge %v\nstderr:\n%s",
-					n, limit, sizes, gauge(mPoolSize), tail(p.stderr.String(), 30))
+				t.Fatalf("pool not at %d %v after the quota changed: resizes %v, gauge %v, %d children\nstderr:\n%s",
+					n, limit, sizes, gauge(mPoolSize), kids, tail(p.stderr.String(), 30))
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
@@ -421,20 +439,24 @@ func TestWorkerLiveResizeE2E(t *testing.T) {
 	if g := gauge(mPoolSize); addr != "" && g != float64(full) {
 		t.Errorf("pool size gauge %v at the start, want %d", g, full)
 	}
+	if kids := len(childrenOf(p.cmd.Process.Pid)); workers && kids != full {
+		t.Errorf("%d worker processes at the start, want %d", kids, full)
+	}
 	before, _ := accResizes(p.stderr.String())
 	setQuota(t, 1, cg, 0.5)
 	shrink := waitSize(1, len(before), 10*time.Second)
 	t.Logf("quota 0.5 CPU: pool at 1 after %v", shrink.Round(time.Millisecond))
-	if addr != "" {
-		// The jobs that ran when the pool shrank end within 0.2s (slower
-		// under the quota); after that only one job may run at a time.
-		time.Sleep(2 * time.Second)
-		for range 5 {
-			if g := gauge(mRunning); g > 1 {
-				t.Errorf("%v jobs running at pool size 1", g)
-			}
-			time.Sleep(200 * time.Millisecond)
+	// The jobs that ran when the pool shrank end within 0.2s (slower under
+	// the quota); after that only one job may run at a time.
+	time.Sleep(2 * time.Second)
+	for range 10 {
+		if kids := len(childrenOf(p.cmd.Process.Pid)); kids > 1 {
+			t.Errorf("%d children of ration at pool size 1", kids)
 		}
+		if g := gauge(mRunning); g > 1 {
+			t.Errorf("%v jobs running at pool size 1", g)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	mid, _ := accResizes(p.stderr.String())
 	setQuota(t, 1, cg, 2)
@@ -464,24 +486,6 @@ func TestWorkerLiveResizeE2E(t *testing.T) {
 	if ok, _ := accCount(t, es); len(es) != n || ok != n {
 		t.Errorf("joblog: %d lines, %d ok; want all %d inputs fed, once, ok", len(es), ok, n)
 	}
-	noChildrenLeft(t)
-}
-
-// TestWorkerUsageE2E: bad values of the issue 5 flags are one-line usage
-// errors with exit status 255.
-func TestWorkerUsageE2E(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	bin := buildRation(t)
-	accUsage(t, bin, accHelp(t, bin), []accUsageCase{
-		{"max-breaks", []string{"--worker", "cat", "--max-breaks", "0"}, "--max-breaks"},
-		{"worker-max-tasks", []string{"--worker", "cat", "--worker-max-tasks", "-1"}, "--worker-max-tasks"},
-		{"worker-max-rss", []string{"--worker", "cat", "--worker-max-rss", "lots"}, "lots"},
-		{"mem-per-job", []string{"--mem-per-job", "automatic"}, "automatic"},
-		{"watch-interval", []string{"--watch-interval", "often"}, "often"},
-		{"worker", []string{"--worker", ""}, "--worker"},
-	})
 }
 
 // childrenOf returns the pids of the live processes whose parent is ppid.
