@@ -39,7 +39,7 @@ func addObserveFlags(fs *pflag.FlagSet) *observeFlags {
 		logFormat:    fs.String("log-format", logs.FormatAuto, "log `FORMAT`: auto (human on a terminal, else text), human, text or json"),
 		quiet:        fs.BoolP("quiet", "q", false, "log warnings and errors only, and no summary line"),
 		stallTimeout: fs.String("stall-timeout", "", "when no job finished for `DURATION`, report the running jobs and ration's goroutines (default off)"),
-		slowFactor:   fs.Float64("slow-factor", 5, "warn once about a job running `F` times longer than the median job (0: off)"),
+		slowFactor:   fs.Float64("slow-factor", 5, "warn once about a job running `F` times longer than the median job, and at least 1s (0: off)"),
 	}
 }
 

@@ -13,7 +13,7 @@
 //     needs some job to finish first.
 //   - Slow job (--slow-factor): a running job whose running time exceeds
 //     the factor times the median run time of the last 1000 succeeded jobs
-//     gets one warning. Failed jobs are left out of the median because
+//     (and Options.MinSlow, 1s by default) gets one warning. Failed jobs are left out of the median because
 //     jobs that fail at once on bad input would make every healthy job
 //     look slow. No warning is given before MinFinished jobs succeeded.
 //
@@ -49,6 +49,9 @@ type Row struct {
 	LastLine string    // the last line the job wrote to stdout or stderr, "" if none
 }
 
+// DefaultMinSlow is Options.MinSlow's default.
+const DefaultMinSlow = time.Second
+
 // medianWindow is how many succeeded jobs the median is taken over: enough
 // to be stable, little enough to sort on every tick.
 const medianWindow = 1000
@@ -68,6 +71,11 @@ type Options struct {
 	// MinFinished is how many jobs must have succeeded before the median
 	// is trusted; 0 means 5.
 	MinFinished int
+	// MinSlow is the running time below which no job is reported as slow,
+	// whatever the median: with jobs of a few milliseconds, scheduling
+	// jitter alone makes some run five times the median, and a warning
+	// about a 30ms job helps nobody. 0 means DefaultMinSlow.
+	MinSlow time.Duration
 	// Interval is how often the checks run; 0 means a tenth of
 	// StallTimeout, between 10ms and 1s.
 	Interval time.Duration
@@ -105,11 +113,14 @@ func New(opts Options) (*Watchdog, error) {
 	if opts.Running == nil {
 		return nil, errors.New("watchdog: Options.Running is nil")
 	}
-	if opts.StallTimeout < 0 || opts.SlowFactor < 0 || opts.MinFinished < 0 || opts.Interval < 0 {
+	if opts.StallTimeout < 0 || opts.SlowFactor < 0 || opts.MinFinished < 0 || opts.Interval < 0 || opts.MinSlow < 0 {
 		return nil, fmt.Errorf("watchdog: negative option in %+v", opts)
 	}
 	if opts.MinFinished == 0 {
 		opts.MinFinished = 5
+	}
+	if opts.MinSlow == 0 {
+		opts.MinSlow = DefaultMinSlow
 	}
 	if opts.Interval == 0 {
 		opts.Interval = time.Second
@@ -210,7 +221,7 @@ func (w *Watchdog) check(now time.Time) {
 			w.median, w.dirty = sorted[len(sorted)/2], false
 		}
 		median = w.median
-		limit := time.Duration(float64(median) * w.opts.SlowFactor)
+		limit := max(time.Duration(float64(median)*w.opts.SlowFactor), w.opts.MinSlow)
 		for _, r := range rows {
 			if !w.warned[r.Seq] && now.Sub(r.Started) > limit {
 				w.warned[r.Seq] = true

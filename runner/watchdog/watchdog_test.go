@@ -313,3 +313,32 @@ func TestObserveWhileRunning(t *testing.T) {
 		t.Errorf("window %d, succeeded %d", len(w.durations), w.succeeded)
 	}
 }
+
+// TestSlowFloor: with jobs of a millisecond, a job running 50 ms is five
+// times the median but not slow: it is below MinSlow.
+func TestSlowFloor(t *testing.T) {
+	var tab table
+	tab.set(Row{Slot: 1, PID: 11, Seq: 100, Input: "jitter", Started: time.Now().Add(-50 * time.Millisecond)})
+	var logs syncBuffer
+	w, err := New(Options{Running: tab.get, SlowFactor: 5, MinFinished: 1, Interval: 10 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Observe(event.Event{Kind: event.JobFinished, Outcome: event.Succeeded, Duration: time.Millisecond})
+	start(t, w)
+	time.Sleep(150 * time.Millisecond)
+	if strings.Contains(logs.String(), "slow job") {
+		t.Fatalf("a 50ms job was reported slow:\n%s", logs.String())
+	}
+	// With the floor lowered, the same job is slow.
+	var logs2 syncBuffer
+	w2, err := New(Options{Running: tab.get, SlowFactor: 5, MinFinished: 1, MinSlow: time.Millisecond,
+		Interval: 10 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs2, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2.Observe(event.Event{Kind: event.JobFinished, Outcome: event.Succeeded, Duration: time.Millisecond})
+	start(t, w2)
+	waitFor(t, "the slow-job warning", func() bool { return strings.Contains(logs2.String(), "slow job") })
+}
