@@ -94,7 +94,8 @@ func TestWorkerRealOOME2E(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	bin := buildRation(t)
-	accNeed(t, accHelp(t, bin), "worker")
+	help := accHelp(t, bin)
+	accNeed(t, help, "worker")
 	ownCgroup(t) // skips unless root, before building the Go worker
 	py, err := filepath.Abs(filepath.Join("..", "..", "runner", "worker", "examples", "worker.py"))
 	if err != nil {
@@ -129,8 +130,19 @@ func TestWorkerRealOOME2E(t *testing.T) {
 				inputs[i] = fmt.Sprintf("task-%d", i)
 			}
 			inputs[hog] = "alloc:256"
-			p := accStart(t, bin, nil, nil, []string{cg},
-				append([]string{"--worker", worker, "-j", "2", "--joblog", jl, "--term-timeout", "1s", ":::"}, inputs...)...)
+			args := []string{"--worker", worker, "-j", "2", "--joblog", jl, "--term-timeout", "1s"}
+			// With metrics, the last task holds the run for a few seconds,
+			// so that /metrics can be read after the others ended.
+			var addr string
+			if accHas(help, "metrics-addr") {
+				addr = accFreeAddr(t)
+				args = append(args, "--metrics-addr", addr)
+				inputs[len(inputs)-1] = "sleep:5000:hold"
+			}
+			p := accStart(t, bin, nil, nil, []string{cg}, append(append(args, ":::"), inputs...)...)
+			if addr != "" {
+				workerMetrics(t, p, "http://"+addr+"/metrics", len(inputs))
+			}
 			code := p.wait(120 * time.Second)
 			stdout, stderr := p.stdout.String(), p.stderr.String()
 			accCgroupEmpty(t, cg)
@@ -159,7 +171,9 @@ func TestWorkerRealOOME2E(t *testing.T) {
 					Input string `json:"input"`
 					PID   int    `json:"pid"`
 				}
-				if err := json.Unmarshal([]byte(line), &a); err != nil || a.PID == 0 {
+				if line == "sleep:5000:hold\n" {
+					a.Input = "sleep:5000:hold" // a string output is printed as it is
+				} else if err := json.Unmarshal([]byte(line), &a); err != nil || a.PID == 0 {
 					t.Errorf("stdout line %q is not a worker's answer", line)
 					continue
 				}
@@ -192,6 +206,41 @@ func TestWorkerRealOOME2E(t *testing.T) {
 		})
 	}
 	noChildrenLeft(t)
+}
+
+// workerMetrics scrapes /metrics of the OOM run until every task but the
+// held last one has ended, then checks the counters: n started, n-2
+// succeeded, 1 quarantined, 1 running, and the OOM breaks by cause.
+func workerMetrics(t *testing.T, p *accProc, url string, n int) {
+	t.Helper()
+	c := accClient(t)
+	const oomBreaks = `ration_worker_breaks_total{cause="oom"}`
+	var m map[string]float64
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if p.exited() || time.Now().After(deadline) {
+			t.Logf("the run ended before /metrics showed %d ended tasks (last scrape %v): metrics not checked", n-1, m)
+			return
+		}
+		got, err := accScrape(c, url)
+		if err != nil {
+			continue
+		}
+		m = got
+		if m[mSucceeded]+m[mFailed]+m[mQuarantined] == float64(n-1) {
+			break
+		}
+	}
+	t.Logf("while the held task runs: started %v succeeded %v failed %v quarantined %v running %v; oom breaks %v, worker starts %v, recreations %v",
+		m[mStarted], m[mSucceeded], m[mFailed], m[mQuarantined], m[mRunning], m[oomBreaks], m["ration_worker_starts_total"], m["ration_pool_recreations_total"])
+	if m[mStarted] != float64(n) || m[mSucceeded] != float64(n-2) || m[mFailed] != 0 || m[mQuarantined] != 1 || m[mRunning] != 1 {
+		t.Errorf("counters: started %v succeeded %v failed %v quarantined %v running %v; want %d, %d, 0, 1, 1",
+			m[mStarted], m[mSucceeded], m[mFailed], m[mQuarantined], m[mRunning], n, n-2)
+	}
+	// max-breaks 2: the hog broke two workers by OOM, each replaced.
+	if m[oomBreaks] != 2 || m["ration_worker_starts_total"] < 4 {
+		t.Errorf("%s = %v, ration_worker_starts_total = %v; want 2 and at least 2 + 2 replacements",
+			oomBreaks, m[oomBreaks], m["ration_worker_starts_total"])
+	}
 }
 
 // grepLines returns the lines of s that contain sub.
