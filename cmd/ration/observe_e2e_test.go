@@ -606,3 +606,59 @@ func TestObserveUsageE2E(t *testing.T) {
 		{"metrics-addr", []string{"--metrics-addr", "not an address"}, "not an address"},
 	})
 }
+
+// TestObserveQuietE2E: --quiet leaves only warnings and errors (the failed
+// job) on stderr, and no summary line.
+func TestObserveQuietE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildRation(t)
+	accNeed(t, accHelp(t, bin), "quiet")
+	p := accStart(t, bin, nil, nil, nil, "--quiet", "-j", "2", "sh", "-c", `exit $0`, ":::", "0", "1", "0")
+	code := p.wait(60 * time.Second)
+	stderr := p.stderr.String()
+	if code != 1 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "job failed") || !strings.Contains(stderr, "WARN") {
+		t.Errorf("exit %d, stderr %q: want 1 and only the failed job's warning", code, stderr)
+	}
+}
+
+// TestObserveMetricsPortZeroE2E: --metrics-addr 127.0.0.1:0 picks a port
+// and logs the URL, which serves the run's metrics.
+func TestObserveMetricsPortZeroE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildRation(t)
+	accNeed(t, accHelp(t, bin), "metrics-addr", "log-format")
+	release := filepath.Join(t.TempDir(), "release")
+	p := accStart(t, bin, nil, []string{"RELEASE=" + release}, nil, "--metrics-addr", "127.0.0.1:0", "--log-format", "json", "-j", "2",
+		"sh", "-c", `[ "$0" = hold ] && while [ ! -e "$RELEASE" ]; do sleep 0.05; done; exit 0`, ":::", "a", "b", "hold")
+	var url string
+	for deadline := time.Now().Add(30 * time.Second); url == ""; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) || p.exited() {
+			t.Fatalf("no \"serving metrics\" record with a url\nstderr:\n%s", p.stderr.String())
+		}
+		recs, _ := accJSONLines(p.stderr.String())
+		for _, r := range recs {
+			if u, ok := r["url"].(string); ok && strings.HasPrefix(u, "http://127.0.0.1:") && !strings.HasSuffix(u, ":0/metrics") {
+				url = u
+			}
+		}
+	}
+	c := accClient(t)
+	var m map[string]float64
+	for deadline := time.Now().Add(30 * time.Second); m[mSucceeded] != 2; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %v", url, m)
+		}
+		m, _ = accScrape(c, url)
+	}
+	if m[mStarted] != 3 || m[mRunning] != 1 {
+		t.Errorf("%s: started %v running %v, want 3 and 1", url, m[mStarted], m[mRunning])
+	}
+	os.WriteFile(release, nil, 0o644)
+	if code := p.wait(60 * time.Second); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}
