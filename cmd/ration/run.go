@@ -292,51 +292,11 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ob.start()
 	ad.start()
 
-	// Signals: the first SIGINT/SIGTERM drains, the second kills; SIGUSR1
-	// reports. signal.Notify lives here only: the runner takes Drain/Kill.
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGUSR1)
-	var got os.Signal
-	gotCh := make(chan os.Signal, 1)
-	sigDone := make(chan struct{})
-	sigExited := make(chan struct{})
-	go func() {
-		defer close(sigExited)
-		var first os.Signal
-		for {
-			select {
-			case <-sigDone:
-				return
-			case s := <-sigs:
-				if s == syscall.SIGUSR1 {
-					_ = r.WriteStatus(stderr) // stderr gone: nobody to tell
-					continue
-				}
-				if first == nil {
-					first = s
-					gotCh <- s
-					n := len(r.Running())
-					say(slog.LevelWarn, "ration run: ", fmt.Sprintf("got %s: starting no more jobs; %d running get %s to finish (signal again to kill them)",
-						sigName(s), n, cfg.TermTimeout))
-					r.Drain()
-					continue
-				}
-				say(slog.LevelWarn, "ration run: ", fmt.Sprintf("got %s again: killing the running jobs", sigName(s)))
-				r.Kill()
-			}
-		}
-	}()
-
+	stopSignals := handleSignals(r, stderr, say, cfg.TermTimeout)
 	sum, runErr := r.Run(context.Background())
 	ad.stop()
 	ob.stop()
-	close(sigDone)
-	<-sigExited
-	signal.Stop(sigs)
-	select {
-	case got = <-gotCh:
-	default:
-	}
+	got := stopSignals()
 	if progress != nil {
 		progress.Finish()
 	}
@@ -363,6 +323,48 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	return int(min(sum.Failed, 101))
+}
+
+// handleSignals handles the run's signals until the returned stop is
+// called: the first SIGINT/SIGTERM drains r, the second kills its jobs;
+// SIGUSR1 prints r's running-jobs table. stop returns the first
+// SIGINT/SIGTERM, nil if none. signal.Notify lives here only: the runner
+// takes Drain and Kill.
+func handleSignals(r *runner.Runner, stderr io.Writer, say func(slog.Level, string, string, ...any), termTimeout time.Duration) (stop func() os.Signal) {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGUSR1)
+	done := make(chan struct{})
+	exited := make(chan os.Signal, 1)
+	go func() {
+		var first os.Signal
+		defer func() { exited <- first }()
+		for {
+			select {
+			case <-done:
+				return
+			case s := <-sigs:
+				if s == syscall.SIGUSR1 {
+					_ = r.WriteStatus(stderr) // stderr gone: nobody to tell
+					continue
+				}
+				if first == nil {
+					first = s
+					say(slog.LevelWarn, "ration run: ", fmt.Sprintf("got %s: starting no more jobs; %d running get %s to finish (signal again to kill them)",
+						sigName(s), len(r.Running()), termTimeout))
+					r.Drain()
+					continue
+				}
+				say(slog.LevelWarn, "ration run: ", fmt.Sprintf("got %s again: killing the running jobs", sigName(s)))
+				r.Kill()
+			}
+		}
+	}()
+	return func() os.Signal {
+		close(done)
+		got := <-exited
+		signal.Stop(sigs)
+		return got
+	}
 }
 
 // shardFromFlags returns the --shard value, or the shard from
