@@ -380,7 +380,30 @@ func TestWorkerLiveResizeE2E(t *testing.T) {
 		accNeed(t, help, "worker")
 		liveResize(t, bin, help, s, func(i int) string { return fmt.Sprintf("sleep:200:%d", i) }, "--worker", accGoWorker(t))
 	})
+	t.Run("disabled", func(t *testing.T) { noResize(t, bin, s, "--watch-limits=false") })
+	t.Run("explicit-j", func(t *testing.T) { noResize(t, bin, s, "-j", "3") })
 	noChildrenLeft(t)
+}
+
+// noResize runs ration with args in a child cpu cgroup whose quota drops
+// from 2 CPUs to 0.5: with --watch-limits=false, or an explicit -j, the
+// pool must keep its size.
+func noResize(t *testing.T, bin string, s cgroup.Snapshot, args ...string) {
+	cg := childCgroup(t, s.CPUDir, "ration-e2e-noresize")
+	setQuota(t, 1, cg, 2)
+	release := filepath.Join(t.TempDir(), "release")
+	args = append(args, "--watch-interval", "200ms", "--log-format", "json", "--term-timeout", "1s",
+		"sh", "-c", `while [ ! -e "$RELEASE" ]; do sleep 0.05; done`, ":::", "a", "b", "c")
+	p := accStart(t, bin, nil, []string{"RELEASE=" + release}, []string{cg}, args...)
+	time.Sleep(time.Second)
+	setQuota(t, 1, cg, 0.5)
+	time.Sleep(2 * time.Second) // ten watch intervals
+	os.WriteFile(release, nil, 0o644)
+	code := p.wait(60 * time.Second)
+	accCgroupEmpty(t, cg)
+	if sizes, reasons := accResizes(p.stderr.String()); code != 0 || len(sizes) > 0 {
+		t.Errorf("exit %d, resizes %v %q: want 0 and none", code, sizes, reasons)
+	}
 }
 
 // liveResize runs one live-resize scenario; input makes the i-th input
