@@ -662,3 +662,30 @@ func TestObserveMetricsPortZeroE2E(t *testing.T) {
 		t.Errorf("exit %d", code)
 	}
 }
+
+// TestObserveJSONStartErrorE2E: a command that cannot be started is
+// reported as a JSON record too, with --log-format json.
+func TestObserveJSONStartErrorE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildRation(t)
+	accNeed(t, accHelp(t, bin), "log-format")
+	missing := filepath.Join(t.TempDir(), "no-such-command")
+	p := accStart(t, bin, nil, nil, nil, "--log-format", "json", missing, ":::", "a")
+	code := p.wait(60 * time.Second)
+	stderr := p.stderr.String()
+	recs, other := accJSONLines(stderr)
+	if code != 1 || len(other) > 0 {
+		t.Errorf("exit %d, non-JSON lines %q: want 1 and JSON only", code, other)
+	}
+	named := false
+	for _, r := range recs {
+		if r["event"] == "job_finished" && strings.Contains(fmt.Sprint(r["err"]), missing) {
+			named = true
+		}
+	}
+	if !named {
+		t.Errorf("no job_finished record names %s in its err:\n%s", missing, stderr)
+	}
+}

@@ -736,7 +736,7 @@ func TestWorkerCLIE2E(t *testing.T) {
 		} {
 			found := false
 			for line := range strings.Lines(errs) {
-				if strings.Contains(line, want.input) && strings.Contains(strings.ToLower(line), want.text) && !strings.Contains(line, "level=") {
+				if strings.Contains(line, want.input) && strings.Contains(strings.ToLower(line), want.text) {
 					found = true
 				}
 			}
@@ -756,6 +756,31 @@ func TestWorkerCLIE2E(t *testing.T) {
 		}
 		if t.Failed() {
 			t.Logf("stderr:\n%s", errs)
+		}
+	})
+
+	t.Run("JSONLogs", func(t *testing.T) {
+		accNeed(t, help, "log-format")
+		inputs := []string{"plain", "fail:boom", "stderr:hello-from-worker", "garbage", "exit:3"}
+		code, _, errs := run(t, "", append([]string{"--worker", gw, "-j", "2", "--log-format", "json", ":::"}, inputs...)...)
+		if code != 3 {
+			t.Errorf("exit %d, want 3", code)
+		}
+		recs, other := accJSONLines(errs)
+		passed := regexp.MustCompile(`^\[\d+\] `) // the worker's own stderr, passed through
+		for _, line := range other {
+			if !passed.MatchString(line) {
+				t.Errorf("stderr line of ration is not JSON: %q", line)
+			}
+		}
+		quarantined := 0
+		for _, r := range recs {
+			if r["event"] == "job_finished" && r["outcome"] == "quarantined" {
+				quarantined++
+			}
+		}
+		if quarantined != 2 {
+			t.Errorf("%d job_finished records with outcome quarantined, want 2", quarantined)
 		}
 	})
 
