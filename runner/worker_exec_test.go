@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
@@ -82,9 +83,13 @@ func TestWorkerExecutor(t *testing.T) {
 			t.Errorf("job %d: %d JobStarted, %d JobFinished, want 1 each", seq, started[seq], finished[seq])
 		}
 	}
-	for _, e := range poolEvents.ev {
-		if e.Kind == event.JobStarted || e.Kind == event.JobFinished || e.Kind == event.JobRetried {
-			t.Errorf("the pool's job event %v reached the observer", e.Kind)
+	// Replacement workers keep reporting until the pool is closed.
+	if err := p.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []event.Kind{event.JobStarted, event.JobFinished, event.JobRetried} {
+		if n := len(poolEvents.kinds(k)); n > 0 {
+			t.Errorf("%d of the pool's %v events reached the observer", n, k)
 		}
 	}
 	if n := len(poolEvents.kinds(event.WorkerBroken)); n != 2 {
@@ -102,5 +107,52 @@ func TestWorkerExecutor(t *testing.T) {
 	b, _ := os.ReadFile(jl)
 	if !strings.Contains(string(b), "\t-1\t9\tworker kill:9\n") {
 		t.Errorf("joblog has no line with exit -1, signal 9 for kill:9:\n%s", b)
+	}
+}
+
+// TestWorkerExecutorDrain: a task still waiting for a free worker when the
+// run drains never starts (NotStarted, no JobStarted); the running one
+// finishes and is recorded.
+func TestWorkerExecutorDrain(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	py, err := filepath.Abs(filepath.Join("worker", "examples", "worker.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := worker.New(context.Background(), worker.Config{Command: []string{"python3", py}, Size: 1,
+		Observer: WorkerEvents(nil, nil), Stderr: &syncBuf{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	var r *Runner
+	var rec recorder
+	obs := event.Multi{&rec, event.Func(func(e event.Event) {
+		if e.Kind == event.JobStarted && e.Input == "sleep:500:a" {
+			go r.Drain() // not from the observer's own call: Drain does not block, but be plain
+		}
+	})}
+	var stdout syncBuf
+	r, err = New(Config{Command: []string{"worker", "{}"}, Input: input.Args([]string{"sleep:500:a", "sleep:10:b"}),
+		Jobs: 2, TermTimeout: time.Minute, Observer: obs, Stdout: &stdout, Executor: &WorkerExecutor{Pool: p}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Succeeded != 1 || sum.NotStarted != 1 || sum.Failed != 0 || sum.Killed != 0 {
+		t.Errorf("summary %+v: want a succeeded, b not started", sum)
+	}
+	if strings.TrimSpace(stdout.String()) != "sleep:500:a" {
+		t.Errorf("stdout %q, want only a's answer", stdout.String())
+	}
+	for _, e := range rec.ev {
+		if e.Input == "sleep:10:b" && (e.Kind != event.JobFinished || e.Outcome != event.NotStarted) {
+			t.Errorf("b: event %v %v, want only JobFinished NotStarted", e.Kind, e.Outcome)
+		}
 	}
 }
