@@ -569,7 +569,11 @@ func accUsage(t *testing.T, bin, help string, cases []accUsageCase) {
 			continue
 		}
 		ran++
-		cmd := exec.Command(bin, append([]string{"run"}, append(c.args, "true", ":::", "x")...)...)
+		args := append([]string{"run"}, c.args...)
+		if !slices.Contains(c.args, "--worker") {
+			args = append(args, "true") // --worker takes no COMMAND
+		}
+		cmd := exec.Command(bin, append(args, ":::", "x")...)
 		cmd.Env = append(os.Environ(), "RATION_JOBS=")
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb

@@ -872,3 +872,21 @@ func TestWorkerCLIE2E(t *testing.T) {
 	})
 	noChildrenLeft(t)
 }
+
+// TestWorkerUsageE2E: bad values of the issue 5 flags are one-line usage
+// errors with exit status 255.
+func TestWorkerUsageE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildRation(t)
+	accUsage(t, bin, accHelp(t, bin), []accUsageCase{
+		{"max-breaks", []string{"--worker", "cat", "--max-breaks", "0"}, "--max-breaks"},
+		{"worker-max-tasks", []string{"--worker", "cat", "--worker-max-tasks", "-1"}, "--worker-max-tasks"},
+		{"worker-max-rss", []string{"--worker", "cat", "--worker-max-rss", "lots"}, "lots"},
+		{"mem-per-job", []string{"--mem-per-job", "automatic"}, "automatic"},
+		{"watch-interval", []string{"--watch-interval", "often"}, "often"},
+		{"worker", []string{"--worker", ""}, "--worker"},
+		{"worker", []string{"--worker", "cat", "sh", "-c", "true"}, "COMMAND"},
+	})
+}
