@@ -32,6 +32,11 @@ type Attempt struct {
 	// Stdout and Stderr receive the job's output. They are safe for
 	// concurrent use and never block for long.
 	Stdout, Stderr io.Writer
+	// Diag receives ration's own one-line diagnostics about the attempt
+	// (the command could not start; a worker task failed, with its input):
+	// the job's stderr, or io.Discard with Config.OmitErrorLines. Nil
+	// means Stderr.
+	Diag io.Writer
 	// Started must be called as soon as the job runs, with the process id
 	// (0 if there is none). An executor that moves the attempt to another
 	// process (a task re-dispatched after its worker broke) may call it
@@ -48,6 +53,17 @@ type Attempt struct {
 	// --halt): an executor still waiting to start the attempt (for a free
 	// worker) must not start it, and returns with NotStarted set.
 	Drain <-chan struct{}
+}
+
+// diag returns where diagnostics about a go.
+func (a *Attempt) diag() io.Writer {
+	if a.Diag != nil {
+		return a.Diag
+	}
+	if a.Stderr != nil {
+		return a.Stderr
+	}
+	return io.Discard
 }
 
 // AttemptResult is how an attempt ended.
@@ -242,7 +258,7 @@ func startFailed(a *Attempt, res AttemptResult, err error) AttemptResult {
 		res.ExitCode = 127
 	}
 	res.Err = err
-	fmt.Fprintf(a.Stderr, "ration: %s: %v\n", a.Argv[0], unwrapExecErr(err))
+	fmt.Fprintf(a.diag(), "ration: %s: %v\n", a.Argv[0], unwrapExecErr(err))
 	if a.Started != nil {
 		a.Started(0)
 	}

@@ -134,6 +134,11 @@ type Config struct {
 	Stdout, Stderr io.Writer
 	// Logger receives warnings (nil: discarded).
 	Logger *slog.Logger
+	// OmitErrorLines leaves out the line ration writes into a job's stderr
+	// when the job could not start or its worker task failed ("ration:
+	// ..."); the JobFinished event's Err carries the same error. For runs
+	// whose stderr must hold log records only (--log-format json).
+	OmitErrorLines bool
 	// Executor runs the attempts (nil: a ProcessExecutor).
 	Executor Executor
 	// OOMKills, when set, reads the oom_kill counter of the memory cgroup
@@ -668,6 +673,9 @@ func (r *Runner) runJob(ctx context.Context, it item, jl *joblog.Writer) jobResu
 			Seq: it.seq, Slot: slot, Input: it.input, Attempt: n, Argv: argv,
 			Stdout: streamWriter{o: out}, Stderr: streamWriter{o: out, stderr: true},
 			Grace: r.cfg.Grace, Kill: r.killCh, Drain: r.drainCh, Started: started,
+		}
+		if r.cfg.OmitErrorLines {
+			a.Diag = io.Discard
 		}
 		base := r.oomKills()
 		res = r.exec.Exec(actx, a)

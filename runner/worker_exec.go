@@ -16,8 +16,8 @@ import (
 // worker processes (ration run --worker): the attempt's input is sent to a
 // free worker, and the worker's answer is the job's output, one line on
 // the job's stdout (worker.OutputText). A task that failed or was
-// quarantined writes one line to the job's stderr naming its input and the
-// error. So the runner's joblog, -k, --resume, summary and exit status work
+// quarantined writes one line to the attempt's Diag (the job's stderr)
+// naming its input and the error. So the runner's joblog, -k, --resume, summary and exit status work
 // as with one process per job.
 //
 // Worker breakage is the pool's business: a broken worker is replaced and
@@ -94,7 +94,7 @@ func (e *WorkerExecutor) Exec(ctx context.Context, a *Attempt) AttemptResult {
 			res.Cause = r.Cause
 		}
 	}
-	fmt.Fprintf(a.Stderr, "ration: input %q: %s\n", a.Input, strings.ReplaceAll(r.Err.Error(), "\n", "; "))
+	fmt.Fprintf(a.diag(), "ration: input %q: %s\n", a.Input, strings.ReplaceAll(r.Err.Error(), "\n", "; "))
 	return res
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/input"
+	"github.com/ration-run/ration/runner/logs"
 	"github.com/ration-run/ration/runner/reaper"
 	"github.com/ration-run/ration/runner/template"
 	"github.com/ration-run/ration/runner/watchdog"
@@ -245,6 +246,9 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	cfg.Jobs, cfg.JobsReason = d.Jobs, d.Reason
 	cfg.Logger = logger
+	// JSON logs: a job's start error or task error is in its job_finished
+	// record, not also a plain line.
+	cfg.OmitErrorLines = *obsFlags.logFormat == logs.FormatJSON
 
 	// Metrics, logs of events, stall watchdog (run_observe.go). r is set
 	// before the watchdog first reads the running jobs.
