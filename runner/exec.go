@@ -109,7 +109,8 @@ type Executor interface {
 
 // ProcessExecutor runs each attempt as a new process in its own process
 // group, with the argv directly (no shell unless the argv is one), stdin
-// from /dev/null and the runner's environment. Stopping a job signals its
+// from /dev/null and the runner's environment, and an oom_score_adj
+// JobOOMScoreAdj above ration's. Stopping a job signals its
 // whole process group, so children the job started go with it.
 //
 // The zero value is ready to use and safe for concurrent use.
@@ -172,6 +173,7 @@ func (e *ProcessExecutor) Exec(ctx context.Context, a *Attempt) AttemptResult {
 	}
 	pid := cmd.Process.Pid
 	res.PID = pid
+	preferAsOOMVictim(pid)
 	if a.Started != nil {
 		a.Started(pid)
 	}

@@ -98,6 +98,7 @@ func (p *Pool) startProc(slot int) (*proc, error) {
 		closeAll()
 		return nil, fmt.Errorf("worker: starting %s: %w", c.Command[0], err)
 	}
+	preferAsOOMVictim(cmd.Process.Pid)
 	inR.Close()
 	outW.Close()
 	errW.Close()
