@@ -44,6 +44,11 @@ type Attempt struct {
 	// clock and is reported as event.JobStarted. An executor that returns
 	// without calling it must set AttemptResult.NotStarted.
 	Started func(pid int)
+	// StartedOn is Started for an executor that runs attempts on workers
+	// of its own, numbered from 1 (a worker pool): the worker's slot
+	// replaces Slot in the job's events and in Runner.Running, so they
+	// name the same slot as the workers' own reports. ({%} keeps Slot.)
+	StartedOn func(slot, pid int)
 	// Grace is how long a stopped job gets between SIGTERM and SIGKILL.
 	Grace time.Duration
 	// Kill is closed when the job must be killed at once (a second

@@ -642,20 +642,21 @@ func (r *Runner) runJob(ctx context.Context, it item, jl *joblog.Writer) jobResu
 	for n = 1; ; n++ {
 		attempt := n
 		var reported atomic.Bool
-		started := func(pid int) {
+		startedOn := func(on, pid int) {
 			now := time.Now()
 			first := !reported.Swap(true)
 			r.mu.Lock()
-			rj.PID = pid
+			rj.PID, rj.Slot = pid, on
 			if first {
 				rj.Attempt, rj.Start, rj.started = attempt, now, true
 			}
 			r.mu.Unlock()
 			if first {
-				r.emit(event.Event{Kind: event.JobStarted, Time: now, Seq: it.seq, Slot: slot, PID: pid,
+				r.emit(event.Event{Kind: event.JobStarted, Time: now, Seq: it.seq, Slot: on, PID: pid,
 					Input: it.input, Attempt: attempt, QueueWait: now.Sub(it.read)})
 			}
 		}
+		started := func(pid int) { startedOn(slot, pid) }
 		if n > 1 && cause == event.CauseOOM && !r.waitForRoom(ctx, rj) {
 			// The run stopped while the retry waited: it counts as an
 			// attempt the run stopped, so every JobRetried is followed by a
@@ -672,7 +673,7 @@ func (r *Runner) runJob(ctx context.Context, it item, jl *joblog.Writer) jobResu
 		a := &Attempt{
 			Seq: it.seq, Slot: slot, Input: it.input, Attempt: n, Argv: argv,
 			Stdout: streamWriter{o: out}, Stderr: streamWriter{o: out, stderr: true},
-			Grace: r.cfg.Grace, Kill: r.killCh, Drain: r.drainCh, Started: started,
+			Grace: r.cfg.Grace, Kill: r.killCh, Drain: r.drainCh, Started: started, StartedOn: startedOn,
 		}
 		if r.cfg.OmitErrorLines {
 			a.Diag = io.Discard
@@ -720,7 +721,7 @@ func (r *Runner) runJob(ctx context.Context, it item, jl *joblog.Writer) jobResu
 		r.mu.Lock()
 		rj.started = false
 		r.mu.Unlock()
-		r.emit(event.Event{Kind: event.JobRetried, Seq: it.seq, Slot: slot, PID: res.PID, Input: it.input, Attempt: n,
+		r.emit(event.Event{Kind: event.JobRetried, Seq: it.seq, Slot: r.slotOf(rj), PID: res.PID, Input: it.input, Attempt: n,
 			Duration: res.Duration, ExitCode: res.ExitCode, Signal: res.Signal, PeakRSS: res.PeakRSS, Cause: cause, Err: res.Err})
 		out.discard()
 	}
@@ -773,13 +774,21 @@ func (r *Runner) runJob(ctx context.Context, it item, jl *joblog.Writer) jobResu
 	default:
 		err = res.Err
 	}
-	r.emit(event.Event{Kind: event.JobFinished, Seq: it.seq, Slot: slot, PID: res.PID, Input: it.input, Attempt: n,
+	r.emit(event.Event{Kind: event.JobFinished, Seq: it.seq, Slot: r.slotOf(rj), PID: res.PID, Input: it.input, Attempt: n,
 		Duration: res.Duration, ExitCode: res.ExitCode, Signal: res.Signal, PeakRSS: res.PeakRSS,
 		Outcome: outcome, Cause: cause, Err: err})
 	if !byRun && r.cfg.Halt.triggered(r.failed.Load(), r.succeeded.Load()) {
 		r.halt()
 	}
 	return result
+}
+
+// slotOf returns the slot a job's events report: the runner's, or the
+// executor's own worker slot (Attempt.StartedOn).
+func (r *Runner) slotOf(rj *runningJob) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return rj.Slot
 }
 
 // jobNotStarted records a pulled job that never started.

@@ -23,9 +23,10 @@ import (
 // Worker breakage is the pool's business: a broken worker is replaced and
 // its task re-dispatched inside one attempt; a task that broke too many
 // workers comes back Quarantined, with the cause of the last break. The
-// attempt's PID is the worker's (the last one, after re-dispatches), its
-// exit code 0 on success, 1 for a task error, and the worker's own exit
-// status and signal for a quarantined task.
+// attempt's PID and the job's slot in events are the worker's (the last
+// one, after re-dispatches), its exit code 0 on success, 1 for a task
+// error, and the worker's own exit status and signal for a quarantined
+// task.
 //
 // Give the pool an observer that drops the job events (JobStarted,
 // JobRetried, JobFinished; see WorkerEvents): the runner reports each job
@@ -55,9 +56,12 @@ func (e *WorkerExecutor) Exec(ctx context.Context, a *Attempt) AttemptResult {
 		case <-done:
 		}
 	}()
-	t := worker.Task{Seq: a.Seq, Input: a.Input, Started: func(_, pid int) {
+	t := worker.Task{Seq: a.Seq, Input: a.Input, Started: func(slot, pid int) {
 		taken.Store(true)
-		if a.Started != nil {
+		switch {
+		case a.StartedOn != nil:
+			a.StartedOn(slot, pid)
+		case a.Started != nil:
 			a.Started(pid)
 		}
 	}}

@@ -92,8 +92,16 @@ func TestWorkerExecutor(t *testing.T) {
 			t.Errorf("%d of the pool's %v events reached the observer", n, k)
 		}
 	}
-	if n := len(poolEvents.kinds(event.WorkerBroken)); n != 2 {
-		t.Errorf("%d WorkerBroken events, want 2", n)
+	broken := poolEvents.kinds(event.WorkerBroken)
+	if len(broken) != 2 {
+		t.Fatalf("%d WorkerBroken events, want 2", len(broken))
+	}
+	// The job's events name the worker's slot, as the pool's own do.
+	for _, e := range rec.kinds(event.JobFinished) {
+		if e.Seq == 3 && (e.Slot != broken[1].Slot || e.PID != broken[1].PID) {
+			t.Errorf("kill:9 finished on slot %d pid %d, want the last broken worker's: slot %d pid %d",
+				e.Slot, e.PID, broken[1].Slot, broken[1].PID)
+		}
 	}
 	rec2, err := joblog.Load(jl)
 	if err != nil {
