@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -110,6 +111,7 @@ func barPlot(title, xlabel string, items []barItem, ref *refLine) (*plot.Plot, e
 	}
 	p.NominalY(names...)
 	p.X.Max = maxV * 1.3 // room for the labels
+	p.X.Tick.Marker = plainTicks{}
 	return p, nil
 }
 
@@ -345,4 +347,18 @@ func chartQuota(path string, samples []quotaSample, cost time.Duration, watch bo
 	}
 	top.Y.Max = 6
 	return save(path, 24*vg.Centimeter, 16*vg.Centimeter, [][]*plot.Plot{{top}, {bot}})
+}
+
+// plainTicks are gonum's default ticks labelled without trailing zeros
+// (25, not 25.00).
+type plainTicks struct{}
+
+func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'f', -1, 64)
+		}
+	}
+	return ts
 }

@@ -149,7 +149,7 @@ func flatMemory(ctx context.Context, e *env, _ calibration) (section, error) {
 				fmt.Fprintf(&b, "; at 10^7 it is %.1f MiB (%.2fx of 10^6)", mib(p7.maxRSS), float64(p7.maxRSS)/float64(p6.maxRSS))
 			}
 			if p6.live >= 0 && p4.live >= 0 {
-				fmt.Fprintf(&b, "; live heap after the final GC: %.2f MiB at 10^4 (%d GCs), %.2f MiB at 10^6 (%d GCs)", mib(p4.live), p4.gcs, mib(p6.live), p6.gcs)
+				fmt.Fprintf(&b, "; live heap after a final forced GC: %.2f MiB at 10^4 (%d GCs in all), %.2f MiB at 10^6 (%d GCs in all)", mib(p4.live), p4.gcs, mib(p6.live), p6.gcs)
 			}
 			b.WriteString("\n")
 		case p4 != nil && p5 != nil && e.quick:
