@@ -47,7 +47,7 @@ func machine(e *env) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "- CPU: %d x %s; memory %s; kernel %s; cgroup v1 (hybrid)\n", e.nproc, cpu, mem, first("uname", "-r"))
-	fmt.Fprintf(&b, "- ration %s (`%s`); %s; %s; %s; Python %s\n", first("git", "-C", "..", "rev-parse", "--short", "HEAD"), first(e.ration, "--version"),
+	fmt.Fprintf(&b, "- ration %s (`%s`); %s; %s; %s; %s\n", first("git", "-C", "..", "rev-parse", "--short", "HEAD"), first(e.ration, "--version"),
 		first(e.parallel, "--version"), first(e.xargs, "--version"), first("go", "version"), first(e.python, "--version"))
 	return b.String()
 }
