@@ -46,7 +46,11 @@ func machine(e *env) string {
 		mem = strings.Join(strings.Fields(strings.SplitN(string(b), "\n", 2)[0])[1:], " ")
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "- CPU: %d x %s; memory %s; kernel %s; cgroup v1 (hybrid)\n", e.nproc, cpu, mem, first("uname", "-r"))
+	mode := "v1 (legacy)"
+	if mi, err := os.ReadFile("/proc/self/mountinfo"); err == nil && strings.Contains(string(mi), " - cgroup2 ") {
+		mode = "v1 (hybrid: a cgroup2 tree is mounted too)"
+	}
+	fmt.Fprintf(&b, "- CPU: %d x %s; memory %s; kernel %s; cgroup %s\n", e.nproc, cpu, mem, first("uname", "-r"), mode)
 	fmt.Fprintf(&b, "- ration %s (`%s`); %s; %s; %s; %s\n", first("git", "-C", "..", "rev-parse", "--short", "HEAD"), first(e.ration, "--version"),
 		first(e.parallel, "--version"), first(e.xargs, "--version"), first("go", "version"), first(e.python, "--version"))
 	return b.String()
