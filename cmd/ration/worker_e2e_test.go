@@ -210,7 +210,7 @@ func TestWorkerRealOOME2E(t *testing.T) {
 
 // workerMetrics scrapes /metrics of the OOM run until every task but the
 // held last one has ended, then checks the counters: n started, n-2
-// succeeded, 1 quarantined, 1 running, and the OOM breaks by cause.
+// succeeded, 1 quarantined, 1 running, and at least 2 OOM breaks.
 func workerMetrics(t *testing.T, p *accProc, url string, n int) {
 	t.Helper()
 	c := accClient(t)
@@ -236,9 +236,11 @@ func workerMetrics(t *testing.T, p *accProc, url string, n int) {
 		t.Errorf("counters: started %v succeeded %v failed %v quarantined %v running %v; want %d, %d, 0, 1, 1",
 			m[mStarted], m[mSucceeded], m[mFailed], m[mQuarantined], m[mRunning], n, n-2)
 	}
-	// max-breaks 2: the hog broke two workers by OOM, each replaced.
-	if m[oomBreaks] != 2 || m["ration_worker_starts_total"] < 4 {
-		t.Errorf("%s = %v, ration_worker_starts_total = %v; want 2 and at least 2 + 2 replacements",
+	// max-breaks 2: the hog broke two workers by OOM, each replaced. The
+	// kernel may take an innocent worker too (more OOM breaks, perhaps a
+	// recreation): at least 2, not exactly.
+	if m[oomBreaks] < 2 || m["ration_worker_starts_total"] < 4 {
+		t.Errorf("%s = %v, ration_worker_starts_total = %v; want at least 2 and at least 2 + 2 replacements",
 			oomBreaks, m[oomBreaks], m["ration_worker_starts_total"])
 	}
 }
