@@ -112,6 +112,10 @@ type Config struct {
 	Halt Halt
 	// DryRun prints each job's command on Stdout instead of running it.
 	DryRun bool
+	// DryRunLine, when set, is the line DryRun prints for a job instead of
+	// its command (e.g. the task line a worker would get); seq is the job
+	// number ({#}).
+	DryRunLine func(input string, seq int64) string
 	// KeepOrder prints the output of jobs in input order (-k); a job's
 	// output waits for the jobs before it, within a window of Jobs+1 jobs.
 	KeepOrder bool
@@ -481,7 +485,13 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	if r.cfg.DryRun {
 		for it := range items {
 			r.succeeded.Add(1)
-			if _, err := fmt.Fprintln(r.cfg.Stdout, r.tmpl.Display(it.input, it.seq, 1)); err != nil {
+			line := ""
+			if r.cfg.DryRunLine != nil {
+				line = r.cfg.DryRunLine(it.input, it.seq)
+			} else {
+				line = r.tmpl.Display(it.input, it.seq, 1)
+			}
+			if _, err := fmt.Fprintln(r.cfg.Stdout, line); err != nil {
 				r.setErr(fmt.Errorf("write output: %w", err))
 				break
 			}

@@ -627,6 +627,28 @@ func TestObserveQuietE2E(t *testing.T) {
 	}
 }
 
+// TestObserveQuietPortZeroE2E: with --quiet, a metrics port chosen by the
+// system (port 0) is still logged, as a warning, since nothing else tells
+// it; a port given by the user is not.
+func TestObserveQuietPortZeroE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildRation(t)
+	accNeed(t, accHelp(t, bin), "quiet", "metrics-addr")
+	p := accStart(t, bin, nil, nil, nil, "--quiet", "--metrics-addr", "127.0.0.1:0", "true", ":::", "a")
+	code := p.wait(60 * time.Second)
+	stderr := p.stderr.String()
+	if code != 0 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "serving metrics") ||
+		!strings.Contains(stderr, "WARN") || !regexp.MustCompile(`http://127\.0\.0\.1:[1-9][0-9]*/metrics`).MatchString(stderr) {
+		t.Errorf("exit %d, stderr %q: want 0 and only the warning with the chosen address", code, stderr)
+	}
+	p = accStart(t, bin, nil, nil, nil, "--quiet", "--metrics-addr", accFreeAddr(t), "true", ":::", "a")
+	if code := p.wait(60 * time.Second); code != 0 || p.stderr.String() != "" {
+		t.Errorf("exit %d, stderr %q with a fixed port: want 0 and nothing", code, p.stderr.String())
+	}
+}
+
 // TestObserveMetricsPortZeroE2E: --metrics-addr 127.0.0.1:0 picks a port
 // and logs the URL, which serves the run's metrics.
 func TestObserveMetricsPortZeroE2E(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 	"github.com/ration-run/ration/runner/reaper"
 	"github.com/ration-run/ration/runner/template"
 	"github.com/ration-run/ration/runner/watchdog"
+	"github.com/ration-run/ration/runner/worker"
 	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
 )
@@ -80,7 +81,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	termTimeout := fs.String("term-timeout", defaultTermTimeout.String(), "on SIGINT/SIGTERM, let running jobs finish for `DURATION`, then stop them")
 	retries := fs.Int("retries", 0, "run a failing job up to `N` times in all")
 	halt := fs.String("halt", "never", "stop early at `WHEN,COND`: now|soon,fail|success|done=N|P% (e.g. now,fail=1)")
-	dryRun := fs.Bool("dry-run", false, "print the commands instead of running them")
+	dryRun := fs.Bool("dry-run", false, "print the commands instead of running them (with --worker: the task line each input would be sent as)")
 	joblogPath := fs.String("joblog", "", "write GNU parallel's joblog to `FILE`")
 	resume := fs.Bool("resume", false, "skip the jobs the joblog records")
 	resumeFailed := fs.Bool("resume-failed", false, "skip the jobs the joblog records as succeeded (re-run failed ones)")
@@ -121,9 +122,12 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail("%v", err)
 	}
 	workerMode := *wFlags.command != ""
+	if workerMode && *shell {
+		return fail("--shell cannot be combined with --worker (the worker command already runs through sh -c; inputs are sent as data)")
+	}
 	if workerMode {
-		// The joblog's Command column and --dry-run show the worker
-		// command with the input; the workers get the input itself.
+		// The joblog's Command column shows the worker command with the
+		// input; the workers get the input itself.
 		rest, *shell = []string{*wFlags.command}, true
 	}
 	if len(rest) == 0 {
@@ -141,6 +145,10 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		ResumeFailed: *resumeFailed,
 		Stdout:       stdout,
 		Stderr:       stderr,
+	}
+	if workerMode {
+		// --dry-run shows what each worker would be sent.
+		cfg.DryRunLine = func(in string, seq int64) string { return worker.RequestLine(seq, in) }
 	}
 	if *timeout != "" {
 		if cfg.Timeout, err = runner.ParseDuration(*timeout); err != nil {

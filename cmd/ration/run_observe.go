@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"strings"
 	"sync"
 	"time"
@@ -34,10 +35,10 @@ type observeFlags struct {
 
 func addObserveFlags(fs *pflag.FlagSet) *observeFlags {
 	return &observeFlags{
-		metricsAddr:  fs.String("metrics-addr", "", "serve Prometheus metrics on `HOST:PORT` under /metrics (:9090 every interface; port 0 picks one, logged at start)"),
+		metricsAddr:  fs.String("metrics-addr", "", "serve Prometheus metrics on `HOST:PORT` under /metrics (:9090 every interface; port 0 picks one, logged at start, with --quiet as a warning)"),
 		debug:        fs.Bool("debug", false, "log every job start and end; also serve /debug/pprof/ on --metrics-addr"),
 		logFormat:    fs.String("log-format", logs.FormatAuto, "log `FORMAT`: auto (human on a terminal, else text), human, text or json"),
-		quiet:        fs.BoolP("quiet", "q", false, "log warnings and errors only, and no summary line"),
+		quiet:        fs.BoolP("quiet", "q", false, "log warnings and errors only (and the address of --metrics-addr with port 0), and no summary line"),
 		stallTimeout: fs.String("stall-timeout", "", "when no job finished for `DURATION`, report the running jobs and ration's goroutines (default off)"),
 		slowFactor:   fs.Float64("slow-factor", 5, "warn once about a job running `F` times longer than the median job, and at least 1s (0: off)"),
 	}
@@ -58,6 +59,7 @@ type observation struct {
 	log     *slog.Logger
 	metrics *metrics.Metrics // nil without --metrics-addr
 	srv     *metrics.Server
+	srvLvl  slog.Level // of the "serving metrics" record
 	wd      *watchdog.Watchdog
 
 	cancel context.CancelFunc
@@ -100,6 +102,12 @@ func (f *observeFlags) observe(log *slog.Logger, stderr io.Writer, d limits.Deci
 		if o.srv, err = metrics.Listen(*f.metricsAddr, reg, metrics.ServerOptions{Debug: *f.debug, Logger: log}); err != nil {
 			return nil, fmt.Errorf("--metrics-addr: %w", errors.Unwrap(err))
 		}
+		// A port chosen by the system can be learnt only from this
+		// record: --quiet keeps it, as a warning.
+		o.srvLvl = slog.LevelInfo
+		if _, port, err := net.SplitHostPort(*f.metricsAddr); err == nil && port == "0" && *f.quiet {
+			o.srvLvl = slog.LevelWarn
+		}
 	}
 	return o, nil
 }
@@ -118,7 +126,7 @@ func (o *observation) start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	o.cancel = cancel
 	if o.srv != nil {
-		o.log.Info("serving metrics", "addr", o.srv.Addr().String(), "url", "http://"+o.srv.Addr().String()+"/metrics")
+		o.log.Log(ctx, o.srvLvl, "serving metrics", "addr", o.srv.Addr().String(), "url", "http://"+o.srv.Addr().String()+"/metrics")
 		o.wg.Go(func() {
 			if err := o.srv.Serve(ctx); err != nil {
 				o.log.Warn("metrics server stopped", "err", err)

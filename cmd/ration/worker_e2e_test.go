@@ -808,7 +808,15 @@ func TestWorkerCLIE2E(t *testing.T) {
 
 	t.Run("TimeoutIsABreak", func(t *testing.T) {
 		inputs := []string{"sleep:30000:stuck", "a", "b", "c", "d"}
-		code, out, errs := run(t, "", append([]string{"--worker", gw, "-j", "2", "--timeout", "1s", ":::"}, inputs...)...)
+		jl := filepath.Join(t.TempDir(), "joblog")
+		code, out, errs := run(t, "", append([]string{"--worker", gw, "-j", "2", "--timeout", "1s", "--joblog", jl, ":::"}, inputs...)...)
+		// The joblog line of the stuck task carries the signal that
+		// killed its (last) worker at the timeout.
+		for _, e := range accJoblog(t, jl) {
+			if e.Seq == 1 && (e.Signal != int(syscall.SIGKILL) || e.Succeeded()) {
+				t.Errorf("joblog of the stuck task: exit %d signal %d, want signal %d", e.Exitval, e.Signal, syscall.SIGKILL)
+			}
+		}
 		if code != 1 || strings.Count(out, "\n") != 4 || strings.Contains(out, "stuck") {
 			t.Errorf("exit %d, stdout %q: want 1 and the 4 other answers", code, out)
 		}
@@ -890,5 +898,28 @@ func TestWorkerUsageE2E(t *testing.T) {
 		{"watch-interval", []string{"--watch-interval", "often"}, "often"},
 		{"worker", []string{"--worker", ""}, "--worker"},
 		{"worker", []string{"--worker", "cat", "sh", "-c", "true"}, "COMMAND"},
+		{"worker", []string{"--worker", "cat", "--shell"}, "--shell"},
+		{"worker", []string{"--shell", "--worker", "cat", "--dry-run"}, "--shell"},
 	})
+}
+
+// TestWorkerDryRunE2E: --dry-run with --worker prints the task line each
+// input would be sent as (the protocol's request, numbered by job), not a
+// command, and starts no worker.
+func TestWorkerDryRunE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildRation(t)
+	accNeed(t, accHelp(t, bin), "worker", "dry-run")
+	marker := filepath.Join(t.TempDir(), "started")
+	p := accStart(t, bin, nil, nil, nil, "--worker", "touch "+marker+"; cat", "--dry-run", "-k", ":::", "a", `b "quoted" c`, "ü\\")
+	code := p.wait(60 * time.Second)
+	want := `{"id":1,"input":"a"}` + "\n" + `{"id":2,"input":"b \"quoted\" c"}` + "\n" + `{"id":3,"input":"ü\\"}` + "\n"
+	if code != 0 || p.stdout.String() != want {
+		t.Errorf("exit %d, stdout %q; want 0 and %q\nstderr:\n%s", code, p.stdout.String(), want, p.stderr.String())
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("--dry-run started a worker")
+	}
 }

@@ -31,13 +31,19 @@ const (
 	WorkerStarted
 	// WorkerBroken: a worker process broke; Cause says why.
 	WorkerBroken
-	// WorkerRetired: a worker was retired on purpose (shrink, recycling).
+	// WorkerRetired: a worker was retired on purpose (shrink, recycling,
+	// the pool's end: Reason is then ReasonPoolClosed).
 	WorkerRetired
 	// PoolResized: the pool's concurrency changed to Size; Reason says why.
 	PoolResized
 	// PoolRecreated: systemic breakage made the pool recreate itself.
 	PoolRecreated
 )
+
+// ReasonPoolClosed is the Reason of the WorkerRetired event of every
+// worker still running when its pool is closed: the normal end of a run,
+// which logs report at debug level only.
+const ReasonPoolClosed = "pool closed"
 
 var kindNames = [...]string{"", "job_started", "job_finished", "job_retried", "job_skipped",
 	"worker_started", "worker_broken", "worker_retired", "pool_resized", "pool_recreated"}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -262,4 +263,29 @@ func ExampleNewObserver() {
 	// Output:
 	// {"level":"INFO","msg":"job retried","event":"job_retried","seq":7,"attempt":1,"duration":2000000000,"exit":1,"input":"x.csv"}
 	// {"level":"WARN","msg":"job failed","event":"job_finished","seq":7,"attempt":2,"outcome":"failed","duration":1000000000,"exit":1,"input":"x.csv"}
+}
+
+// TestPoolClosedRetirementIsDebug: every worker is retired when its pool
+// closes at the end of a run; that is logged at debug level, other
+// retirements (shrink, recycling) at info.
+func TestPoolClosedRetirementIsDebug(t *testing.T) {
+	var out bytes.Buffer
+	l, err := New(&out, Options{Format: FormatJSON, Debug: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := NewObserver(l)
+	obs.Observe(event.Event{Kind: event.WorkerRetired, Slot: 1, PID: 10, Reason: event.ReasonPoolClosed})
+	obs.Observe(event.Event{Kind: event.WorkerRetired, Slot: 2, PID: 11, Reason: "recycled after 3 tasks"})
+	var levels []string
+	for line := range strings.Lines(out.String()) {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		levels = append(levels, fmt.Sprint(rec["level"], " ", rec["reason"]))
+	}
+	if want := []string{"DEBUG pool closed", "INFO recycled after 3 tasks"}; !slices.Equal(levels, want) {
+		t.Errorf("levels %q, want %q", levels, want)
+	}
 }

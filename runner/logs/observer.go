@@ -129,6 +129,9 @@ func (o *Observer) Observe(e event.Event) {
 		}
 	case event.WorkerRetired:
 		level, msg = slog.LevelInfo, "worker retired"
+		if e.Reason == event.ReasonPoolClosed {
+			level = slog.LevelDebug // every worker of every run ends so
+		}
 		worker()
 		attrs = append(attrs, slog.String("reason", e.Reason))
 	case event.PoolResized:

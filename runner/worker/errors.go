@@ -31,7 +31,7 @@ type BreakError struct {
 	Slot     int
 	PID      int
 	ExitCode int            // CauseExit: the exit status; -1 when killed by a signal
-	Signal   syscall.Signal // CauseOOM, CauseSignal: the signal that ended it
+	Signal   syscall.Signal // CauseOOM, CauseSignal, CauseTimeout: the signal that ended it (0: unknown or none)
 	Timeout  time.Duration  // CauseTimeout: the timeout that was exceeded
 	When     string         // "while running a task", "while idle"; may be ""
 	Detail   string         // CauseProtocol: what was wrong; otherwise extra context, may be ""

@@ -548,7 +548,7 @@ func (p *Pool) Close(ctx context.Context) error {
 		if p.pauseTimer != nil && p.pauseTimer.Stop() {
 			p.wg.Done()
 		}
-		p.retireAllLocked("pool closed")
+		p.retireAllLocked(event.ReasonPoolClosed)
 	}
 	p.mu.Unlock()
 	done := make(chan struct{})
@@ -1113,7 +1113,13 @@ func (p *Pool) runTask(w *worker, pr *proc, a *attempt) (attemptResult, *BreakEr
 			t.Stop()
 			return fail(p.exitBreak(w, pr, base, "while running a task"))
 		case <-timeout:
-			return fail(&BreakError{Cause: event.CauseTimeout, Slot: w.slot, PID: pr.pid, ExitCode: -1, Timeout: p.cfg.Timeout})
+			b := &BreakError{Cause: event.CauseTimeout, Slot: w.slot, PID: pr.pid, ExitCode: -1, Timeout: p.cfg.Timeout}
+			res, b := fail(b)
+			// The signal that ended it (our SIGKILL, unless it died of
+			// something else first) goes into the joblog of a
+			// quarantined task.
+			_, b.Signal = pr.status()
+			return res, b
 		case <-a.abort:
 			pr.killAndWait()
 			waitWrite()

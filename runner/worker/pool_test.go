@@ -138,7 +138,12 @@ func TestBreakCauses(t *testing.T) {
 					}
 				}
 				if len(fin) != 1 || fin[0].Outcome != event.Quarantined || fin[0].Cause != tc.cause {
-					t.Errorf("JobFinished events for the task: %+v, want exactly one, quarantined", fin)
+					t.Fatalf("JobFinished events for the task: %+v, want exactly one, quarantined", fin)
+				}
+				// A timed-out worker is killed by the pool: its SIGKILL is
+				// the signal of the task's end (the joblog's Signal).
+				if tc.cause == event.CauseTimeout && (b.Signal != syscall.SIGKILL || fin[0].Signal != int(syscall.SIGKILL)) {
+					t.Errorf("timeout break signal %v, JobFinished signal %d: want SIGKILL", b.Signal, fin[0].Signal)
 				}
 			})
 		}

@@ -12,6 +12,14 @@ type request struct {
 	Input string `json:"input"`
 }
 
+// RequestLine returns the protocol line, without its newline, that a pool
+// writes to a worker's stdin to give it input as the request with that id,
+// e.g. {"id":1,"input":"a"}. (A pool numbers its requests itself, once per
+// attempt; `ration run --dry-run --worker` shows the job number.)
+func RequestLine(id int64, input string) string {
+	return string(bytes.TrimSuffix(encodeRequest(id, input), []byte("\n")))
+}
+
 func encodeRequest(id int64, input string) []byte {
 	b, _ := json.Marshal(request{ID: id, Input: input}) // a struct of an int and a string cannot fail
 	return append(b, '\n')
