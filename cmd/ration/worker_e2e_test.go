@@ -236,11 +236,16 @@ func workerMetrics(t *testing.T, p *accProc, url string, n int) {
 		t.Errorf("counters: started %v succeeded %v failed %v quarantined %v running %v; want %d, %d, 0, 1, 1",
 			m[mStarted], m[mSucceeded], m[mFailed], m[mQuarantined], m[mRunning], n, n-2)
 	}
-	// max-breaks 2: the hog broke two workers by OOM, each replaced. The
-	// kernel may take an innocent worker too (more OOM breaks, perhaps a
-	// recreation): at least 2, not exactly.
-	if m[oomBreaks] < 2 || m["ration_worker_starts_total"] < 4 {
-		t.Errorf("%s = %v, ration_worker_starts_total = %v; want at least 2 and at least 2 + 2 replacements",
+	// max-breaks 2: the hog broke two workers by OOM. The kernel may take
+	// an innocent worker too: more OOM breaks, and then a systemic
+	// recreation, whose fresh workers start only after its backoff. And
+	// the starts counter counts started processes (WorkerStarted), which
+	// may come a moment after the quarantine. So the replacement of the
+	// second broken worker may not be counted yet; the first break is
+	// never systemic, and its replacement started long before the last
+	// tasks ran: at least 2 + 1 starts.
+	if m[oomBreaks] < 2 || m["ration_worker_starts_total"] < 3 {
+		t.Errorf("%s = %v, ration_worker_starts_total = %v; want at least 2 and at least 2 + 1 replacement",
 			oomBreaks, m[oomBreaks], m["ration_worker_starts_total"])
 	}
 }
