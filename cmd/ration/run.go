@@ -89,7 +89,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	noBar := fs.Bool("no-bar", false, "never show a progress bar")
 	keepOrder := fs.BoolP("keep-order", "k", false, "print the output of jobs in input order")
 	lineBuffer := fs.Bool("line-buffer", false, "print output line by line as it comes")
-	shell := fs.Bool("shell", false, "run the command through sh -c, with each substituted input quoted")
+	shell := fs.Bool("shell", false, "run the command through sh -c, with each substituted input quoted (not with --worker, whose command always runs so)")
 	shardFlag := fs.String("shard", "", "run only shard `I/N` of the inputs (default from JOB_COMPLETION_INDEX when RATION_SHARD_COUNT=N)")
 	obsFlags := addObserveFlags(fs)
 	wFlags := addWorkerFlags(fs)
