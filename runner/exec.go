@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ration-run/ration/runner/event"
+	"github.com/ration-run/ration/runner/internal/oomkill"
 	"github.com/ration-run/ration/runner/reaper"
 )
 
@@ -178,7 +179,7 @@ func (e *ProcessExecutor) Exec(ctx context.Context, a *Attempt) AttemptResult {
 	}
 	pid := cmd.Process.Pid
 	res.PID = pid
-	preferAsOOMVictim(pid)
+	oomkill.PreferAsVictim(pid)
 	if a.Started != nil {
 		a.Started(pid)
 	}

@@ -59,6 +59,7 @@ import (
 	"github.com/ration-run/ration/pool"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
+	"github.com/ration-run/ration/runner/internal/oomkill"
 	"github.com/ration-run/ration/runner/joblog"
 	"github.com/ration-run/ration/runner/template"
 	"github.com/ration-run/ration/runner/watchdog"
@@ -707,7 +708,7 @@ func (r *Runner) runJob(ctx context.Context, it item, jl *joblog.Writer) jobResu
 			}
 		}
 		byRun = res.Stopped && !timedOut
-		oom := base >= 0 && res.Signal == int(syscall.SIGKILL) && !res.Stopped && res.Cause == event.CauseNone && r.oomRose(base)
+		oom := base >= 0 && res.Signal == int(syscall.SIGKILL) && !res.Stopped && res.Cause == event.CauseNone && oomkill.Rose(r.oomKills, base)
 		cause = classify(res, timedOut, oom)
 		ok := res.ExitCode == 0 && res.Signal == 0 && res.Err == nil && !timedOut && !byRun && !res.Quarantined
 		outcome = event.Succeeded
@@ -867,23 +868,6 @@ func (r *Runner) oomKills() int64 {
 		return -1
 	}
 	return n
-}
-
-// oomRose reports whether the OOM counter is above base. The kernel counts
-// the kill right after sending SIGKILL, so a few short re-reads cover a
-// wait that returned before the counter moved.
-func (r *Runner) oomRose(base int64) bool {
-	for i := 0; i < 3; i++ {
-		n := r.oomKills()
-		if n > base {
-			return true
-		}
-		if n < 0 {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return false
 }
 
 // classify names why an attempt ended abnormally, CauseNone when it

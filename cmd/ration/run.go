@@ -283,7 +283,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cfg.Timeout = 0 // the worker pool times tasks out (a break, re-dispatched)
 		cfg.Executor = &workerExec
 	}
-	showBar := *bar || (!*noBar && !*dryRun && isTerminal(stderr))
+	showBar := *bar || (!*noBar && !*dryRun && logs.IsTerminal(stderr))
 	var progress *runner.Progress
 	if showBar {
 		progress = runner.NewProgress(stderr, total)
@@ -427,15 +427,6 @@ func sigName(s os.Signal) string {
 		}
 	}
 	return s.String()
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
 }
 
 func unwrapPathErr(err error) error {

@@ -20,6 +20,7 @@ import (
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner/adapt"
 	"github.com/ration-run/ration/runner/event"
+	"github.com/ration-run/ration/runner/internal/oomkill"
 	"github.com/ration-run/ration/runner/reaper"
 )
 
@@ -945,7 +946,7 @@ func (p *Pool) exitBreak(w *worker, pr *proc, base int64, when string) *BreakErr
 	code, sig := pr.status()
 	b := &BreakError{Slot: w.slot, PID: pr.pid, ExitCode: code, Signal: sig, When: when}
 	switch {
-	case sig == syscall.SIGKILL && base >= 0 && p.oomRose(pr, base):
+	case sig == syscall.SIGKILL && base >= 0 && oomkill.Rose(pr.oomKills, base):
 		b.Cause = event.CauseOOM
 	case sig != 0:
 		b.Cause = event.CauseSignal
@@ -953,23 +954,6 @@ func (p *Pool) exitBreak(w *worker, pr *proc, base int64, when string) *BreakErr
 		b.Cause = event.CauseExit
 	}
 	return b
-}
-
-// oomRose reports whether the OOM counter is above base. The kernel counts
-// the kill right after sending SIGKILL, so a few short re-reads cover a
-// reaper that was faster than the counter.
-func (p *Pool) oomRose(pr *proc, base int64) bool {
-	for i := 0; i < 3; i++ {
-		n := pr.oomKills()
-		if n > base {
-			return true
-		}
-		if n < 0 {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return false
 }
 
 var errAborted = errors.New("worker: task aborted")

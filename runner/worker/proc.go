@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/runner/internal/oomkill"
 	"github.com/ration-run/ration/runner/reaper"
 	"github.com/shirou/gopsutil/v4/process"
 )
@@ -98,7 +99,7 @@ func (p *Pool) startProc(slot int) (*proc, error) {
 		closeAll()
 		return nil, fmt.Errorf("worker: starting %s: %w", c.Command[0], err)
 	}
-	preferAsOOMVictim(cmd.Process.Pid)
+	oomkill.PreferAsVictim(cmd.Process.Pid)
 	inR.Close()
 	outW.Close()
 	errW.Close()

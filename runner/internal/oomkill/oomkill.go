@@ -1,0 +1,54 @@
+// Package oomkill holds what the job runner and the worker pool both need
+// to survive the kernel's OOM killer and to tell its kills from other
+// SIGKILLs.
+package oomkill
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ScoreAdj is how much the oom_score_adj of every job or worker process is
+// raised above ration's own right after it starts (up to the maximum,
+// 1000). When the memory cgroup that ration shares with its children runs
+// out, the kernel's OOM killer then takes a child, whose kill ration
+// notices and handles, rather than ration itself, which holds the joblog
+// and the record of every job. (Right after a first kill the victim's
+// memory may not be freed yet, and a second kill would otherwise pick the
+// next largest process: often ration.) Raising needs no privilege.
+const ScoreAdj = 500
+
+// PreferAsVictim raises the oom_score_adj of process pid to this process's
+// own plus ScoreAdj. It is best effort: a process that is already gone or a
+// /proc that cannot be written changes nothing.
+func PreferAsVictim(pid int) {
+	own, err := os.ReadFile("/proc/self/oom_score_adj")
+	if err != nil {
+		return
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(own)))
+	if err != nil {
+		return
+	}
+	_ = os.WriteFile("/proc/"+strconv.Itoa(pid)+"/oom_score_adj", []byte(strconv.Itoa(min(n+ScoreAdj, 1000))), 0)
+}
+
+// Rose reports whether the OOM-kill counter that read returns is above
+// base. The kernel counts a kill right after sending SIGKILL, so a wait
+// (or a reaper) that returned before the counter moved is covered by a few
+// short re-reads. A negative reading means the counter is unreadable.
+func Rose(read func() int64, base int64) bool {
+	for range 3 {
+		n := read()
+		if n > base {
+			return true
+		}
+		if n < 0 {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return false
+}
