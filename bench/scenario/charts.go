@@ -342,10 +342,18 @@ func chartQuota(path string, samples []quotaSample, cost time.Duration, watch bo
 	}
 	for _, p := range []*plot.Plot{top, bot} {
 		p.Y.Min = 0
+		p.Y.Tick.Marker = plainTicks{}
+		p.X.Tick.Marker = plainTicks{}
 		p.Legend.Top = true
 		p.Add(plotter.NewGrid())
 	}
 	top.Y.Max = 6
+	// Head room above the data for the legend.
+	peak := 0.0
+	for _, xy := range append(append(plotter.XYs{}, thr...), ideal...) {
+		peak = max(peak, xy.Y)
+	}
+	bot.Y.Max = peak * 1.4
 	return save(path, 24*vg.Centimeter, 16*vg.Centimeter, [][]*plot.Plot{{top}, {bot}})
 }
 
