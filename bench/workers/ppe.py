@@ -14,6 +14,7 @@ import functools
 import os
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ next to the sources
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import burnlib  # noqa: E402
 
