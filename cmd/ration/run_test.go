@@ -93,25 +93,11 @@ func TestRunE2E(t *testing.T) {
 // alive (zombies included: nobody would reap them).
 func noChildrenLeft(t *testing.T) {
 	t.Helper()
-	me := os.Getpid()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		var left []string
-		ents, _ := os.ReadDir("/proc")
-		for _, ent := range ents {
-			pid, err := strconv.Atoi(ent.Name())
-			if err != nil {
-				continue
-			}
-			b, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "stat"))
-			if err != nil {
-				continue
-			}
-			s := string(b)
-			f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-			if len(f) > 1 && f[1] == strconv.Itoa(me) {
-				left = append(left, fmt.Sprintf("%d %s", pid, s[:strings.LastIndexByte(s, ')')+1]))
-			}
+		for _, c := range procChildren(os.Getpid()) {
+			left = append(left, fmt.Sprintf("%d %s", c.pid, c.comm))
 		}
 		if len(left) == 0 {
 			return
@@ -121,6 +107,36 @@ func noChildrenLeft(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// procChild is a process found in /proc whose parent is the one asked for.
+type procChild struct {
+	pid   int
+	comm  string // "pid (name)" as /proc/PID/stat starts
+	state string // "R", "S", "Z", ...
+}
+
+// procChildren lists the processes whose parent is ppid, zombies included.
+func procChildren(ppid int) []procChild {
+	var kids []procChild
+	ents, _ := os.ReadDir("/proc")
+	for _, ent := range ents {
+		pid, err := strconv.Atoi(ent.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		end := strings.LastIndexByte(s, ')') + 1
+		f := strings.Fields(s[end:])
+		if len(f) > 1 && f[1] == strconv.Itoa(ppid) {
+			kids = append(kids, procChild{pid: pid, comm: s[:end], state: f[0]})
+		}
+	}
+	return kids
 }
 
 // allStrings are every replacement string, one argument each.

@@ -567,23 +567,13 @@ func liveResize(t *testing.T, bin, help string, s cgroup.Snapshot, input func(in
 	}
 }
 
-// childrenOf returns the pids of the live processes whose parent is ppid.
+// childrenOf returns the pids of the live (not zombie) processes whose
+// parent is ppid.
 func childrenOf(ppid int) []int {
 	var pids []int
-	ents, _ := os.ReadDir("/proc")
-	for _, ent := range ents {
-		pid, err := strconv.Atoi(ent.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) > 1 && f[0] != "Z" && f[1] == strconv.Itoa(ppid) {
-			pids = append(pids, pid)
+	for _, c := range procChildren(ppid) {
+		if c.state != "Z" {
+			pids = append(pids, c.pid)
 		}
 	}
 	return pids
