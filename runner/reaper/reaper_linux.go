@@ -119,6 +119,37 @@ func (r *Reaper) Wait(cmd *exec.Cmd) error {
 	return err
 }
 
+// ForkExec starts a process like [syscall.ForkExec] and records it as
+// owned, so that its exit status is left for [Reaper.Wait4]. On error
+// nothing is recorded. A nil Reaper is an inactive one. It is the lower-level twin of Start, for callers that
+// manage the child's descriptors themselves.
+func (r *Reaper) ForkExec(argv0 string, argv []string, attr *syscall.ProcAttr) (int, error) {
+	if r == nil || !r.active {
+		return syscall.ForkExec(argv0, argv, attr)
+	}
+	r.gate.RLock()
+	defer r.gate.RUnlock()
+	pid, err := syscall.ForkExec(argv0, argv, attr)
+	if err != nil {
+		return 0, err
+	}
+	r.mu.Lock()
+	r.owned[pid] = struct{}{}
+	r.mu.Unlock()
+	return pid, nil
+}
+
+// Wait4 waits for a process started with [Reaper.ForkExec] like
+// [syscall.Wait4] (retrying on EINTR), then forgets its PID so that a later
+// process reusing it can be reaped. A nil Reaper is an inactive one.
+func (r *Reaper) Wait4(pid int, status *syscall.WaitStatus, rusage *syscall.Rusage) error {
+	err := wait4(pid, status, rusage)
+	if r != nil && r.active {
+		r.release(pid)
+	}
+	return err
+}
+
 // release forgets pid and asks the loop to look again: while the owned child
 // was an unwaited zombie it may have hidden orphans behind it.
 func (r *Reaper) release(pid int) {
@@ -326,4 +357,14 @@ func readStat(pid int) (procStat, error) {
 		return procStat{}, fmt.Errorf("reaper: malformed /proc/%d/stat: %w", pid, err)
 	}
 	return procStat{state: f[0][0], ppid: ppid}, nil
+}
+
+// wait4 is syscall.Wait4 for one child, retried on EINTR.
+func wait4(pid int, status *syscall.WaitStatus, rusage *syscall.Rusage) error {
+	for {
+		_, err := syscall.Wait4(pid, status, 0, rusage)
+		if err != syscall.EINTR {
+			return err
+		}
+	}
 }

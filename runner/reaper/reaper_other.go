@@ -5,6 +5,7 @@ package reaper
 import (
 	"context"
 	"os/exec"
+	"syscall"
 )
 
 // Options configures [New].
@@ -29,6 +30,21 @@ func (r *Reaper) Start(cmd *exec.Cmd) error { return cmd.Start() }
 
 // Wait waits for cmd like cmd.Wait.
 func (r *Reaper) Wait(cmd *exec.Cmd) error { return cmd.Wait() }
+
+// ForkExec starts a process like syscall.ForkExec.
+func (r *Reaper) ForkExec(argv0 string, argv []string, attr *syscall.ProcAttr) (int, error) {
+	return syscall.ForkExec(argv0, argv, attr)
+}
+
+// Wait4 waits for a process like syscall.Wait4, retrying on EINTR.
+func (r *Reaper) Wait4(pid int, status *syscall.WaitStatus, rusage *syscall.Rusage) error {
+	for {
+		_, err := syscall.Wait4(pid, status, 0, rusage)
+		if err != syscall.EINTR {
+			return err
+		}
+	}
+}
 
 // Stop does nothing and returns nil.
 func (r *Reaper) Stop() error { return nil }
