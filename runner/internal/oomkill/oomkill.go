@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 )
 
@@ -24,15 +26,57 @@ const ScoreAdj = 500
 // own plus ScoreAdj. It is best effort: a process that is already gone or a
 // /proc that cannot be written changes nothing.
 func PreferAsVictim(pid int) {
+	if v, ok := victimScore(); ok {
+		setScore(pid, v)
+	}
+}
+
+// Victims is PreferAsVictim for a caller that starts many processes: it
+// reads this process's own oom_score_adj once, at the first call, rather
+// than once per process (a job runner starts thousands of short jobs, and
+// the read is a third of the cost). The zero value is ready to use and safe
+// for concurrent use.
+type Victims struct {
+	once  sync.Once
+	score []byte
+	ok    bool
+}
+
+// Prefer raises the oom_score_adj of process pid like PreferAsVictim.
+func (v *Victims) Prefer(pid int) {
+	v.once.Do(func() {
+		n, ok := victimScore()
+		v.score, v.ok = []byte(strconv.Itoa(n)), ok
+	})
+	if v.ok {
+		writeScore(pid, v.score)
+	}
+}
+
+// victimScore is this process's oom_score_adj plus ScoreAdj, capped.
+func victimScore() (int, bool) {
 	own, err := os.ReadFile("/proc/self/oom_score_adj")
 	if err != nil {
-		return
+		return 0, false
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(string(own)))
 	if err != nil {
+		return 0, false
+	}
+	return min(n+ScoreAdj, 1000), true
+}
+
+func setScore(pid, score int) { writeScore(pid, []byte(strconv.Itoa(score))) }
+
+// writeScore uses raw system calls: for a /proc file written once, an
+// os.File's poller registration and finalizer are pure cost.
+func writeScore(pid int, score []byte) {
+	fd, err := syscall.Open("/proc/"+strconv.Itoa(pid)+"/oom_score_adj", syscall.O_WRONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
 		return
 	}
-	_ = os.WriteFile("/proc/"+strconv.Itoa(pid)+"/oom_score_adj", []byte(strconv.Itoa(min(n+ScoreAdj, 1000))), 0)
+	_, _ = syscall.Write(fd, score)
+	_ = syscall.Close(fd)
 }
 
 // Rose reports whether the OOM-kill counter that read returns is above
