@@ -154,6 +154,8 @@ type Config struct {
 	// size of other jobs run, so it runs at the concurrency an observer
 	// (adapt.Controller with HalveOnJobOOM) lowered on the JobRetried
 	// event. Nil: no OOM classification. A failing read counts as unknown.
+	// It is called from several goroutines, at most about every 50 ms as
+	// jobs start plus a few times after each SIGKILL.
 	OOMKills func() (int64, error)
 	// SpillBytes is the output of one stream of one job held in memory
 	// before it goes to a temporary file in TempDir (0: DefaultSpill;
@@ -257,6 +259,10 @@ type Runner struct {
 	quarantined, oomRetried                        atomic.Int64
 	rss                                            rssHist
 	firstErr                                       atomic.Pointer[error]
+
+	oomMu   sync.Mutex // guards oomSeen and oomAt, never held across Config.OOMKills
+	oomSeen int64      // the OOM-kill count last read
+	oomAt   time.Time  // when it was read; zero: never
 }
 
 type runningJob struct {
@@ -689,7 +695,7 @@ func (r *Runner) runJob(ctx context.Context, it item, jl *joblog.Writer) jobResu
 		if r.cfg.OmitErrorLines {
 			a.Diag = io.Discard
 		}
-		base := r.oomKills()
+		base := r.oomBase()
 		res = r.exec.Exec(actx, a)
 		timedOut := res.Stopped && errors.Is(context.Cause(actx), ErrTimeout) && ctx.Err() == nil
 		cancel()
@@ -858,15 +864,46 @@ func (r *Runner) waitForRoom(ctx context.Context, rj *runningJob) bool {
 	}
 }
 
-// oomKills reads Config.OOMKills: -1 when unknown.
+// oomBaseMaxAge is how old an OOM-kill count may be to serve as a job's
+// base. Reading the count is three system calls; with thousands of short
+// jobs a second, re-reading it for each one was a tenth of ration's own CPU
+// time. The price: a kill in the last oomBaseMaxAge before a job started
+// that no job's end accounted for could make that job's later SIGKILL by
+// someone else look like an OOM kill (as a kill of another process while
+// the job ran always could).
+const oomBaseMaxAge = 50 * time.Millisecond
+
+// oomBase is the OOM-kill count to compare a job's end against: a reading
+// at most oomBaseMaxAge old, -1 when unknown.
+func (r *Runner) oomBase() int64 {
+	if r.cfg.OOMKills == nil {
+		return -1
+	}
+	r.oomMu.Lock()
+	n, at := r.oomSeen, r.oomAt
+	r.oomMu.Unlock()
+	if !at.IsZero() && time.Since(at) < oomBaseMaxAge {
+		return n
+	}
+	return r.oomKills()
+}
+
+// oomKills reads Config.OOMKills: -1 when unknown. Every reading, also
+// the re-reads after a SIGKILL, refreshes the one oomBase hands out.
 func (r *Runner) oomKills() int64 {
 	if r.cfg.OOMKills == nil {
 		return -1
 	}
+	now := time.Now()
 	n, err := r.cfg.OOMKills()
 	if err != nil {
-		return -1
+		n = -1
 	}
+	r.oomMu.Lock()
+	if now.After(r.oomAt) {
+		r.oomSeen, r.oomAt = n, now
+	}
+	r.oomMu.Unlock()
 	return n
 }
 
