@@ -257,7 +257,8 @@ func chartFlatMem(path string, series []memSeries) error {
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	p.Y.Min = 0
-	cols := []color.Color{colOther, colRation, colRef}
+	// The pool's own curve, its informational twin (dashed), then ration's.
+	cols := []color.Color{colGood, colOther, colRation, colRef}
 	maxY := 0.0
 	for i, s := range series {
 		var xy plotter.XYs
@@ -274,6 +275,9 @@ func chartFlatMem(path string, series []memSeries) error {
 		}
 		l.Color, pts.Color = cols[i%len(cols)], cols[i%len(cols)]
 		l.Width = vg.Points(2)
+		if s.why != "" {
+			l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+		}
 		pts.Shape = draw.CircleGlyph{}
 		pts.Radius = vg.Points(3)
 		p.Add(l, pts)

@@ -12,7 +12,7 @@ import (
 // overhead: many tiny jobs, no limits, every tool at the same -j: what the
 // tool itself costs per job.
 func overhead(ctx context.Context, e *env, _ calibration) (section, error) {
-	n, reps := 2000, 3
+	n, reps := 2000, 5
 	if e.quick {
 		n, reps = 300, 1
 	}
