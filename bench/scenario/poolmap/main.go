@@ -41,6 +41,13 @@ func main() {
 	sc := bufio.NewScanner(os.Stdin)
 	var n, failed int
 	var x byte
+	tally := func(r pool.Result[struct{}, byte]) {
+		n++
+		if r.Err != nil {
+			failed++
+		}
+		x ^= r.Value
+	}
 	if *strs {
 		lines := iter.Seq[string](func(yield func(string) bool) {
 			for sc.Scan() {
@@ -54,11 +61,7 @@ func main() {
 			return sum[0], nil
 		}
 		for r := range pool.Map(ctx, p, lines, work) {
-			n++
-			if r.Err != nil {
-				failed++
-			}
-			x ^= r.Value
+			tally(pool.Result[struct{}, byte]{Value: r.Value, Err: r.Err})
 		}
 	} else {
 		nums := iter.Seq[int](func(yield func(int) bool) {
@@ -79,11 +82,7 @@ func main() {
 			return sum[0], nil
 		}
 		for r := range pool.Map(ctx, p, nums, work) {
-			n++
-			if r.Err != nil {
-				failed++
-			}
-			x ^= r.Value
+			tally(pool.Result[struct{}, byte]{Value: r.Value, Err: r.Err})
 		}
 	}
 	if _, err := p.Close(ctx); err != nil {
