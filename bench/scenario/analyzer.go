@@ -130,8 +130,9 @@ func analyzer(ctx context.Context, e *env, cal calibration) (section, error) {
 			fmt.Sprint(r.Exit), fmt.Sprint(r.TimedOut), f1(mib(r.PeakMem)), fmt.Sprint(r.FailCnt), fmt.Sprint(r.OOMKills), fmt.Sprint(r.NrPeriods),
 			fmt.Sprint(r.NrThrottled), f3(sec(r.ThrottledTime)), f3(sec(r.CPUUsage)), shellJoin(br.c.args)})
 	}
-	b.WriteString("\n*completed* counts distinct `done ID` lines the tool delivered on stdout; *limit hits* is `memory.failcnt`; " +
-		"*OOM kills* is `oom_kill` from `memory.oom_control`; *throttled* is from `cpu.stat`; *CPU s* is `cpuacct.usage` of the whole cgroup (tool + jobs).\n\n")
+	fmt.Fprintf(&b, "\n*completed* counts distinct `done ID` lines the tool delivered on stdout; *limit hits* is %s; "+
+		"*OOM kills* is `oom_kill` from %s; *throttled* is from `cpu.stat`; *CPU s* is %s of the whole cgroup (tool + jobs).\n\n",
+		e.h.file("`memory.failcnt`", "`max` from `memory.events`"), e.h.file("`memory.oom_control`", "`memory.events`"), e.h.file("`cpuacct.usage`", "`usage_usec` from `cpu.stat`"))
 	if err := writeCSV(filepath.Join(e.out, "analyzer.csv"), rows); err != nil {
 		return section{}, err
 	}

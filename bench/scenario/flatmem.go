@@ -14,7 +14,7 @@ import (
 type memPoint struct {
 	n      int
 	maxRSS int64 // bytes: VmHWM of the process
-	cgPeak int64 // bytes: memory.max_usage_in_bytes of its cgroup (process + jobs + page cache)
+	cgPeak int64 // bytes: the cgroup's peak (v1 memory.max_usage_in_bytes, v2 memory.peak): process + jobs + page cache
 	live   int64 // bytes: poolmap's live heap after its final GC (-1: not reported)
 	gcs    int64 // poolmap's number of GC cycles
 	wall   time.Duration

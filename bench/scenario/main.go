@@ -5,9 +5,12 @@
 //
 //	scenario [-quick] [-only analyzer,oom,overhead,flatmem,quota] [-out results] [-bin bin]
 //
-// Every contender runs in a fresh child cgroup (cpu, cpuacct when present,
-// memory) of the harness's own cgroups, created before and removed after the
-// run, also on failure or interrupt. See bench/results/RESULTS.md for what
+// Every contender runs in a fresh child cgroup (cgroup v1: cpu, cpuacct when
+// present, memory; cgroup v2: one cgroup with cpu and memory) of the
+// harness's own cgroups, created before and removed after the run, also on
+// failure or interrupt. On v2 the harness first enables the cpu and memory
+// controllers for its children, moving the processes of its own cgroup into
+// a leaf under it, and undoes that at the end. See bench/results/RESULTS.md for what
 // each scenario does and measures.
 package main
 
@@ -90,6 +93,15 @@ func mainErr(quick bool, only, out, bin, note string) error {
 		return err
 	}
 	h.removeStale()
+	restore, err := h.prepare()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := restore(); err != nil {
+			fmt.Fprintln(os.Stderr, "bench: restore cgroups:", err)
+		}
+	}()
 	e := &env{h: h, quick: quick, out: out, nproc: runtime.NumCPU(), started: time.Now(), workers: "workers", load0: loadavg()}
 	e.log = func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, "[%6.1fs] %s\n", time.Since(e.started).Seconds(), fmt.Sprintf(format, args...))

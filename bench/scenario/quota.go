@@ -80,7 +80,7 @@ func quotaChange(ctx context.Context, e *env, cal calibration) (section, error) 
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "`%s` runs jobs of %d ms CPU / %d MiB from an endless input; the harness writes the cgroup's `cpu.cfs_quota_us` "+
+	fmt.Fprintf(&b, "`%s` runs jobs of %d ms CPU / %d MiB from an endless input; the harness writes the cgroup's "+e.h.file("`cpu.cfs_quota_us`", "`cpu.max`")+" "+
 		"(2 CPUs, then 0.5, then 2 again) and samples every 200 ms how many `burn` processes are alive in the cgroup (the jobs running: ration's effective pool size) "+
 		"and how many jobs have finished. After %s the harness sends SIGTERM.\n\n", shellJoin(append([]string{"ration"}, args[1:]...)), jobMs, qMiB, end)
 	if m := regexp.MustCompile(`--watch-interval\s+\S+\s.*\(default "([^"]+)"\)`).FindStringSubmatch(e.help); watch && m != nil {

@@ -81,9 +81,10 @@ func writeResults(e *env, cal calibration, secs []section, note string) error {
 	fmt.Fprintf(&b, "- The job: `bin/burn` (Go) touches %d MiB and burns CPU until its own CPU time is %d ms; measured unconstrained: **%.1f ms CPU per process** (mean of %d, exec to exit). "+
 		"The Python contenders run the same work in-process (`workers/burnlib.py`): **%.1f ms CPU per job** (mean of %d, interpreter start excluded).\n\n",
 		jobMiB, jobMs, ms(cal.Burn), cal.BurnRuns, ms(cal.Python), cal.PyRuns)
-	b.WriteString("Each contender runs in a fresh child cgroup (cpu, cpuacct, memory) of the harness's own cgroups, created before and removed after it, " +
-		"entered by a shell that writes its pid into `cgroup.procs` and `exec`s the tool. Wall time is from start to exit of the tool; " +
-		"peak memory is the cgroup's `memory.max_usage_in_bytes` (RSS + page cache of the tool and all its jobs); throttling from `cpu.stat`.\n\n")
+	fmt.Fprintf(&b, "Each contender runs in a fresh child cgroup (%s) of the harness's own cgroups, created before and removed after it, "+
+		"entered by a shell that writes its pid into `cgroup.procs` and `exec`s the tool. Wall time is from start to exit of the tool; "+
+		"peak memory is the cgroup's %s (RSS + page cache of the tool and all its jobs); throttling from `cpu.stat`.\n\n",
+		e.h.file("cpu, cpuacct, memory", "cgroup v2, cpu and memory controllers"), e.h.file("`memory.max_usage_in_bytes`", "`memory.peak`"))
 	for _, s := range secs {
 		fmt.Fprintf(&b, "## %s\n\n%s", s.title, s.md)
 	}
@@ -147,9 +148,10 @@ const readingNotes = `## Reading these numbers
 - **Wall time under a CPU quota** barely depends on the number of jobs once the quota is used up: extra jobs are
   throttled, not faster. What oversubscription costs is memory (one resident job per slot), throttling, and the
   OOM killer.
-- **Noise.** Each contender runs once per scenario (the overhead scenario three times, interleaved). Other work on the
-  machine changes wall times by a few percent; the load average at the top says how quiet it was.
-- **Flat memory.** 10^6 real processes would take about 20 minutes here (see the 10^5 wall time), so "ration run" with real "true" jobs is measured
+- **Noise.** Each contender runs once per scenario (the overhead scenario five times, interleaved, once with -quick).
+  Other work on the machine changes the long runs' wall times by a few percent, but single 2-second runs by up to 2x
+  on a VM, hence the median; the load average at the top says how quiet it was.
+- **Flat memory.** 10^6 real processes would take about 15 to 20 minutes here (see the 10^5 wall time), so "ration run" with real "true" jobs is measured
   up to 10^5 inputs; "--dry-run" reads, templates and prints every input through the same input path up to 10^6
   without starting processes. pool.Map runs every item as a real task up to 10^7.
 `
