@@ -124,8 +124,8 @@ type Executor interface {
 // It starts processes with syscall.ForkExec rather than os/exec: a job
 // runner pays os/exec's per-command costs (a /dev/null opened per command,
 // two copying goroutines, the environment de-duplicated, a pidfd) thousands
-// of times, and for short jobs they were a fifth of ration's own CPU time.
-// It keeps /dev/null open for its whole life, for the jobs' stdin.
+// of times, and for short jobs they were about a quarter of ration's own CPU
+// time. It keeps /dev/null open for its whole life, for the jobs' stdin.
 //
 // The zero value is ready to use and safe for concurrent use.
 type ProcessExecutor struct {
