@@ -23,9 +23,6 @@ var errNoCgroup = errors.New("no cgroup with the cpu and memory controllers foun
 type hierarchy struct {
 	dirs    map[string]string
 	unified string
-	// mountRoot is the v2 mount point: a cgroup there (the root) may hold
-	// processes and still enable controllers for its children.
-	mountRoot string
 }
 
 // ownHierarchy finds the harness's own cgroups from /proc/self/mountinfo
@@ -69,7 +66,7 @@ func findHierarchy(mountinfo, own string) (*hierarchy, error) {
 		return h, nil
 	}
 	if v2.dir != "" && unifiedRel != "" {
-		return &hierarchy{unified: v2.join(unifiedRel), mountRoot: v2.dir}, nil
+		return &hierarchy{unified: v2.join(unifiedRel)}, nil
 	}
 	return nil, errNoCgroup
 }
@@ -142,6 +139,8 @@ func unescapeMount(s string) string {
 // processes (unless it is the root): the processes in it (the harness and
 // whoever started it) move into a leaf child first, within the same
 // subtree, so every limit above still applies; restore moves them back.
+// Moving is the one step the fixture tests cannot show: a plain file does
+// not drop a pid written elsewhere.
 func (h *hierarchy) prepare() (restore func() error, err error) {
 	noop := func() error { return nil }
 	if h.unified == "" {
@@ -163,8 +162,11 @@ func (h *hierarchy) prepare() (restore func() error, err error) {
 	if len(add) == 0 {
 		return noop, nil
 	}
+	// Only the root cgroup may hold processes and enable controllers; it is
+	// the one without a cgroup.type file. (A cgroup namespace's root, as in
+	// a container, is not the root: its processes must move.)
 	var leaf string
-	if filepath.Clean(h.unified) != filepath.Clean(h.mountRoot) {
+	if fileExists(filepath.Join(h.unified, "cgroup.type")) {
 		leaf = filepath.Join(h.unified, fmt.Sprintf("ration-bench-%d-procs", os.Getpid()))
 		if err := os.Mkdir(leaf, 0o755); err != nil {
 			return nil, fmt.Errorf("cgroup v2: create %s: %w", leaf, err)

@@ -85,7 +85,9 @@ func v2Fixture(t *testing.T, controllers string) *hierarchy {
 			t.Fatal(err)
 		}
 	}
-	return &hierarchy{unified: dir, mountRoot: dir}
+	// No cgroup.type: the fixture is a root cgroup, whose processes need not
+	// move (moving needs the kernel).
+	return &hierarchy{unified: dir}
 }
 
 func TestV2PrepareNeedsControllers(t *testing.T) {
@@ -123,6 +125,30 @@ func TestV2PrepareEnablesAndRestores(t *testing.T) {
 	}
 	if got := readString(filepath.Join(h.unified, "cgroup.subtree_control")); got != "cpu memory" {
 		t.Errorf("subtree_control %q was written although both controllers were on", got)
+	}
+}
+
+// TestV2PrepareLeaf: below the root (a cgroup.type file) prepare makes the
+// leaf the cgroup's processes move into, and restore removes it. (The
+// fixture's cgroup.procs is empty: moving a pid needs the kernel.)
+func TestV2PrepareLeaf(t *testing.T) {
+	h := v2Fixture(t, "cpu memory")
+	if err := os.WriteFile(filepath.Join(h.unified, "cgroup.type"), []byte("domain\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	restore, err := h.prepare()
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf := filepath.Join(h.unified, fmt.Sprintf("ration-bench-%d-procs", os.Getpid()))
+	if _, err := os.Stat(leaf); err != nil {
+		t.Fatalf("no leaf for the processes: %v", err)
+	}
+	if err := restore(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(leaf); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("leaf %s still there after restore (%v)", leaf, err)
 	}
 }
 
