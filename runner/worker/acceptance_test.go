@@ -214,10 +214,16 @@ func TestAdaptive(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(cg, "memory.memsw.limit_in_bytes")); err == nil {
 		writeFile(t, filepath.Join(cg, "memory.memsw.limit_in_bytes"), strconv.Itoa(190<<20))
 	}
+	inputs := make([]string, 48)
+	// The controller probes above a learned OOM ceiling after
+	// adapt.ProbeRuns x GrowAfter successes in a row; with more of those
+	// than tasks the pool ends where the OOM kills left it. (GrowAfter 4, a
+	// probe after 40, let a run whose kills all came early probe 3 at the
+	// end.)
+	growAfter := len(inputs)/adapt.ProbeRuns + 1
 	p, rec := newPool(t, worker.Config{Command: pyWorker(t), Size: 4, OnStart: moveTo(cg),
 		MaxBreaks: 6, Backoff: 100 * time.Millisecond, MaxRecreations: 100,
-		Adapt: adapt.Config{GrowAfter: 4}})
-	inputs := make([]string, 48)
+		Adapt: adapt.Config{GrowAfter: growAfter}})
 	for i := range inputs {
 		inputs[i] = "alloc:64:150"
 	}
