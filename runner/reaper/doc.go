@@ -12,11 +12,12 @@
 //
 // The Reaper therefore peeks at exited children with waitid(WNOWAIT), which
 // leaves them waitable, and collects only those it did not start itself.
-// Children are started through [Reaper.Start], which registers their PID
-// while holding off the reaping loop, so a child that exits before it is
-// registered cannot be mistaken for an orphan.
+// Children are started through [Reaper.Start] (or [Reaper.ForkExec], its
+// syscall-level twin), which registers their PID while holding off the
+// reaping loop, so a child that exits before it is registered cannot be
+// mistaken for an orphan.
 //
 // Every child process of the program must be started with [Reaper.Start]
-// while the Reaper is active; a child started any other way may be reaped
-// before its owner waits for it.
+// or [Reaper.ForkExec] while the Reaper is active; a child started any other
+// way may be reaped before its owner waits for it.
 package reaper

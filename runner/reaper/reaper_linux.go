@@ -95,18 +95,13 @@ func (r *Reaper) Active() bool { return r.active }
 // Start starts cmd like cmd.Start and records its process as owned, so that
 // its exit status is left for [Reaper.Wait]. On error nothing is recorded.
 func (r *Reaper) Start(cmd *exec.Cmd) error {
-	if !r.active {
-		return cmd.Start()
-	}
-	r.gate.RLock()
-	defer r.gate.RUnlock()
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	r.mu.Lock()
-	r.owned[cmd.Process.Pid] = struct{}{}
-	r.mu.Unlock()
-	return nil
+	_, err := r.own(func() (int, error) {
+		if err := cmd.Start(); err != nil {
+			return 0, err
+		}
+		return cmd.Process.Pid, nil
+	})
+	return err
 }
 
 // Wait waits for a command started with [Reaper.Start] like cmd.Wait, then
@@ -121,15 +116,23 @@ func (r *Reaper) Wait(cmd *exec.Cmd) error {
 
 // ForkExec starts a process like [syscall.ForkExec] and records it as
 // owned, so that its exit status is left for [Reaper.Wait4]. On error
-// nothing is recorded. A nil Reaper is an inactive one. It is the lower-level twin of Start, for callers that
-// manage the child's descriptors themselves.
+// nothing is recorded. A nil Reaper is an inactive one. It is the
+// lower-level twin of Start, for callers that manage the child's
+// descriptors themselves.
 func (r *Reaper) ForkExec(argv0 string, argv []string, attr *syscall.ProcAttr) (int, error) {
+	return r.own(func() (int, error) { return syscall.ForkExec(argv0, argv, attr) })
+}
+
+// own runs start, which starts one child, and records the child's PID as
+// owned. It holds the gate shared across both, so the reaping loop cannot
+// take a child that exits before it is recorded.
+func (r *Reaper) own(start func() (int, error)) (int, error) {
 	if r == nil || !r.active {
-		return syscall.ForkExec(argv0, argv, attr)
+		return start()
 	}
 	r.gate.RLock()
 	defer r.gate.RUnlock()
-	pid, err := syscall.ForkExec(argv0, argv, attr)
+	pid, err := start()
 	if err != nil {
 		return 0, err
 	}

@@ -25,11 +25,7 @@ const ScoreAdj = 500
 // PreferAsVictim raises the oom_score_adj of process pid to this process's
 // own plus ScoreAdj. It is best effort: a process that is already gone or a
 // /proc that cannot be written changes nothing.
-func PreferAsVictim(pid int) {
-	if v, ok := victimScore(); ok {
-		setScore(pid, v)
-	}
-}
+func PreferAsVictim(pid int) { new(Victims).Prefer(pid) }
 
 // Victims is PreferAsVictim for a caller that starts many processes: it
 // reads this process's own oom_score_adj once, at the first call, rather
@@ -65,8 +61,6 @@ func victimScore() (int, bool) {
 	}
 	return min(n+ScoreAdj, 1000), true
 }
-
-func setScore(pid, score int) { writeScore(pid, []byte(strconv.Itoa(score))) }
 
 // writeScore uses raw system calls: for a /proc file written once, an
 // os.File's poller registration and finalizer are pure cost.
