@@ -3,6 +3,7 @@ package joblog
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 )
@@ -13,32 +14,50 @@ import (
 type Record struct {
 	ended     bitset // a line exists for the job
 	succeeded bitset // a line with Exitval 0 and Signal 0 exists
-	Malformed int    // lines that were skipped as malformed
+	Malformed int    // lines that were skipped as malformed, the torn one not counted
+	Torn      *Torn  // the last line, which had no newline and was ignored; nil if none
 }
 
 // Load reads the joblog at path. A missing file is an empty record, so the
 // first run of a resumable command needs no special case. Malformed lines
-// (a log cut off mid-line by a crash) are counted in Record.Malformed and
-// otherwise ignored, so those jobs run again.
+// are counted in Record.Malformed and otherwise ignored, so those jobs run
+// again. A last line without a newline (a crash or a full disk cut its
+// write off) is no record either: it is returned in Record.Torn. A line
+// longer than MaxReadLine fails the load with an error wrapping
+// ErrLineTooLong, since skipping it might run a finished job again.
+//
+// Load takes no lock; a log that another run is writing may end in a line
+// that is being written, which Load reports as Torn. Open, with
+// Options.Resume, reads the log under its lock.
 func Load(path string) (*Record, error) {
-	rec := &Record{}
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return rec, nil
+		return &Record{}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("joblog: %w", err)
 	}
 	defer f.Close()
-	for e, err := range Entries(f) {
-		if errors.Is(err, ErrMalformed) {
+	return readRecord(f)
+}
+
+// readRecord reads a Record from r, as Load describes.
+func readRecord(r io.Reader) (*Record, error) {
+	rec := &Record{}
+	for e, err := range Entries(r) {
+		var torn *Torn
+		switch {
+		case errors.As(err, &torn):
+			rec.Torn = torn
+		case errors.Is(err, ErrMalformed):
 			rec.Malformed++
-			continue
-		}
-		if err != nil {
+		case errors.Is(err, ErrLineTooLong):
+			return nil, fmt.Errorf("joblog: %w", err)
+		case err != nil:
 			return nil, err
+		default:
+			rec.Add(e)
 		}
-		rec.Add(e)
 	}
 	return rec, nil
 }
