@@ -18,9 +18,11 @@
 // a device or a FIFO (--joblog /dev/stdout) gets whole lines only.
 //
 //   - A record is complete only with its newline, which is its commit mark.
-//     Each record is formatted whole in memory and handed to one write(2)
-//     on a file opened with O_APPEND, under the Writer's mutex, so records
-//     never interleave. A record cut off by a crash or a full disk is a last
+//     Each record is formatted whole in memory and handed to the kernel in
+//     one write(2) on a file opened with O_APPEND, under the Writer's mutex
+//     and the file lock, so records never interleave. (os.File.Write calls
+//     write(2) again only after a short write, which for a regular file
+//     means the disk filled; the cut-back below then applies.) A record cut off by a crash or a full disk is a last
 //     line without a newline: every reader (Entries, Load, Open) ignores it,
 //     so its job counts as not ended and --resume runs it again; Open with
 //     Options.Resume cuts it off the file and reports it (Writer.Torn).
