@@ -80,6 +80,7 @@ func TestSecondWriterFails(t *testing.T) {
 			w.Close()
 			t.Fatalf("Create(resume=%v) while process %d holds the log succeeded", resume, holder.Process.Pid)
 		}
+		t.Log(err)
 		if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), strconv.Itoa(holder.Process.Pid)) {
 			t.Errorf("Create(resume=%v) err = %v, want ErrLocked naming pid %d", resume, err, holder.Process.Pid)
 		}

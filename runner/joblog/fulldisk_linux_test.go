@@ -52,7 +52,13 @@ func TestFullDiskLeavesWholeLines(t *testing.T) {
 	if !errors.Is(werr, syscall.ENOSPC) || !strings.Contains(werr.Error(), fmt.Sprintf("job %d", written+1)) {
 		t.Errorf("Write on a full disk: err = %v, want ENOSPC naming job %d", werr, written+1)
 	}
-	w.Close()
+	t.Log(werr)
+	if err := w.Write(Entry{Seq: 100, Command: "x"}); err == nil {
+		t.Error("a Write after a failed one succeeded: the log may now miss a record in the middle")
+	}
+	if err := w.Close(); !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("Close = %v, want the write error again", err)
+	}
 	b, _ := os.ReadFile(path)
 	if !bytes.HasSuffix(b, []byte("\n")) {
 		t.Errorf("the failed write left a partial line (%d bytes in the log)", len(b))
@@ -66,7 +72,16 @@ func TestFullDiskLeavesWholeLines(t *testing.T) {
 			t.Errorf("job %d: ended = %v, %d records were written", seq, rec.Ended(seq), written)
 		}
 	}
-	if rec.Malformed != 0 {
-		t.Errorf("%d malformed lines", rec.Malformed)
+	if rec.Malformed != 0 || rec.Torn != nil {
+		t.Errorf("%d malformed lines, torn %v", rec.Malformed, rec.Torn)
 	}
+	// The next run resumes the log as it is, with nothing to repair.
+	w, err = Open(path, Options{Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Torn() != nil || w.Record().Ended(int64(written)+1) {
+		t.Errorf("resume found torn %v", w.Torn())
+	}
+	w.Close()
 }
