@@ -403,7 +403,11 @@ func (w *Writer) Write(e Entry) error {
 		}
 	case w.syncInterval > 0 && w.timer == nil:
 		w.timers.Add(1)
-		w.timer = time.AfterFunc(w.syncInterval, w.syncTimer)
+		var t *time.Timer
+		// t is set before w.mu is released, and the callback reads it
+		// only under w.mu.
+		t = time.AfterFunc(w.syncInterval, func() { w.syncTimer(t) })
+		w.timer = t
 	}
 	return nil
 }
@@ -434,11 +438,15 @@ func (w *Writer) writeLocked(b []byte) error {
 	return err
 }
 
-// syncTimer fsyncs the records that a timer waited for.
-func (w *Writer) syncTimer() {
+// syncTimer fsyncs the records that timer t waited for. A t that is no
+// longer w.timer lost a race with Stop: its records were synced already.
+func (w *Writer) syncTimer(t *time.Timer) {
 	defer w.timers.Done()
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.timer != t {
+		return
+	}
 	w.timer = nil
 	if !w.closed && w.err == nil {
 		w.syncLocked() // an error is kept in w.err for the next Write or Close
