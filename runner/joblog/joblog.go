@@ -213,7 +213,8 @@ type Writer struct {
 	size     int64 // bytes in the log, for cutting back a failed write (f only)
 	unsynced int   // records written since the last fsync (f only)
 	timer    *time.Timer
-	err      error // the first write or fsync error; refuses all later records
+	timerGen uint64 // counts timers, so a late callback knows it is stale
+	err      error  // the first write or fsync error; refuses all later records
 	closed   bool
 	syncs    int // fsyncs done, for tests
 
@@ -403,11 +404,9 @@ func (w *Writer) Write(e Entry) error {
 		}
 	case w.syncInterval > 0 && w.timer == nil:
 		w.timers.Add(1)
-		var t *time.Timer
-		// t is set before w.mu is released, and the callback reads it
-		// only under w.mu.
-		t = time.AfterFunc(w.syncInterval, func() { w.syncTimer(t) })
-		w.timer = t
+		w.timerGen++
+		gen := w.timerGen
+		w.timer = time.AfterFunc(w.syncInterval, func() { w.syncTimer(gen) })
 	}
 	return nil
 }
@@ -438,13 +437,14 @@ func (w *Writer) writeLocked(b []byte) error {
 	return err
 }
 
-// syncTimer fsyncs the records that timer t waited for. A t that is no
-// longer w.timer lost a race with Stop: its records were synced already.
-func (w *Writer) syncTimer(t *time.Timer) {
+// syncTimer fsyncs the records that timer number gen waited for. A timer
+// that is no longer the newest lost a race with Stop: its records were
+// synced already.
+func (w *Writer) syncTimer(gen uint64) {
 	defer w.timers.Done()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.timer != t {
+	if gen != w.timerGen || w.timer == nil {
 		return
 	}
 	w.timer = nil
