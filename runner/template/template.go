@@ -11,7 +11,7 @@
 //	{/.}  the basename without its extension
 //	{#}   the job number, 1-based in input order
 //	{%}   the job slot, 1-based
-//	{n}   the n-th field (1-based; {-1} is the last), with the same
+//	{n}   the n-th field (1-based; {-1} is the last; {0} is {}), with the same
 //	      modifiers: {n.} {n/} {n//} {n/.}
 //	{name} the field of the column named "name" by --header (see
 //	      Options.Names), with the same modifiers: {name.} ...
@@ -178,6 +178,7 @@ func ParseOptions(argv []string, opts Options) (*Template, error) {
 			// input being appended (as in GNU parallel).
 			t.appendInput = false
 			if p.k == field && p.pos == 0 && opts.Context {
+				// Only {} and its modifiers repeat per field, not {n}.
 				ctx = true
 			}
 		}
@@ -264,7 +265,8 @@ func match(s string, toks []token, opts Options) (part, int, bool) {
 		if !ok || head == "" {
 			continue
 		}
-		if n, err := strconv.Atoi(head); err == nil && n != 0 && head[0] != '+' {
+		if n, err := strconv.Atoi(head); err == nil && head[0] != '+' {
+			// {0} is {} in GNU parallel.
 			return part{k: field, m: sf.m, pos: n}, end + 1, true
 		}
 		for i, name := range opts.Names {
