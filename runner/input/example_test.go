@@ -31,7 +31,7 @@ func ExampleOpen() {
 		if err != nil {
 			panic(err)
 		}
-		fmt.Printf("%q\n", arg)
+		fmt.Printf("%q\n", []string(arg))
 	}
 	// Output:
 	// ["a" "1" "x"]
