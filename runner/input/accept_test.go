@@ -1,0 +1,143 @@
+package input_test
+
+import (
+	"bytes"
+	"fmt"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ration-run/ration/runner/input"
+	"github.com/ration-run/ration/runner/template"
+)
+
+func seqArgs(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = strconv.Itoa(i + 1)
+	}
+	return out
+}
+
+// productPeak streams ::: 1..n ::: 1..n through Open, Batches and the
+// template, as --dry-run does, and returns the combinations seen and the
+// peak live heap, sampled every 1000 combinations after a forced GC so
+// that garbage not yet collected does not count.
+func productPeak(tb testing.TB, n int) (int, uint64) {
+	in, err := input.Open([]input.Source{
+		{Name: ":::", Values: input.Args(seqArgs(n))},
+		{Name: ":::", Values: input.Args(seqArgs(n))},
+	}, input.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer in.Close()
+	tmpl, err := template.Parse([]string{"echo", "{1}", "{2}"}, false)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var ms runtime.MemStats
+	var peak uint64
+	count := 0
+	for b, err := range input.Batches(in.All(), input.BatchOptions{}) {
+		if err != nil {
+			tb.Fatal(err)
+		}
+		_ = tmpl.DisplayFields(b.Fields(), b.Seq, 1)
+		count++
+		if count%1000 == 0 {
+			runtime.GC()
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapAlloc)
+		}
+	}
+	return count, peak
+}
+
+// TestProductMemoryFlat is the acceptance item at library level:
+// 10^6 combinations of two 1000-value sources take no more live memory
+// than 10^4 of two 100-value ones, within 1.5x.
+func TestProductMemoryFlat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("streams 10^6 combinations")
+	}
+	n4, small := productPeak(t, 100)
+	n6, big := productPeak(t, 1000)
+	if n4 != 10_000 || n6 != 1_000_000 {
+		t.Fatalf("combinations: %d and %d", n4, n6)
+	}
+	t.Logf("peak live heap: %d B at 10^4, %d B at 10^6 (%.2fx)", small, big, float64(big)/float64(small))
+	if float64(big) > 1.5*float64(small) {
+		t.Errorf("peak live heap %d B at 10^6 combinations > 1.5 x %d B at 10^4", big, small)
+	}
+}
+
+func BenchmarkProduct(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		b.Run(fmt.Sprintf("combinations=%d", n*n), func(b *testing.B) {
+			var peak uint64
+			for b.Loop() {
+				_, peak = productPeak(b, n)
+			}
+			b.ReportMetric(float64(peak), "peak-heap-B")
+		})
+	}
+}
+
+// TestXargsLikeGNU is the acceptance item at library level: -X
+// over 100,000 file names makes as many command lines as GNU parallel
+// (within one) holding the same arguments.
+func TestXargsLikeGNU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs GNU parallel over 100,000 arguments")
+	}
+	if _, err := exec.LookPath("parallel"); err != nil {
+		t.Skip("GNU parallel is not installed")
+	}
+	names := make([]string, 100_000)
+	for i := range names {
+		names[i] = fmt.Sprintf("src/pkg%03d/file_%06d.go", i%997, i)
+	}
+	cmd := exec.Command("parallel", "--will-cite", "-k", "-j2", "-X", "--dry-run", "gofmt", "-l")
+	cmd.Stdin = strings.NewReader(strings.Join(names, "\n") + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gnuLines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	var gnuArgs []string
+	for _, l := range gnuLines {
+		gnuArgs = append(gnuArgs, strings.Fields(strings.TrimPrefix(l, "gofmt -l "))...)
+	}
+
+	tmpl, err := template.ParseOptions([]string{"gofmt", "-l"}, template.Options{Context: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := input.Open([]input.Source{{Name: "stdin", Values: input.Split(bytes.NewReader([]byte(strings.Join(names, "\n"))), input.SplitOptions{})}}, input.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines int
+	var args []string
+	for b, err := range input.Batches(in.All(), input.BatchOptions{MaxChars: input.DefaultMaxChars(), Measure: tmpl.Measurer(), Spread: 2}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines++
+		argv := tmpl.ExpandFields(b.Fields(), b.Seq, 1)
+		args = append(args, argv[2:]...)
+		if l := len(tmpl.DisplayFields(b.Fields(), b.Seq, 1)); l >= input.DefaultMaxChars() {
+			t.Errorf("line %d is %d bytes, not below %d", b.Seq, l, input.DefaultMaxChars())
+		}
+	}
+	t.Logf("GNU parallel: %d lines, ration: %d lines, %d arguments", len(gnuLines), lines, len(args))
+	if d := lines - len(gnuLines); d < -1 || d > 1 {
+		t.Errorf("%d command lines, GNU parallel %d", lines, len(gnuLines))
+	}
+	if strings.Join(args, " ") != strings.Join(gnuArgs, " ") {
+		t.Errorf("the arguments differ from GNU parallel's (%d vs %d)", len(args), len(gnuArgs))
+	}
+}

@@ -1,0 +1,262 @@
+package input
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// ErrBadOption is wrapped by the errors of the option parsers of this
+// package (ParseDelimiter, ParseTrim, ...).
+var ErrBadOption = errors.New("bad option")
+
+// Trim says which blanks --trim removes from every value (after --colsep,
+// from every column), as in GNU parallel. Blanks are those of Perl's \s:
+// space, \t, \n, \v, \f and \r.
+type Trim uint8
+
+// The values of --trim.
+const (
+	TrimNone  Trim = iota // n: keep the value as read (the default)
+	TrimLeft              // l
+	TrimRight             // r
+	TrimBoth              // lr or rl
+)
+
+// ParseTrim parses the argument of --trim: "n", "l", "r", "lr" or "rl".
+func ParseTrim(s string) (Trim, error) {
+	switch s {
+	case "n", "":
+		return TrimNone, nil
+	case "l":
+		return TrimLeft, nil
+	case "r":
+		return TrimRight, nil
+	case "lr", "rl":
+		return TrimBoth, nil
+	}
+	return TrimNone, fmt.Errorf("%w: --trim %q: want n, l, r, lr or rl", ErrBadOption, s)
+}
+
+const blanks = " \t\n\v\f\r"
+
+// Apply returns s trimmed as t says.
+func (t Trim) Apply(s string) string {
+	switch t {
+	case TrimLeft:
+		return strings.TrimLeft(s, blanks)
+	case TrimRight:
+		return strings.TrimRight(s, blanks)
+	case TrimBoth:
+		return strings.Trim(s, blanks)
+	}
+	return s
+}
+
+// ParseDelimiter parses the argument of -d/--delimiter as GNU parallel
+// does: C escapes (\n \t \r \a \b \f \v \\ \0), octal (\012, \0 alone is
+// NUL) and hexadecimal (\x0a) escapes are decoded, other characters are
+// taken as they are. The delimiter may be several bytes long ("xy"); it may
+// not be empty.
+func ParseDelimiter(s string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 == len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch e := s[i]; e {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'a':
+			b.WriteByte('\a')
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'v':
+			b.WriteByte('\v')
+		case '\\':
+			b.WriteByte('\\')
+		case 'x':
+			j := i + 1
+			for j < len(s) && j < i+3 && isHex(s[j]) {
+				j++
+			}
+			if j == i+1 {
+				return "", fmt.Errorf("%w: -d %q: \\x without hex digits", ErrBadOption, s)
+			}
+			v, _ := strconv.ParseUint(s[i+1:j], 16, 8)
+			b.WriteByte(byte(v))
+			i = j - 1
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			j := i
+			for j < len(s) && j < i+3 && '0' <= s[j] && s[j] <= '7' {
+				j++
+			}
+			v, err := strconv.ParseUint(s[i:j], 8, 8)
+			if err != nil {
+				return "", fmt.Errorf("%w: -d %q: octal escape above \\377", ErrBadOption, s)
+			}
+			b.WriteByte(byte(v))
+			i = j - 1
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(e)
+		}
+	}
+	if b.Len() == 0 {
+		return "", fmt.Errorf("%w: -d: empty delimiter", ErrBadOption)
+	}
+	return b.String(), nil
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// SplitOptions configures Split.
+type SplitOptions struct {
+	// Delim ends every record: "\n" when empty, "\x00" for -0/--null, or
+	// the result of ParseDelimiter for -d.
+	Delim string
+	// EOF, when not empty, is -E: the record equal to it ends the input,
+	// and neither it nor what follows is yielded.
+	EOF string
+	// NUL is called once, on the first record that holds a NUL byte when
+	// Delim is not NUL. As GNU parallel does, such a NUL is replaced by the
+	// two characters `\0`, because an argument cannot hold a NUL; the
+	// caller should warn once that -0 may be what the user meant. Nil
+	// replaces silently.
+	NUL func()
+}
+
+// Split yields the records of r as opts says, without the delimiter. A last
+// record without a delimiter is yielded when it is not empty; empty records
+// in the middle are inputs like any other, as in GNU parallel. Records may
+// be of any length. Like Reader, it reads r once: it is not re-iterable.
+func Split(r io.Reader, opts SplitOptions) Seq {
+	delim := opts.Delim
+	if delim == "" {
+		delim = "\n"
+	}
+	raw := Reader(r, delim[len(delim)-1])
+	if len(delim) > 1 {
+		raw = multiSplit(r, delim)
+	}
+	warned := false
+	return func(yield func(string, error) bool) {
+		for rec, err := range raw {
+			if err != nil {
+				yield("", err)
+				return
+			}
+			if opts.EOF != "" && rec == opts.EOF {
+				return
+			}
+			if delim != "\x00" && strings.IndexByte(rec, 0) >= 0 {
+				if !warned && opts.NUL != nil {
+					warned = true
+					opts.NUL()
+				}
+				rec = strings.ReplaceAll(rec, "\x00", `\0`)
+			}
+			if !yield(rec, nil) {
+				return
+			}
+		}
+	}
+}
+
+// multiSplit splits r on a delimiter of several bytes.
+func multiSplit(r io.Reader, delim string) Seq {
+	last := delim[len(delim)-1]
+	return func(yield func(string, error) bool) {
+		br := bufio.NewReaderSize(r, 64*1024)
+		var acc []byte
+		for {
+			chunk, err := br.ReadSlice(last)
+			acc = append(acc, chunk...)
+			if errors.Is(err, bufio.ErrBufferFull) {
+				continue
+			}
+			if err == nil && bytes.HasSuffix(acc, []byte(delim)) {
+				if !yield(string(acc[:len(acc)-len(delim)]), nil) {
+					return
+				}
+				acc = acc[:0]
+				continue
+			}
+			if err == nil {
+				continue
+			}
+			if len(acc) > 0 && !yield(string(acc), nil) {
+				return
+			}
+			if !errors.Is(err, io.EOF) {
+				yield("", fmt.Errorf("read input: %w", err))
+			}
+			return
+		}
+	}
+}
+
+// Until yields the values of s up to the one equal to eof (-E on a :::
+// source); an empty eof yields them all.
+func Until(s Seq, eof string) Seq {
+	if eof == "" {
+		return s
+	}
+	return func(yield func(string, error) bool) {
+		for v, err := range s {
+			if err == nil && v == eof {
+				return
+			}
+			if !yield(v, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// JoinContinued joins a record that ends with a blank (space or tab) with
+// the records after it, as -L does in GNU parallel and xargs: "a b \nc"
+// is the one argument "a b c".
+func JoinContinued(s Seq) Seq {
+	return func(yield func(string, error) bool) {
+		var acc strings.Builder
+		pending := false
+		for v, err := range s {
+			if err != nil {
+				if pending && !yield(acc.String(), nil) {
+					return
+				}
+				yield("", err)
+				return
+			}
+			acc.WriteString(v)
+			pending = true
+			if strings.HasSuffix(v, " ") || strings.HasSuffix(v, "\t") {
+				continue
+			}
+			if !yield(acc.String(), nil) {
+				return
+			}
+			acc.Reset()
+			pending = false
+		}
+		if pending {
+			yield(acc.String(), nil)
+		}
+	}
+}
