@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,15 +24,17 @@ const childEnv = "RATION_AUTOMAXPROCS_CHILD"
 // go.uber.org/automaxprocs, which ration does not link (see the package
 // doc): a child process placed in a fresh cgroup runs maxprocs.Set, and
 // the CPU quota automaxprocs reads for it must be the leaf quota that
-// cgroup.Reader reads for the same process, with and without a quota.
+// cgroup.Reader reads for the same process, with and without a quota. It
+// also checks the package doc's claim that automaxprocs rounds down.
 func TestAutomaxprocsAgrees(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
 		quota int // microseconds per 100000; 0: none
+		procs int // the GOMAXPROCS automaxprocs sets; 0: not checked
 	}{
-		{"quota 1.5", 150000},
-		{"quota 0.5", 50000},
-		{"no quota", 0},
+		{"quota 1.5", 150000, 1}, // the runtime would choose 2
+		{"quota 0.5", 50000, 1},
+		{"no quota", 0, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir, version := testutil.ChildCgroup(t, "cpu")
@@ -44,7 +47,7 @@ func TestAutomaxprocsAgrees(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, ours := automaxprocsIn(t, dir)
+			got, procs, ours := automaxprocsIn(t, dir)
 			want := "undefined"
 			if ours.LeafCPUQuota > 0 {
 				want = strconv.FormatFloat(ours.LeafCPUQuota, 'f', -1, 64)
@@ -55,14 +58,17 @@ func TestAutomaxprocsAgrees(t *testing.T) {
 			if wantQuota := float64(tt.quota) / 100000; ours.LeafCPUQuota != wantQuota {
 				t.Errorf("cgroup.Reader read leaf quota %v in %s, want %v", ours.LeafCPUQuota, dir, wantQuota)
 			}
+			if tt.procs != 0 && procs != tt.procs {
+				t.Errorf("automaxprocs set GOMAXPROCS %d, want %d", procs, tt.procs)
+			}
 		})
 	}
 }
 
 // automaxprocsIn starts the child, moves it into the cgroup dir before it
-// looks, and returns the quota automaxprocs found ("undefined" for none)
-// and cgroup.Reader's reading of the child.
-func automaxprocsIn(t *testing.T, dir string) (string, cgroup.Snapshot) {
+// looks, and returns the quota automaxprocs found ("undefined" for none),
+// the GOMAXPROCS it then set, and cgroup.Reader's reading of the child.
+func automaxprocsIn(t *testing.T, dir string) (string, int, cgroup.Snapshot) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestAutomaxprocsChild$", "-test.count=1")
 	// maxprocs.Set leaves alone a GOMAXPROCS that is set at all, even
@@ -107,12 +113,14 @@ func automaxprocsIn(t *testing.T, dir string) (string, cgroup.Snapshot) {
 	}
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
-		if q, ok := strings.CutPrefix(sc.Text(), "automaxprocs quota "); ok {
-			return q, ours
+		var quota string
+		var procs int
+		if _, err := fmt.Sscanf(sc.Text(), "automaxprocs quota %s gomaxprocs %d", &quota, &procs); err == nil {
+			return quota, procs, ours
 		}
 	}
 	t.Fatalf("the child printed no quota (%v)", sc.Err())
-	return "", ours
+	return "", 0, ours
 }
 
 // TestAutomaxprocsChild is the child of TestAutomaxprocsAgrees; run on its
@@ -124,16 +132,19 @@ func TestAutomaxprocsChild(t *testing.T) {
 	if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
 		t.Fatal(err)
 	}
+	quiet := maxprocs.Logger(func(string, ...any) {})
 	quota := "undefined"
-	_, err := maxprocs.Set(
-		maxprocs.Logger(func(string, ...any) {}),
-		maxprocs.RoundQuotaFunc(func(q float64) int {
-			quota = strconv.FormatFloat(q, 'f', -1, 64)
-			return 1
-		}),
-	)
+	undo, err := maxprocs.Set(quiet, maxprocs.RoundQuotaFunc(func(q float64) int {
+		quota = strconv.FormatFloat(q, 'f', -1, 64)
+		return 1
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Println("automaxprocs quota " + quota)
+	undo()
+	// Now as a program that imports it would: its own rounding.
+	if _, err := maxprocs.Set(quiet); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("automaxprocs quota %s gomaxprocs %d\n", quota, runtime.GOMAXPROCS(0))
 }

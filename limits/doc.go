@@ -69,11 +69,12 @@
 // would be dead code: a toolchain older than the go.mod line cannot build
 // this module, so it could never be compiled or tested.
 //
-// go.uber.org/automaxprocs stays a dependency of the tests only: a Linux
-// test runs its maxprocs.Set in a child process placed in a cgroup with a
-// known quota, and checks that the quota automaxprocs reads is the one
-// package cgroup reads for that process. That keeps the claims above
-// about what it would do honest, without linking it into ration.
+// go.uber.org/automaxprocs stays a dependency of the tests only
+// (TestAutomaxprocsAgrees, Linux): a child process placed in a cgroup with
+// a known quota runs its maxprocs.Set; the quota automaxprocs reads must
+// be the leaf quota package cgroup reads for that process, and for 1.5
+// CPUs it must set GOMAXPROCS 1 as said above. `make tidy-check` fails if
+// cmd/ration ever links it.
 //
 // What the runtime misses is the hierarchy: it reads only the leaf
 // cgroup's quota and keeps the file descriptors of the cgroup it started
