@@ -54,5 +54,5 @@ func ExampleParseSize() {
 	// 1.5G 1610612736
 	// 1GB 1000000000
 	// 4096 4096
-	// usage error: invalid size "12 parsecs": unknown unit "parsecs" (use K, M, G, T, KiB, MiB, GiB, TiB, KB, MB, GB, TB or B)
+	// invalid size "12 parsecs": unknown unit "parsecs" (use K, M, G, T, KiB, MiB, GiB, TiB, KB, MB, GB, TB or B)
 }

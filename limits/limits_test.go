@@ -2,7 +2,6 @@ package limits
 
 import (
 	"encoding/json"
-	"errors"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -142,23 +141,25 @@ func TestDecideJobsSources(t *testing.T) {
 		{"env percent", "", "200%", 1, "RATION_JOBS", ""},
 		{"flag beats env", "5", "3", 5, "-j", ""},
 		{"flag beats bad env", "5", "zz", 5, "-j", ""},
-		{"bad env", "", "zz", 0, "", `invalid RATION_JOBS value "zz"`},
-		{"zero", "0", "", 0, "", `invalid -j value "0"`},
-		{"negative", "-2", "", 0, "", `invalid -j value "-2"`},
-		{"word", "many", "", 0, "", `invalid -j value "many"`},
-		{"fraction", "1.5", "", 0, "", `invalid -j value "1.5"`},
-		{"bare percent", "%", "", 0, "", `invalid -j value "%"`},
-		{"zero percent", "0%", "", 0, "", `invalid -j value "0%"`},
-		{"negative percent", "-50%", "", 0, "", `invalid -j value "-50%"`},
-		{"exponent percent", "1e2%", "", 0, "", `invalid -j value "1e2%"`},
-		{"plus", "+3", "", 0, "", `invalid -j value "+3"`},
+		{"bad env", "", "zz", 0, "", `RATION_JOBS: "zz" is not a whole number >= 1 or a percentage like 50%`},
+		{"bad env percent", "", "0%", 0, "", `RATION_JOBS: "0%" is not a percentage above 0 like 50%`},
+		{"zero", "0", "", 0, "", `jobs: "0" is not a whole number >= 1 or a percentage like 50%`},
+		{"negative", "-2", "", 0, "", `jobs: "-2" is not a whole number >= 1`},
+		{"word", "many", "", 0, "", `jobs: "many" is not a whole number >= 1`},
+		{"fraction", "1.5", "", 0, "", `jobs: "1.5" is not a whole number >= 1`},
+		{"blank", " ", "", 0, "", `jobs: " " is not a whole number >= 1`},
+		{"bare percent", "%", "", 0, "", `jobs: "%" is not a percentage above 0 like 50%`},
+		{"zero percent", "0%", "", 0, "", `jobs: "0%" is not a percentage above 0`},
+		{"negative percent", "-50%", "", 0, "", `jobs: "-50%" is not a percentage above 0`},
+		{"exponent percent", "1e2%", "", 0, "", `jobs: "1e2%" is not a percentage above 0`},
+		{"plus", "+3", "", 0, "", `jobs: "+3" is not a whole number >= 1`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d, err := Decide(Options{FSRoot: root, Jobs: tt.jobs, Getenv: env(tt.env)})
 			if tt.wantErr != "" {
-				if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want ErrUsage containing %q", err, tt.wantErr)
+				if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one starting %q", err, tt.wantErr)
 				}
 				return
 			}
@@ -170,8 +171,11 @@ func TestDecideJobsSources(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Decide(Options{FSRoot: root, MemPerJob: -1}); !errors.Is(err, ErrUsage) {
-		t.Errorf("negative MemPerJob: err = %v, want ErrUsage", err)
+	if _, err := Decide(Options{FSRoot: root, MemPerJob: -1}); err == nil || err.Error() != "negative memory per job -1" {
+		t.Errorf("negative MemPerJob: err = %v, want %q", err, "negative memory per job -1")
+	}
+	if _, err := DecideFrom(host(2), "x", 0); err == nil || !strings.HasPrefix(err.Error(), `jobs: "x" is not`) {
+		t.Errorf("DecideFrom(jobs x): err = %v, want one naming jobs", err)
 	}
 }
 

@@ -14,8 +14,8 @@ import (
 // PiB are powers of 1024; KB, MB, GB, TB, PB are powers of 1000; "B" or
 // no unit means bytes. White space between number and unit is allowed.
 // "0" is valid (callers use 0 for "no size"). Negative, NaN, infinite or
-// overflowing (> MaxInt64) sizes, and unknown units, are errors wrapping
-// ErrUsage.
+// overflowing (> MaxInt64) sizes, and unknown units, are errors that name
+// the text ("invalid size "12X": unknown unit ...").
 func ParseSize(s string) (int64, error) {
 	t := strings.TrimSpace(s)
 	i := 0
@@ -24,21 +24,21 @@ func ParseSize(s string) (int64, error) {
 	}
 	num, unit := t[:i], strings.ToLower(strings.TrimSpace(t[i:]))
 	if num == "" {
-		return 0, fmt.Errorf("%w: invalid size %q: want a number with an optional unit such as 512M, 100MiB or 1GiB", ErrUsage, s)
+		return 0, fmt.Errorf("invalid size %q: want a number with an optional unit such as 512M, 100MiB or 1GiB", s)
 	}
 	v, err := strconv.ParseFloat(num, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-		return 0, fmt.Errorf("%w: invalid size %q: bad number %q", ErrUsage, s, num)
+		return 0, fmt.Errorf("invalid size %q: bad number %q", s, num)
 	}
 	mult, ok := sizeUnits[unit]
 	if !ok {
-		return 0, fmt.Errorf("%w: invalid size %q: unknown unit %q (use K, M, G, T, KiB, MiB, GiB, TiB, KB, MB, GB, TB or B)", ErrUsage, s, strings.TrimSpace(t[i:]))
+		return 0, fmt.Errorf("invalid size %q: unknown unit %q (use K, M, G, T, KiB, MiB, GiB, TiB, KB, MB, GB, TB or B)", s, strings.TrimSpace(t[i:]))
 	}
 	b := math.Floor(v * mult)
 	// float64(MaxInt64) rounds up to 2^63, so ">=" rejects exactly the
 	// values that do not fit.
 	if b >= math.MaxInt64 {
-		return 0, fmt.Errorf("%w: invalid size %q: too large", ErrUsage, s)
+		return 0, fmt.Errorf("invalid size %q: too large", s)
 	}
 	return int64(b), nil
 }

@@ -1,7 +1,7 @@
 package limits
 
 import (
-	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -45,8 +45,8 @@ func TestParseSize(t *testing.T) {
 	for _, tt := range tests {
 		got, err := ParseSize(tt.in)
 		if tt.err != "" {
-			if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), tt.err) {
-				t.Errorf("ParseSize(%q) err = %v, want ErrUsage containing %q", tt.in, err, tt.err)
+			if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("invalid size %q: ", tt.in)) || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("ParseSize(%q) err = %v, want one naming the size and containing %q", tt.in, err, tt.err)
 			}
 			continue
 		}
@@ -71,8 +71,8 @@ func FuzzParseSize(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		n, err := ParseSize(s)
 		if err != nil {
-			if !errors.Is(err, ErrUsage) {
-				t.Fatalf("ParseSize(%q) error %v does not wrap ErrUsage", s, err)
+			if !strings.HasPrefix(err.Error(), fmt.Sprintf("invalid size %q: ", s)) {
+				t.Fatalf("ParseSize(%q) error %q does not name the size", s, err)
 			}
 			return
 		}
@@ -88,12 +88,18 @@ func FuzzParseJobs(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		r, err := parseJobs(s, "-j")
+		r, err := parseJobs(s)
 		if err != nil {
-			if !errors.Is(err, ErrUsage) {
-				t.Fatalf("parseJobs(%q): %v does not wrap ErrUsage", s, err)
+			if !strings.HasPrefix(err.Error(), fmt.Sprintf("%q is not ", s)) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("parseJobs(%q): %q does not name the value on one line", s, err)
+			}
+			if CheckJobs(s) == nil {
+				t.Fatalf("CheckJobs(%q) accepts what parseJobs rejects", s)
 			}
 			return
+		}
+		if CheckJobs(s) != nil {
+			t.Fatalf("CheckJobs(%q) rejects what parseJobs accepts", s)
 		}
 		if s != "" && r.n < 1 && !(r.percent > 0) {
 			t.Fatalf("parseJobs(%q) = %+v: neither a count nor a percentage", s, r)

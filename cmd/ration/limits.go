@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -45,6 +44,9 @@ func cmdLimits(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return usageError(stderr, fmt.Errorf("--fs-root %s: not a directory", *root))
 		}
 	}
+	if err := limits.CheckJobs(*jobs); err != nil {
+		return usageError(stderr, fmt.Errorf("-j: %w", err))
+	}
 	d, err := limits.Decide(limits.Options{FSRoot: *root, Jobs: *jobs, MemPerJob: int64(memPerJob)})
 	if err != nil {
 		return usageError(stderr, err)
@@ -65,13 +67,7 @@ func cmdLimits(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // usageError prints err as one line and returns the usage exit status.
 func usageError(stderr io.Writer, err error) int {
-	msg := err.Error()
-	// limits wraps ErrUsage as "usage error: ..." (pflag puts that in
-	// the middle of its own message); it adds nothing on a terminal.
-	if errors.Is(err, limits.ErrUsage) || strings.Contains(msg, limits.ErrUsage.Error()+": ") {
-		msg = strings.ReplaceAll(msg, limits.ErrUsage.Error()+": ", "")
-	}
-	msg = strings.ReplaceAll(msg, "\n", " ")
+	msg := strings.ReplaceAll(err.Error(), "\n", " ")
 	fmt.Fprintf(stderr, "ration limits: %s\n", msg)
 	return exitUsage
 }

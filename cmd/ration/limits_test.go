@@ -38,8 +38,8 @@ func TestLimitsUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-j", "zero"}, `ration limits: invalid -j value "zero"`},
-		{[]string{"--jobs=0"}, `ration limits: invalid -j value "0"`},
+		{[]string{"-j", "zero"}, `ration limits: -j: "zero" is not a whole number >= 1 or a percentage like 50%`},
+		{[]string{"--jobs=0"}, `ration limits: -j: "0" is not a whole number >= 1`},
 		{[]string{"--mem-per-job", "lots"}, `invalid argument "lots" for "--mem-per-job" flag: invalid size "lots"`},
 		{[]string{"--mem-per-job", "-5M"}, `invalid size "-5M"`},
 		{[]string{"--fs-root", "/does/not/exist"}, "--fs-root /does/not/exist: not a directory"},
@@ -54,7 +54,7 @@ func TestLimitsUsageErrors(t *testing.T) {
 	}
 	t.Setenv("RATION_JOBS", "x")
 	var out, errb bytes.Buffer
-	if code := cmdLimits(nil, nil, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), `invalid RATION_JOBS value "x"`) {
+	if code := cmdLimits(nil, nil, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), `ration limits: RATION_JOBS: "x" is not a whole number >= 1 or a percentage like 50%`) {
 		t.Errorf("bad RATION_JOBS: exit %d, stderr %q", code, errb.String())
 	}
 }

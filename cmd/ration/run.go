@@ -238,13 +238,12 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	// How many jobs, and why.
+	if err := limits.CheckJobs(*jobs); err != nil {
+		return fail("-j: %v", err)
+	}
 	d, err := limits.Decide(limits.Options{FSRoot: *fsRoot, Jobs: *jobs, MemPerJob: int64(memPerJob.size)})
 	if err != nil {
-		msg := err.Error()
-		if errors.Is(err, limits.ErrUsage) {
-			msg = strings.TrimPrefix(msg, limits.ErrUsage.Error()+": ")
-		}
-		return fail("%s", msg)
+		return fail("%v", err)
 	}
 	for _, w := range d.Warnings {
 		say(slog.LevelWarn, "ration run: warning: ", w)

@@ -573,7 +573,7 @@ func (e e2e) usageErrors(t *testing.T) {
 		{[]string{"--term-timeout", "-1", "true"}, `--term-timeout: "-1" is not a duration`},
 		{[]string{"--shard", "3/3", "true"}, "--shard"},
 		{[]string{"--halt", "later", "true"}, "--halt"},
-		{[]string{"-j", "zero", "true"}, `invalid -j value "zero"`},
+		{[]string{"-j", "zero", "true"}, `ration run: -j: "zero" is not a whole number >= 1`},
 		{[]string{"--bogus", "true"}, "unknown flag: --bogus"},
 		{[]string{}, "no command given"},
 		{[]string{"-a", "/does/not/exist", "true"}, "-a /does/not/exist: no such file or directory"},

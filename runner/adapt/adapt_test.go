@@ -302,8 +302,8 @@ func TestCgroupDecider(t *testing.T) {
 	if d.Jobs < 1 || d.Reason == "" {
 		t.Errorf("decision %+v", d)
 	}
-	if _, err := adapt.CgroupDecider(0, "x", 0)(context.Background()); !errors.Is(err, limits.ErrUsage) {
-		t.Errorf("bad -j: %v, want ErrUsage", err)
+	if _, err := adapt.CgroupDecider(0, "x", 0)(context.Background()); err == nil || !strings.HasPrefix(err.Error(), `jobs: "x" is not`) {
+		t.Errorf("bad -j: %v, want limits' jobs error", err)
 	}
 	if _, err := adapt.CgroupDecider(1<<30, "", 0)(context.Background()); err == nil {
 		t.Error("a missing process gave no error")

@@ -1,0 +1,88 @@
+package cgroup_test
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/internal/testutil"
+)
+
+// TestRealMoveAndResize uses the live cpu controller: a process started
+// by the test is moved into a child cgroup and the quota is changed; each
+// ReadProcess must see the new state (what a live resize relies on).
+func TestRealMoveAndResize(t *testing.T) {
+	dir, version := testutil.ChildCgroup(t, "cpu")
+	own, err := cgroup.Reader{}.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	quotaFile, value := "cpu.cfs_quota_us", func(q int) string { return strconv.Itoa(q) }
+	if version == 2 {
+		quotaFile, value = "cpu.max", func(q int) string { return fmt.Sprintf("%d 100000", q) }
+	}
+	sleep := exec.Command("sleep", "60")
+	if err := sleep.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Registered after ChildCgroup's removal, so it runs before it.
+	t.Cleanup(func() {
+		_ = sleep.Process.Kill()
+		_ = sleep.Wait()
+	})
+	pid := sleep.Process.Pid
+	r := cgroup.Reader{}
+	read := func(when string) cgroup.Snapshot {
+		t.Helper()
+		s, err := r.ReadProcess(pid)
+		if err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+		return s
+	}
+
+	if got := read("before the move").CPUCgroup; got != own.CPUCgroup {
+		t.Errorf("CPUCgroup before the move = %q, want %q", got, own.CPUCgroup)
+	}
+	write(t, filepath.Join(dir, quotaFile), value(50000))
+	write(t, filepath.Join(dir, "cgroup.procs"), strconv.Itoa(pid))
+	moved := read("after the move")
+	wantPath := strings.TrimSuffix(own.CPUCgroup, "/") + "/" + filepath.Base(dir)
+	if moved.CPUCgroup != wantPath || moved.CPUDir != dir {
+		t.Errorf("after the move: CPUCgroup %q, CPUDir %q; want %q, %q", moved.CPUCgroup, moved.CPUDir, wantPath, dir)
+	}
+	if own.CPUQuota == 0 || own.CPUQuota > 0.5 {
+		if moved.CPUQuota != 0.5 || moved.CPUQuotaCgroup != wantPath {
+			t.Errorf("after the move: CPUQuota %v at %q, want 0.5 at %q", moved.CPUQuota, moved.CPUQuotaCgroup, wantPath)
+		}
+	}
+
+	write(t, filepath.Join(dir, quotaFile), value(150000))
+	resized := read("after the resize")
+	if resized.LeafCPUQuota != 1.5 {
+		t.Errorf("LeafCPUQuota after the resize = %v, want 1.5", resized.LeafCPUQuota)
+	}
+	if len(resized.Warnings) != 0 {
+		t.Errorf("warnings: %q", resized.Warnings)
+	}
+
+	_ = sleep.Process.Kill()
+	_ = sleep.Wait()
+	if _, err := r.ReadProcess(pid); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadProcess of a reaped process: err = %v, want fs.ErrNotExist", err)
+	}
+}
+
+func write(t *testing.T, name, data string) {
+	t.Helper()
+	if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
