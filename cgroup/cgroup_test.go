@@ -90,6 +90,18 @@ func TestReadFixtures(t *testing.T) {
 				"cgroup path /../sibling/job is outside this cgroup namespace",
 			},
 		}},
+		// A path outside the namespace (/../../../../init.scope) on a host
+		// with two cgroup2 mounts: only the mount whose root is the
+		// longest matching prefix (/../../../..) resolves it, and there
+		// init.scope holds a 1-CPU quota. The first mount must not be
+		// taken just because it comes first.
+		{"v2-two-mounts", want{
+			version: 2, cpuVersion: 2, memVersion: 2,
+			cpuCgroup: "/../../../../init.scope", cpuDir: "sys/fs/cgroup2/init.scope",
+			quota: 1, leafQuota: 1, quotaUs: 100000, periodUs: 100000,
+			quotaCgroup: "/../../../../init.scope", quotaFile: "sys/fs/cgroup2/init.scope/cpu.max",
+			affinity: 8, host: 8, memCgroup: "/../../../../init.scope",
+		}},
 		// Mount root /docker/abc, an escaped mount point, and the same
 		// hierarchy mounted three times: the longest matching root wins.
 		// Period 50000; memory 8 GiB >= 4 GiB host memory = unlimited.

@@ -66,22 +66,24 @@ func (st *state) locate(lines []procCgroup, mounts []mount, controller string) *
 	return nil
 }
 
-// walk resolves cgPath against the candidate mounts of one hierarchy.
+// walk resolves cgPath against the candidate mounts of one hierarchy: the
+// mount whose root is the longest prefix of the path wins, as in the Go
+// runtime (internal/runtime/cgroup). A path outside the process's cgroup
+// namespace ("/../x") still resolves when some mount's root reaches up that
+// far (a host with the hierarchy mounted at several roots); only when none
+// does is the first mount's root used, with a warning.
 func (st *state) walk(version int, cgPath string, cands []mount) *hierarchy {
-	outside := slices.Contains(strings.Split(cgPath, "/"), "..")
 	best, rel := -1, ""
-	if !outside {
-		for i, m := range cands {
-			r, ok := relTo(m.root, cgPath)
-			if ok && (best < 0 || len(m.root) > len(cands[best].root)) {
-				best, rel = i, r
-			}
+	for i, m := range cands {
+		r, ok := relTo(m.root, cgPath)
+		if ok && (best < 0 || len(m.root) > len(cands[best].root)) {
+			best, rel = i, r
 		}
 	}
 	if best < 0 {
 		best, rel = 0, ""
 		m := cands[0]
-		if outside {
+		if slices.Contains(strings.Split(cgPath, "/"), "..") {
 			st.warn("cgroup path %s is outside this cgroup namespace; using the mount root %s (%s) instead", cgPath, m.root, m.mountPoint)
 		} else {
 			st.warn("cgroup path %s is not below the root %s of any mount of its hierarchy; using mount point %s instead", cgPath, m.root, m.mountPoint)
@@ -92,7 +94,7 @@ func (st *state) walk(version int, cgPath string, cands []mount) *hierarchy {
 	for {
 		h.levels = append(h.levels, level{
 			dir:    st.r.file(path.Join(m.mountPoint, rel)),
-			cgPath: path.Join(m.root, rel),
+			cgPath: joinRoot(m.root, rel),
 		})
 		if rel == "" || rel == "/" {
 			break
@@ -105,14 +107,34 @@ func (st *state) walk(version int, cgPath string, cands []mount) *hierarchy {
 	return h
 }
 
-// relTo returns cgPath relative to a mount's root ("" for the root itself).
+// joinRoot is path.Join(root, rel) without cleaning the root's leading
+// ".." elements away: "/../.." + "/a" is "/../../a", as /proc/PID/cgroup
+// writes it.
+func joinRoot(root, rel string) string {
+	root = strings.TrimSuffix(root, "/")
+	if rel == "" {
+		if root == "" {
+			return "/"
+		}
+		return root
+	}
+	return root + rel
+}
+
+// relTo returns cgPath relative to a mount's root ("" for the root
+// itself). It fails when the path is not below the root, or when what is
+// left still climbs with "..": that part lies outside the mount.
 func relTo(root, cgPath string) (string, bool) {
 	root = strings.TrimSuffix(root, "/")
 	if cgPath == root || (root == "" && cgPath == "/") {
 		return "", true
 	}
-	if strings.HasPrefix(cgPath, root+"/") {
-		return path.Clean(cgPath[len(root):]), true
+	if !strings.HasPrefix(cgPath, root+"/") {
+		return "", false
 	}
-	return "", false
+	rest := cgPath[len(root):]
+	if slices.Contains(strings.Split(rest, "/"), "..") {
+		return "", false
+	}
+	return path.Clean(rest), true
 }
