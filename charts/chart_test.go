@@ -832,3 +832,23 @@ func TestChartFlagsKnownToRation(t *testing.T) {
 		t.Skipf("ration run does not know %v yet: chart values using them (metrics.enabled, run.logFormat, run.stallTimeout, ...) would fail with exit 255", missing)
 	}
 }
+
+// TestShardsAndParallelism: shards sets the indexes (completions and
+// RATION_SHARD_COUNT), parallelism the pods at once, defaulting to shards
+// and never above it.
+func TestShardsAndParallelism(t *testing.T) {
+	for _, c := range []struct {
+		values            string
+		completions, pods int32
+	}{
+		{"shards: 16", 16, 16},
+		{"shards: 16\nparallelism: 4", 16, 4},
+		{"shards: 16\nparallelism: null", 16, 16},
+		{"shards: 4\nparallelism: 40", 4, 4},
+	} {
+		r := mustRender(t, c.values)
+		checkJobInvariants(t, r.job)
+		ptrEq(t, c.values+": completions", r.job.Spec.Completions, c.completions)
+		ptrEq(t, c.values+": parallelism", r.job.Spec.Parallelism, c.pods)
+	}
+}

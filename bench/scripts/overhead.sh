@@ -4,9 +4,12 @@
 #
 # usage: bench/scripts/overhead.sh [N] [JOBS]    (defaults: 2000 4)
 #   RUNS=5 (hyperfine runs per command), OUT=dir for the JSON/markdown.
-# Needs: go, hyperfine, xargs, GNU parallel (skipped with a note if absent).
+# Needs: go, hyperfine (https://github.com/sharkdp/hyperfine: `apt install
+# hyperfine`, `brew install hyperfine` or `cargo install hyperfine`), xargs;
+# GNU parallel is optional (skipped with a note if absent).
 # Target: ration within 1.3x of xargs -P, faster than GNU parallel.
 set -eu
+command -v hyperfine >/dev/null 2>&1 || { echo "overhead.sh: needs hyperfine (apt install hyperfine, brew install hyperfine or cargo install hyperfine)" >&2; exit 2; }
 N=${1:-2000}
 J=${2:-4}
 RUNS=${RUNS:-5}

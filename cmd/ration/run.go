@@ -17,6 +17,7 @@ import (
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/input"
 	"github.com/ration-run/ration/runner/logs"
+	"github.com/ration-run/ration/runner/progress"
 	"github.com/ration-run/ration/runner/reaper"
 	"github.com/ration-run/ration/runner/template"
 	"github.com/ration-run/ration/runner/watchdog"
@@ -283,10 +284,11 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cfg.Executor = &workerExec
 	}
 	showBar := *bar || (!*noBar && !*dryRun && logs.IsTerminal(stderr))
-	var progress *runner.Progress
+	var pbar *progress.Bar // nil: no bar; its methods do nothing
 	if showBar {
-		progress = runner.NewProgress(stderr, total)
-		obs = append(obs, progress)
+		pbar = progress.New(stderr, progress.Options{Terminal: logs.IsTerminal(stderr), Total: total})
+		cfg.Stdout, cfg.Stderr = pbar.Wrap(stdout), pbar.Wrap(stderr)
+		obs = append(obs, pbar)
 	}
 	cfg.Observer = obs
 
@@ -304,13 +306,12 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ad.start()
 
 	stopSignals := handleSignals(r, stderr, say, cfg.TermTimeout)
+	pbar.Start()
 	sum, runErr := r.Run(context.Background())
 	ad.stop()
 	ob.stop()
 	got := stopSignals()
-	if progress != nil {
-		progress.Finish()
-	}
+	pbar.Finish()
 	if !*obsFlags.quiet {
 		line := sum.String()
 		if more := ad.summary(memPerJob.auto); more != "" {

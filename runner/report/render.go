@@ -325,7 +325,7 @@ func (r *Run) WriteHTML(w io.Writer, o Options) error {
 	fmt.Fprintln(bw, `</table>`)
 
 	fmt.Fprintln(bw, `<h2>Timeline</h2>`)
-	fmt.Fprintln(bw, `<p class="muted">One bar per joblog line; rows are assigned greedily (each job takes the lowest row free at its start), so the number of rows is the peak concurrency. Hover a bar for its command.</p>`)
+	fmt.Fprintln(bw, `<p class="muted">One bar per joblog line; rows are assigned greedily (each job takes the lowest row free at its start, allowing for the log's rounding of times), so the number of rows is the peak concurrency and never more than the slots that ran; the tables give each job's row as its slot. Hover a bar for its command.</p>`)
 	fmt.Fprintln(bw, `<div class="chart">`)
 	r.svg(bw, o, false)
 	fmt.Fprintln(bw, `</div>`)
@@ -358,15 +358,18 @@ func (r *Run) WriteHTML(w io.Writer, o Options) error {
 	return nil
 }
 
+// jobTable lists jobs. Its slot column is the job's timeline row, 1-based:
+// a joblog does not record slots, but the rows are a valid assignment of
+// the jobs to as many slots as ran at once, so the column finds a job's bar.
 func jobTable(w *bufio.Writer, class string, jobs []Job, start time.Time) {
-	fmt.Fprintf(w, "<table class=\"%s\">\n<tr><th>seq</th><th>attempt</th><th>exit</th><th>signal</th><th>started</th><th>run time</th><th>host</th><th>command</th></tr>\n", class)
+	fmt.Fprintf(w, "<table class=\"%s\">\n<tr><th>seq</th><th>attempt</th><th>exit</th><th>signal</th><th>started</th><th>run time</th><th>slot</th><th>host</th><th>command</th></tr>\n", class)
 	for _, j := range jobs {
 		cls := ""
 		if !j.Succeeded() {
 			cls = ` class="bad"`
 		}
-		fmt.Fprintf(w, "<tr%s data-seq=\"%d\"><td class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">+%s</td><td class=\"n\">%s</td><td>%s</td><td class=\"cmd\">%s</td></tr>\n",
-			cls, j.Seq, j.Seq, j.Attempt, j.Exitval, j.Signal, esc(fmtDur(j.Start.Sub(start))), esc(fmtDur(j.Runtime)), esc(j.Host), esc(clipRunes(j.Command, 2000)))
+		fmt.Fprintf(w, "<tr%s data-seq=\"%d\"><td class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">+%s</td><td class=\"n\">%s</td><td class=\"n\">%d</td><td>%s</td><td class=\"cmd\">%s</td></tr>\n",
+			cls, j.Seq, j.Seq, j.Attempt, j.Exitval, j.Signal, esc(fmtDur(j.Start.Sub(start))), esc(fmtDur(j.Runtime)), j.Row+1, esc(j.Host), esc(clipRunes(j.Command, 2000)))
 	}
 	fmt.Fprintln(w, `</table>`)
 }

@@ -11,7 +11,22 @@
 // lowest-numbered row that is free at its start (a row is free once its
 // previous job has ended, at or before the start). With ration's own slots
 // this gives the same picture as long as jobs start in slot order; the
-// number of rows always equals the peak concurrency.
+// number of rows always equals the peak concurrency, and the HTML tables
+// show each job's row in their slot column.
+//
+// # Resolution
+//
+// A joblog keeps times to the millisecond (ration truncates the start and
+// rounds the run time; other writers round differently), so a job that
+// started right after another ended can appear to overlap it by up to two
+// units of the log's resolution. Counted naively, `-j 2` then shows a peak
+// of 3. Read infers the resolution (the coarsest of 1 s, 100 ms, 10 ms and
+// 1 ms that divides every start and run time) and treats an attempt as
+// ending two resolutions before its recorded end (never before its start)
+// when it decides what ran at once. The peak concurrency and the rows are
+// therefore never more than the slots that ran; an overlap shorter than
+// two resolutions, which the log cannot tell from rounding, is not counted.
+// Bars are still drawn at their recorded times.
 //
 // # Attempts
 //
@@ -65,6 +80,10 @@ type Run struct {
 	Jobs []Job
 	// Rows is the number of timeline rows, the peak concurrency.
 	Rows int
+	// Resolution is the precision of the log's times as Read inferred it
+	// (1 ms for ration's and GNU parallel's logs); see the package
+	// documentation.
+	Resolution time.Duration
 	// Start is the earliest start and End the latest end of any job.
 	Start, End time.Time
 	// Warnings name the malformed lines that were skipped (at most 100;
@@ -98,6 +117,7 @@ func Read(r io.Reader) (*Run, error) {
 		return nil, ErrNoEntries
 	}
 	run.markAttempts()
+	run.Resolution = resolution(run.Jobs)
 	run.assignRows()
 	return run, nil
 }
@@ -120,23 +140,60 @@ func (r *Run) markAttempts() {
 	}
 }
 
-// assignRows gives each attempt the lowest row free at its start.
+// resolution returns the coarsest of 1 s, 100 ms, 10 ms and 1 ms that
+// divides every start and run time of jobs.
+func resolution(jobs []Job) time.Duration {
+	for _, q := range []time.Duration{time.Second, 100 * time.Millisecond, 10 * time.Millisecond} {
+		if !slices.ContainsFunc(jobs, func(j Job) bool {
+			return j.Start.UnixMilli()%q.Milliseconds() != 0 || j.Runtime%q != 0
+		}) {
+			return q
+		}
+	}
+	return time.Millisecond
+}
+
+// busyUntil is when j stops counting as running: its recorded end less two
+// resolutions, which is how far rounding can stretch one job over the
+// start of the next, but not before its start.
+func (r *Run) busyUntil(j *Job) time.Time {
+	end := j.End().Add(-2 * r.Resolution)
+	if end.Before(j.Start) {
+		return j.Start
+	}
+	return end
+}
+
+// assignRows gives each attempt the lowest row free at its start. An
+// attempt that counts as instantaneous (see busyUntil) needs no row of its
+// own: when every row is busy it shares the one that frees first.
 func (r *Run) assignRows() {
 	order := make([]int, len(r.Jobs))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return r.Jobs[a].Start.Compare(r.Jobs[b].Start) })
-	var rowEnd []time.Time // when each row's last job ends
+	var rowEnd []time.Time // until when each row is busy
 	r.Start, r.End = r.Jobs[order[0]].Start, r.Jobs[order[0]].End()
 	for _, i := range order {
 		j := &r.Jobs[i]
+		busy := r.busyUntil(j)
 		row := slices.IndexFunc(rowEnd, func(end time.Time) bool { return !end.After(j.Start) })
-		if row < 0 {
+		switch {
+		case row >= 0:
+			rowEnd[row] = busy
+		case busy.Equal(j.Start) && len(rowEnd) > 0:
+			row = 0
+			for k := range rowEnd {
+				if rowEnd[k].Before(rowEnd[row]) {
+					row = k
+				}
+			}
+		default:
 			row = len(rowEnd)
-			rowEnd = append(rowEnd, time.Time{})
+			rowEnd = append(rowEnd, busy)
 		}
-		j.Row, rowEnd[row] = row, j.End()
+		j.Row = row
 		if j.End().After(r.End) {
 			r.End = j.End()
 		}
@@ -220,8 +277,10 @@ type Step struct {
 }
 
 // Concurrency returns the number of running attempts over time, one Step
-// per change. An attempt that ends when another starts is not counted
-// twice, as in the row assignment.
+// per change. As in the row assignment, an attempt stops counting two
+// resolutions before its recorded end, so one that ends when (or, within
+// the log's rounding, just after) another starts is not counted twice, and
+// the peak equals Rows.
 func (r *Run) Concurrency() []Step {
 	type edge struct {
 		at    time.Time
@@ -229,7 +288,9 @@ func (r *Run) Concurrency() []Step {
 	}
 	edges := make([]edge, 0, 2*len(r.Jobs))
 	for _, j := range r.Jobs {
-		edges = append(edges, edge{j.Start, 1}, edge{j.End(), -1})
+		if end := r.busyUntil(&j); end.After(j.Start) {
+			edges = append(edges, edge{j.Start, 1}, edge{end, -1})
+		}
 	}
 	slices.SortFunc(edges, func(a, b edge) int {
 		if c := a.at.Compare(b.at); c != 0 {

@@ -403,3 +403,47 @@ func TestGNUParallelFixture(t *testing.T) {
 	// 34 first attempts failed and were re-run; 21 of the re-runs failed too.
 	checkBars(t, bars, 534, 34+21, 21, 34)
 }
+
+// TestRoundingIsNotOverlap feeds logs as a -j 1 or -j 2 run writes them:
+// each job starts right after the previous one on its slot ended, but the
+// millisecond times make it look as if it started up to 1.5 ms earlier.
+// Such a log must not show more rows than slots; an overlap longer than
+// the rounding must still count.
+func TestRoundingIsNotOverlap(t *testing.T) {
+	line := func(seq int, start, runtime string) string {
+		return fmt.Sprintf("%d\t:\t%s\t%10s\t0\t0\t0\t0\tjob %d\n", seq, start, runtime, seq)
+	}
+	for _, tc := range []struct {
+		name     string
+		log      string
+		wantRows int
+		wantRes  time.Duration
+	}{
+		{"back to back, 1 ms overlap", line(1, "1000.000", "0.050") + line(2, "1000.049", "0.050") + line(3, "1000.098", "0.001") + line(4, "1000.098", "0.020"), 1, time.Millisecond},
+		{"two slots, 1 ms overlaps", line(1, "1000.000", "0.040") + line(2, "1000.000", "0.030") + line(3, "1000.029", "0.031") + line(4, "1000.039", "0.010") + line(5, "1000.059", "0.100"), 2, time.Millisecond},
+		{"3 ms overlap is real", line(1, "1000.000", "0.050") + line(2, "1000.047", "0.050"), 2, time.Millisecond},
+		{"same start, both long", line(1, "1000.000", "0.050") + line(2, "1000.000", "0.050"), 2, 10 * time.Millisecond},
+		{"instant jobs inside a busy slot", line(1, "1000.000", "0.050") + line(2, "1000.010", "0.000") + line(3, "1000.020", "0.001"), 1, time.Millisecond},
+		{"whole seconds, 3 s overlap", line(1, "1000", "4") + line(2, "1001", "3") + line(3, "1004", "1"), 2, time.Second},
+		{"whole seconds, 1 s overlap is rounding", line(1, "1000", "3") + line(2, "1002", "2"), 1, time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run, err := Read(strings.NewReader(joblog.Header + "\n" + tc.log))
+			if err != nil {
+				t.Fatal(err)
+			}
+			peak := 0
+			for _, s := range run.Concurrency() {
+				peak = max(peak, s.Running)
+			}
+			if run.Rows != tc.wantRows || run.Totals().PeakConcurrency != tc.wantRows || peak != tc.wantRows || run.Resolution != tc.wantRes {
+				t.Errorf("rows %d, peak %d, curve peak %d, resolution %v; want %d rows at %v", run.Rows, run.Totals().PeakConcurrency, peak, run.Resolution, tc.wantRows, tc.wantRes)
+			}
+			for _, j := range run.Jobs {
+				if j.Row < 0 || j.Row >= run.Rows {
+					t.Errorf("job %d in row %d of %d", j.Seq, j.Row, run.Rows)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,19 @@
+// Package doccheck runs the shell blocks of README.md and docs/*.md that
+// are marked runnable, with the ration built from this checkout, so that a
+// command the documentation shows keeps working as written.
+//
+// A block is runnable when the line before its opening fence (blank lines
+// between allowed) is the HTML comment `<!-- runnable -->`, which renders
+// as nothing, and its fence's info string is sh or bash:
+//
+//	<!-- runnable -->
+//	```sh
+//	ration limits --json
+//	```
+//
+// Each block runs with `sh -e` in a fresh copy of the repository's files
+// (tracked and untracked-but-not-ignored, no .git), so it may read the
+// repository as a user's checkout would and write what it likes, with
+// `ration` on PATH. It must work offline and take a few seconds at most.
+// A failing block fails the test with its file:line, exit status and output.
+package doccheck
