@@ -18,9 +18,12 @@ GOCYCLO     := $(TOOLS)/gocyclo-$(GOCYCLO_VERSION)/gocyclo
 MAX_CYCLO := 25
 MAX_LINES := 600
 
-.PHONY: all build test vet tidy-check crossbuild lint bench clean
+.PHONY: all install build test vet tidy-check crossbuild lint bench clean
 
 all: build
+
+install:
+	$(GO) install ./cmd/ration
 
 build:
 	$(GO) build -o bin/ration ./cmd/ration
