@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/limits"
 	"go.uber.org/goleak"
 )
 
@@ -38,9 +39,9 @@ func TestLimitsUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-j", "zero"}, `ration limits: invalid -j value "zero"`},
-		{[]string{"--jobs=0"}, `ration limits: invalid -j value "0"`},
-		{[]string{"--mem-per-job", "lots"}, `invalid argument "lots" for "--mem-per-job" flag: invalid size "lots"`},
+		{[]string{"-j", "zero"}, "ration limits: --jobs: " + jobsErr("zero") + "\n"},
+		{[]string{"--jobs=0"}, "ration limits: --jobs: " + jobsErr("0") + "\n"},
+		{[]string{"--mem-per-job", "lots"}, `invalid argument "lots" for "--mem-per-job" flag: ` + errOf(limits.ParseSize("lots"))},
 		{[]string{"--mem-per-job", "-5M"}, `invalid size "-5M"`},
 		{[]string{"--fs-root", "/does/not/exist"}, "--fs-root /does/not/exist: not a directory"},
 		{[]string{"--bogus"}, "unknown flag: --bogus"},
@@ -54,7 +55,7 @@ func TestLimitsUsageErrors(t *testing.T) {
 	}
 	t.Setenv("RATION_JOBS", "x")
 	var out, errb bytes.Buffer
-	if code := cmdLimits(nil, nil, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), `invalid RATION_JOBS value "x"`) {
+	if code := cmdLimits(nil, nil, &out, &errb); code != exitUsage || errb.String() != "ration limits: RATION_JOBS: "+jobsErr("x")+"\n" {
 		t.Errorf("bad RATION_JOBS: exit %d, stderr %q", code, errb.String())
 	}
 }
