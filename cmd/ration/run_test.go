@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ration-run/ration/internal/testutil"
 	"github.com/ration-run/ration/runner/joblog"
 )
 
@@ -251,21 +252,10 @@ func (e e2e) keepOrder(t *testing.T) {
 	}
 }
 
+// readPid returns the pid a job wrote to file, once it is there.
 func readPid(t *testing.T, file string) int {
 	t.Helper()
-	var b []byte
-	for range 200 {
-		b, _ = os.ReadFile(file)
-		if bytes.HasSuffix(b, []byte("\n")) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatalf("pid file %s: %q", file, b)
-	}
-	return pid
+	return testutil.ReadPID(t, file, 10*time.Second)
 }
 
 func alive(pid int) bool {
@@ -280,15 +270,13 @@ func alive(pid int) bool {
 
 func assertGone(t *testing.T, pids ...int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for _, pid := range pids {
-		for alive(pid) {
-			if time.Now().After(deadline) {
-				syscall.Kill(pid, syscall.SIGKILL)
-				t.Fatalf("process %d outlived its job", pid)
-			}
-			time.Sleep(20 * time.Millisecond)
+	t.Cleanup(func() {
+		for _, pid := range pids {
+			syscall.Kill(pid, syscall.SIGKILL) // whatever the outcome
 		}
+	})
+	for _, pid := range pids {
+		testutil.Eventually(t, 5*time.Second, fmt.Sprintf("process %d, which outlived its job, to end", pid), func() bool { return !alive(pid) })
 	}
 }
 
@@ -430,7 +418,11 @@ func (e e2e) resumeAfterSIGTERM(t *testing.T) {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1 * time.Second)
+	// Interrupt once some jobs are done, well before all 30 can be.
+	testutil.Eventually(t, 30*time.Second, "the first jobs to end", func() bool {
+		b, _ := os.ReadFile(done)
+		return bytes.Count(b, []byte("\n")) >= 3
+	})
 	c.Process.Signal(syscall.SIGTERM)
 	c.Wait()
 	if code := c.ProcessState.ExitCode(); code != 143 {
@@ -510,13 +502,16 @@ func (e e2e) secondSignal(t *testing.T) {
 	e.t = t
 	dir := t.TempDir()
 	c := e.cmd("", "-j", "2", "--shell", `echo $$ > `+dir+`/{}.pid; exec sleep 60`, ":::", "a", "b")
+	var errb testutil.Buffer
+	c.Stderr = &errb
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
 	pids := []int{readPid(t, dir+"/a.pid"), readPid(t, dir+"/b.pid")}
 	start := time.Now()
 	c.Process.Signal(syscall.SIGINT)
-	time.Sleep(200 * time.Millisecond)
+	// The second signal counts as such once the first was handled.
+	testutil.WaitForText(t, 10*time.Second, errb.String, "got SIGINT: starting no more jobs")
 	c.Process.Signal(syscall.SIGINT)
 	c.Wait()
 	if code := c.ProcessState.ExitCode(); code != 130 {
