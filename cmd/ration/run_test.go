@@ -64,30 +64,41 @@ func (e e2e) run(stdin string, args ...string) result {
 }
 
 // TestRunE2E runs the built binary for real. The binary is built once for
-// all subtests.
+// the test binary; the subtests run in parallel, and none may leave a
+// child process behind.
 func TestRunE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
 	e := e2e{t: t, bin: buildRation(t)}
-	t.Run("Templates", e.templates)
-	t.Run("ShellTemplates", e.shellTemplates)
-	t.Run("FilesHostileNames", e.filesHostile)
-	t.Run("KeepOrder", e.keepOrder)
-	t.Run("TimeoutKillsChild", e.timeoutKillsChild)
-	t.Run("HaltNow", e.haltNow)
-	t.Run("Retries", e.retries)
-	t.Run("JoblogLikeGNU", e.joblogLikeGNU)
-	t.Run("ResumeAfterSIGTERM", e.resumeAfterSIGTERM)
-	t.Run("SIGTERMLeavesNoChild", e.sigtermNoChild)
-	t.Run("SecondSignalKills", e.secondSignal)
-	t.Run("SIGUSR1", e.sigusr1)
-	t.Run("ExitCodes", e.exitCodes)
-	t.Run("UsageErrors", e.usageErrors)
-	t.Run("Shards", e.shards)
-	t.Run("ShardFromEnv", e.shardFromEnv)
-	t.Run("ArgFileDryRunBar", e.argFileDryRunBar)
-	noChildrenLeft(t)
+	t.Cleanup(func() { noChildrenLeft(t) }) // after the parallel subtests
+	for _, c := range []struct {
+		name string
+		f    func(e2e, *testing.T)
+	}{
+		{"Templates", e2e.templates},
+		{"ShellTemplates", e2e.shellTemplates},
+		{"FilesHostileNames", e2e.filesHostile},
+		{"KeepOrder", e2e.keepOrder},
+		{"TimeoutKillsChild", e2e.timeoutKillsChild},
+		{"HaltNow", e2e.haltNow},
+		{"Retries", e2e.retries},
+		{"JoblogLikeGNU", e2e.joblogLikeGNU},
+		{"ResumeAfterSIGTERM", e2e.resumeAfterSIGTERM},
+		{"SIGTERMLeavesNoChild", e2e.sigtermNoChild},
+		{"SecondSignalKills", e2e.secondSignal},
+		{"SIGUSR1", e2e.sigusr1},
+		{"ExitCodes", e2e.exitCodes},
+		{"UsageErrors", e2e.usageErrors},
+		{"Shards", e2e.shards},
+		{"ShardFromEnv", e2e.shardFromEnv},
+		{"ArgFileDryRunBar", e2e.argFileDryRunBar},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			c.f(e, t)
+		})
+	}
 }
 
 // noChildrenLeft fails if a process started by this test process is still

@@ -96,7 +96,8 @@ func TestWorkerRealOOME2E(t *testing.T) {
 	bin := buildRation(t)
 	help := accHelp(t, bin)
 	accNeed(t, help, "worker", "metrics-addr")
-	ownCgroup(t) // skips unless root, before building the Go worker
+	ownCgroup(t)                            // skips unless root, before building the Go worker
+	t.Cleanup(func() { noChildrenLeft(t) }) // after the parallel subtests
 	py, err := filepath.Abs(filepath.Join("..", "..", "runner", "worker", "examples", "worker.py"))
 	if err != nil {
 		t.Fatal(err)
@@ -114,6 +115,7 @@ func TestWorkerRealOOME2E(t *testing.T) {
 		{"go", accGoWorker},
 	} {
 		t.Run(w.name, func(t *testing.T) {
+			t.Parallel() // each in its own memory cgroup
 			worker := w.cmd(t)
 			_, cg := accMemCgroup(t, "ration-e2e-oom", 64<<20)
 			jl := filepath.Join(t.TempDir(), "joblog")
@@ -193,7 +195,6 @@ func TestWorkerRealOOME2E(t *testing.T) {
 			}
 		})
 	}
-	noChildrenLeft(t)
 }
 
 // workerMetrics scrapes /metrics of the OOM run until every task but the
@@ -275,6 +276,10 @@ func TestWorkerAdaptiveE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
+	// In parallel with TestWorkerChaosE2E only (the parallel tests run
+	// after all the others): the two are the slowest, and neither checks
+	// for child processes of the test beyond its own.
+	t.Parallel()
 	bin := buildRation(t)
 	accNeed(t, accHelp(t, bin), "worker", "log-format")
 	if _, err := exec.LookPath("python3"); err != nil {
@@ -578,6 +583,7 @@ func TestWorkerChaosE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
+	t.Parallel() // with TestWorkerAdaptiveE2E, see there
 	bin := buildRation(t)
 	accNeed(t, accHelp(t, bin), "worker")
 	dir := t.TempDir()
@@ -682,7 +688,10 @@ func TestWorkerCLIE2E(t *testing.T) {
 		return code, p.stdout.String(), p.stderr.String()
 	}
 
+	t.Cleanup(func() { noChildrenLeft(t) }) // after the parallel subtests
+
 	t.Run("KeepOrder", func(t *testing.T) {
+		t.Parallel()
 		var inputs []string
 		for i := range 12 {
 			inputs = append(inputs, fmt.Sprintf("sleep:%d:k%d", []int{300, 5, 150, 1}[i%4], i))
@@ -694,6 +703,7 @@ func TestWorkerCLIE2E(t *testing.T) {
 	})
 
 	t.Run("ErrorsAndBreaks", func(t *testing.T) {
+		t.Parallel()
 		jl := filepath.Join(t.TempDir(), "joblog")
 		inputs := []string{"plain", "fail:boom", "stderr:hello-from-worker", "garbage", "exit:3"}
 		code, out, errs := run(t, "", append([]string{"--worker", gw, "-j", "2", "--joblog", jl, ":::"}, inputs...)...)
@@ -729,6 +739,7 @@ func TestWorkerCLIE2E(t *testing.T) {
 	})
 
 	t.Run("JSONLogs", func(t *testing.T) {
+		t.Parallel()
 		accNeed(t, help, "log-format")
 		inputs := []string{"plain", "fail:boom", "stderr:hello-from-worker", "garbage", "exit:3"}
 		code, _, errs := run(t, "", append([]string{"--worker", gw, "-j", "2", "--log-format", "json", ":::"}, inputs...)...)
@@ -754,6 +765,7 @@ func TestWorkerCLIE2E(t *testing.T) {
 	})
 
 	t.Run("Recycle", func(t *testing.T) {
+		t.Parallel()
 		accNeed(t, help, "worker-max-tasks")
 		var inputs []string
 		for i := range 20 {
@@ -774,6 +786,7 @@ func TestWorkerCLIE2E(t *testing.T) {
 	})
 
 	t.Run("TimeoutIsABreak", func(t *testing.T) {
+		t.Parallel()
 		inputs := []string{"sleep:30000:stuck", "a", "b", "c", "d"}
 		jl := filepath.Join(t.TempDir(), "joblog")
 		code, out, errs := run(t, "", append([]string{"--worker", gw, "-j", "2", "--timeout", "1s", "--joblog", jl, ":::"}, inputs...)...)
@@ -793,6 +806,7 @@ func TestWorkerCLIE2E(t *testing.T) {
 	})
 
 	t.Run("SIGTERMThenResume", func(t *testing.T) {
+		t.Parallel()
 		jl := filepath.Join(t.TempDir(), "joblog")
 		var inputs []string
 		for i := range 30 {
@@ -830,6 +844,7 @@ func TestWorkerCLIE2E(t *testing.T) {
 	})
 
 	t.Run("MemPerJobAuto", func(t *testing.T) {
+		t.Parallel()
 		if _, err := exec.LookPath("python3"); err != nil {
 			t.Skip("no python3")
 		}
@@ -847,7 +862,6 @@ func TestWorkerCLIE2E(t *testing.T) {
 			t.Errorf("learned %s MiB per job; a job holds 40 MiB plus the interpreter", m[1])
 		}
 	})
-	noChildrenLeft(t)
 }
 
 // TestWorkerUsageE2E: bad values of the issue 5 flags are one-line usage
