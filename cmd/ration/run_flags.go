@@ -54,9 +54,8 @@ type runFlags struct {
 	watchLimits   bool
 	watchInterval string
 
-	// changed reports whether a flag was given (by long name), even with
-	// its default value or an empty one.
-	changed func(name string) bool
+	// workerGiven is whether --worker was given at all, even empty.
+	workerGiven bool
 	// args are the arguments after the flags: COMMAND [ARG...] [::: INPUT...].
 	args []string
 }
@@ -104,7 +103,6 @@ func newRunFlagSet(f *runFlags) *pflag.FlagSet {
 	fs.StringVar(&f.watchInterval, "watch-interval", adapt.DefaultWatchInterval.String(), "with --watch-limits, re-read the limits every `DURATION`")
 
 	fs.BoolVarP(&f.help, "help", "h", false, "show this help")
-	f.changed = fs.Changed
 	return fs
 }
 
@@ -117,6 +115,6 @@ func parseRunFlags(args []string) (runFlags, *pflag.FlagSet, error) {
 	if err := fs.Parse(args); err != nil {
 		return f, fs, err
 	}
-	f.args = fs.Args()
+	f.args, f.workerGiven = fs.Args(), fs.Changed("worker")
 	return f, fs, nil
 }

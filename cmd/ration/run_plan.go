@@ -112,7 +112,7 @@ type planStep func(p *runPlan, f *runFlags, getenv func(string) string) error
 // does no I/O: whether -a files and --fs-root exist, and whether the
 // metrics address can be bound, are checked by wire.
 func plan(f runFlags, getenv func(string) string) (runPlan, error) {
-	p := runPlan{help: f.help, args: f.args}
+	p := runPlan{help: f.help}
 	if f.help {
 		return p, nil
 	}
@@ -150,7 +150,7 @@ func planWorker(p *runPlan, f *runFlags, _ func(string) string) error {
 	if err != nil || iv <= 0 {
 		return flagErr("--watch-interval", fmt.Errorf("%q is not a positive duration", f.watchInterval))
 	}
-	if f.changed("worker") && strings.TrimSpace(f.worker) == "" {
+	if f.workerGiven && strings.TrimSpace(f.worker) == "" {
 		return flagErr("--worker", errors.New("empty command"))
 	}
 	p.worker = workerPlan{command: f.worker, maxBreaks: f.maxBreaks, maxTasks: f.maxTasks, maxRSS: int64(f.maxRSS),
