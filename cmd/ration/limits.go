@@ -6,28 +6,94 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/ration-run/ration/limits"
-	"github.com/spf13/pflag"
 )
+
+// limitsFlags are the flags of `ration limits` as the user gave them.
+type limitsFlags struct {
+	help      bool
+	json      bool
+	fsRoot    string
+	jobs      string
+	memPerJob sizeFlag
+	args      []string
+}
+
+// parseLimitsFlags parses the arguments of `ration limits`; the FlagSet
+// prints the help.
+func parseLimitsFlags(args []string) (limitsFlags, *pflag.FlagSet, error) {
+	var f limitsFlags
+	fs := pflag.NewFlagSet("ration limits", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.BoolVar(&f.json, "json", false, "print the decision as JSON")
+	fs.StringVar(&f.fsRoot, "fs-root", "", "read proc/ and the cgroup files below `DIR` (a snapshot) instead of the live system")
+	fs.StringVarP(&f.jobs, "jobs", "j", "", "number of jobs: `N`, or N% of the effective CPUs (default: RATION_JOBS, then 2 per CPU, at most 8)")
+	fs.Var(&f.memPerJob, "mem-per-job", "expected memory of one job, `SIZE` like 512M, 100MiB, 1GiB; caps jobs at 0.9 x memory limit / SIZE")
+	fs.BoolVarP(&f.help, "help", "h", false, "show this help")
+	err := fs.Parse(args)
+	f.args = fs.Args()
+	return f, fs, err
+}
+
+// planLimits checks the flags and the environment (read through getenv
+// only) and returns the options of the decision, or one usage error. It
+// does no I/O: whether --fs-root exists is checked when deciding.
+func planLimits(f limitsFlags, getenv func(string) string) (limits.Options, error) {
+	if len(f.args) > 0 {
+		return limits.Options{}, flagMsg("", fmt.Sprintf("unexpected argument %q", f.args[0]))
+	}
+	if _, err := checkJobs(f.jobs, getenv); err != nil {
+		return limits.Options{}, err
+	}
+	return limits.Options{FSRoot: f.fsRoot, Jobs: f.jobs, Getenv: getenv, MemPerJob: int64(f.memPerJob)}, nil
+}
+
+// checkJobs returns the -j value in force, the flag's or else
+// RATION_JOBS, after checking it with the parser the limits decision
+// uses (limits.CheckJobs, no I/O). The error names the flag or the
+// variable.
+func checkJobs(flag string, getenv func(string) string) (spec string, err error) {
+	spec, name := flag, "--jobs"
+	if spec == "" {
+		spec, name = getenv("RATION_JOBS"), "RATION_JOBS"
+	}
+	if spec == "" {
+		return "", nil
+	}
+	if err := limits.CheckJobs(spec); err != nil {
+		return "", flagErr(name, err)
+	}
+	return spec, nil
+}
+
+// checkFSRoot fails unless the --fs-root directory, if any, is one.
+func checkFSRoot(root string) error {
+	if root == "" {
+		return nil
+	}
+	if st, err := os.Stat(root); err != nil || !st.IsDir() {
+		return fmt.Errorf("--fs-root %s: not a directory", root)
+	}
+	return nil
+}
 
 // cmdLimits implements `ration limits [--json] [--fs-root DIR] [-j N|N%]
 // [--mem-per-job SIZE]`: it prints the CPU and memory budget it found and
 // the number of jobs `ration run` would start with the same flags.
 func cmdLimits(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := pflag.NewFlagSet("ration limits", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	asJSON := fs.Bool("json", false, "print the decision as JSON")
-	root := fs.String("fs-root", "", "read proc/ and the cgroup files below `DIR` (a snapshot) instead of the live system")
-	jobs := fs.StringP("jobs", "j", "", "number of jobs: `N`, or N% of the effective CPUs (default: RATION_JOBS, then 2 per CPU, at most 8)")
-	var memPerJob sizeFlag
-	fs.Var(&memPerJob, "mem-per-job", "expected memory of one job, `SIZE` like 512M, 100MiB, 1GiB; caps jobs at 0.9 x memory limit / SIZE")
-	help := fs.BoolP("help", "h", false, "show this help")
-	if err := fs.Parse(args); err != nil {
-		return usageError(stderr, err)
+	return limitsMain(args, os.Getenv, stdout, stderr)
+}
+
+// limitsMain is cmdLimits with the environment read through getenv.
+func limitsMain(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	f, fs, err := parseLimitsFlags(args)
+	if err != nil {
+		return fail(stderr, "ration limits", err)
 	}
-	if *help {
+	if f.help {
 		fmt.Fprintln(stdout, "usage: ration limits [--json] [--fs-root DIR] [-j N|N%] [--mem-per-job SIZE]")
 		fmt.Fprintln(stdout)
 		fmt.Fprintln(stdout, "Show the CPU and memory budget of this container and the jobs it allows.")
@@ -36,40 +102,28 @@ func cmdLimits(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 		return 0
 	}
-	if fs.NArg() > 0 {
-		return usageError(stderr, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	opts, err := planLimits(f, getenv)
+	if err == nil {
+		err = checkFSRoot(opts.FSRoot)
 	}
-	if *root != "" {
-		if st, err := os.Stat(*root); err != nil || !st.IsDir() {
-			return usageError(stderr, fmt.Errorf("--fs-root %s: not a directory", *root))
-		}
-	}
-	if err := limits.CheckJobs(*jobs); err != nil {
-		return usageError(stderr, fmt.Errorf("-j: %w", err))
-	}
-	d, err := limits.Decide(limits.Options{FSRoot: *root, Jobs: *jobs, MemPerJob: int64(memPerJob)})
 	if err != nil {
-		return usageError(stderr, err)
+		return fail(stderr, "ration limits", err)
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false) // the reason says "<"
-		if err := enc.Encode(d); err != nil {
-			fmt.Fprintln(stderr, "ration limits:", err)
-			return exitUsage
-		}
+	d, err := limits.Decide(opts)
+	if err != nil {
+		return fail(stderr, "ration limits", err)
+	}
+	if !f.json {
+		writeDecision(stdout, d)
 		return 0
 	}
-	writeDecision(stdout, d)
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // the reason says "<"
+	if err := enc.Encode(d); err != nil {
+		return fail(stderr, "ration limits", err)
+	}
 	return 0
-}
-
-// usageError prints err as one line and returns the usage exit status.
-func usageError(stderr io.Writer, err error) int {
-	msg := strings.ReplaceAll(err.Error(), "\n", " ")
-	fmt.Fprintf(stderr, "ration limits: %s\n", msg)
-	return exitUsage
 }
 
 // writeDecision prints the inputs one per line, then the decision.

@@ -3,27 +3,19 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/ration-run/ration/cgroup"
-	"go.uber.org/goleak"
+	"github.com/ration-run/ration/internal/testutil"
+	"github.com/ration-run/ration/limits"
 )
-
-// TestMain is the package's only TestMain (the limits tests happened to
-// come first); other test files of package main share it.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func runLimits(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
@@ -38,9 +30,9 @@ func TestLimitsUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-j", "zero"}, `ration limits: -j: "zero" is not a whole number >= 1 or a percentage like 50%`},
-		{[]string{"--jobs=0"}, `ration limits: -j: "0" is not a whole number >= 1`},
-		{[]string{"--mem-per-job", "lots"}, `invalid argument "lots" for "--mem-per-job" flag: invalid size "lots"`},
+		{[]string{"-j", "zero"}, "ration limits: --jobs: " + jobsErr("zero") + "\n"},
+		{[]string{"--jobs=0"}, "ration limits: --jobs: " + jobsErr("0") + "\n"},
+		{[]string{"--mem-per-job", "lots"}, `invalid argument "lots" for "--mem-per-job" flag: ` + errOf(limits.ParseSize("lots"))},
 		{[]string{"--mem-per-job", "-5M"}, `invalid size "-5M"`},
 		{[]string{"--fs-root", "/does/not/exist"}, "--fs-root /does/not/exist: not a directory"},
 		{[]string{"--bogus"}, "unknown flag: --bogus"},
@@ -54,7 +46,7 @@ func TestLimitsUsageErrors(t *testing.T) {
 	}
 	t.Setenv("RATION_JOBS", "x")
 	var out, errb bytes.Buffer
-	if code := cmdLimits(nil, nil, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), `ration limits: RATION_JOBS: "x" is not a whole number >= 1 or a percentage like 50%`) {
+	if code := cmdLimits(nil, nil, &out, &errb); code != exitUsage || errb.String() != "ration limits: RATION_JOBS: "+jobsErr("x")+"\n" {
 		t.Errorf("bad RATION_JOBS: exit %d, stderr %q", code, errb.String())
 	}
 }
@@ -130,54 +122,6 @@ func TestLimitsLiveText(t *testing.T) {
 	}
 }
 
-// buildRation builds the binary once per test that needs a real process.
-func buildRation(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "ration")
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	cmd := exec.Command(goTool, "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// childCgroup creates a cgroup directory below parent and removes it at
-// the end of the test, killing any process still in it first. It skips
-// the test when the hierarchy is not writable.
-func childCgroup(t *testing.T, parent, name string) string {
-	t.Helper()
-	dir := filepath.Join(parent, fmt.Sprintf("%s-%d-%d", name, os.Getpid(), time.Now().UnixNano()%1e6))
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
-			t.Skipf("cgroup %s not writable: %v", parent, err)
-		}
-		t.Fatalf("mkdir %s: %v", dir, err)
-	}
-	t.Cleanup(func() { removeCgroup(t, dir) })
-	return dir
-}
-
-// removeCgroup kills what is left in dir (only our own test processes can
-// be there) and removes it, retrying while the kernel finishes the exits.
-func removeCgroup(t *testing.T, dir string) {
-	var err error
-	for i := 0; i < 50; i++ {
-		if data, rerr := os.ReadFile(filepath.Join(dir, "cgroup.procs")); rerr == nil {
-			for _, f := range strings.Fields(string(data)) {
-				if pid, perr := strconv.Atoi(f); perr == nil {
-					_ = syscall.Kill(pid, syscall.SIGKILL)
-				}
-			}
-		}
-		if err = os.Remove(dir); err == nil || errors.Is(err, fs.ErrNotExist) {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Errorf("cleanup: rmdir %s: %v", dir, err)
-}
-
 func writeFile(t *testing.T, name, data string) {
 	t.Helper()
 	if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
@@ -227,7 +171,7 @@ func TestLimitsRealCPUQuota(t *testing.T) {
 		t.Skip("no cpu controller")
 	}
 	bin := buildRation(t)
-	dir := childCgroup(t, s.CPUDir, "ration-limits-test")
+	dir := testutil.ChildCgroupOf(t, s.CPUDir)
 	cpus := float64(s.AffinityCPUs)
 	if s.CPUQuota > 0 {
 		cpus = math.Min(cpus, s.CPUQuota)
@@ -268,8 +212,8 @@ func TestLimitsRealParentQuota(t *testing.T) {
 		t.Skip("own cgroup already has a quota below 0.5")
 	}
 	bin := buildRation(t)
-	parent := childCgroup(t, s.CPUDir, "ration-limits-parent")
-	child := childCgroup(t, parent, "leaf")
+	parent := testutil.ChildCgroupOf(t, s.CPUDir)
+	child := testutil.ChildCgroupOf(t, parent)
 	setQuota(t, 1, parent, 0.5)
 	m := limitsIn(t, bin, child)
 	if m["jobs"].(float64) != 1 || m["cpu_quota"] != 0.5 || m["leaf_cpu_quota"] != nil ||
@@ -289,7 +233,7 @@ func TestLimitsRealMemory(t *testing.T) {
 		t.Skip("own memory limit is below 256 MiB")
 	}
 	bin := buildRation(t)
-	dir := childCgroup(t, s.MemoryDir, "ration-limits-mem")
+	dir := testutil.ChildCgroupOf(t, s.MemoryDir)
 	writeFile(t, filepath.Join(dir, "memory.limit_in_bytes"), strconv.Itoa(256<<20))
 	m := limitsIn(t, bin, dir, "--mem-per-job", "100MiB")
 	want := 2

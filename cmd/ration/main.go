@@ -14,10 +14,15 @@
 // metrics address that cannot be bound or a worker command that cannot be
 // found). Other subcommands exit 0 on success and 255 on a usage error.
 //
-// This package holds flags and wiring only (run.go; run_observe.go for
-// metrics, logs and the stall watchdog; run_worker.go for --worker and
-// the adaptation of concurrency); the work is done in cgroup/, limits/,
-// pool/ and runner/.
+// This package holds flags and wiring only; the work is done in cgroup/,
+// limits/, pool/ and runner/. Each subcommand parses its flags into a
+// plain struct, plans from them and the environment without I/O (one
+// usage error naming the flag, or a plan), then does its work. For
+// `ration run`: run_flags.go (the flags), run_plan.go (plan), run_wire.go
+// (building the run in dependency order, running it, the exit status),
+// run_observe.go (metrics, logs, the stall watchdog), run_worker.go
+// (--worker and the adaptation of concurrency), signals*.go (SIGINT,
+// SIGTERM, and SIGUSR1 where it exists); usage.go holds the usage error.
 package main
 
 import (

@@ -1,10 +1,10 @@
 package main
 
 // Acceptance tests of issue 7 (metrics, structured logs, stall watchdog)
-// against the built binary. Each test skips, naming the missing flags, while
-// `ration run --help` does not list the flags it needs, so the tree stays
-// green until the wiring lands. The helpers here (acc*) are shared with
-// worker_e2e_test.go.
+// against the built binary. Each test fails, naming the missing flags,
+// when `ration run --help` does not list the flags it needs: a renamed
+// flag must not silently skip its acceptance test. The helpers here (acc*)
+// are shared with worker_e2e_test.go.
 
 import (
 	"bufio"
@@ -22,11 +22,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ration-run/ration/internal/testutil"
 	"github.com/ration-run/ration/runner/joblog"
 )
 
@@ -45,7 +45,7 @@ func accHas(help, flag string) bool {
 	return regexp.MustCompile(`(?m)(^|[\s,])--` + regexp.QuoteMeta(flag) + `(\s|=|$)`).MatchString(help)
 }
 
-// accNeed skips t unless help lists every flag.
+// accNeed fails t unless help lists every flag.
 func accNeed(t *testing.T, help string, flags ...string) {
 	t.Helper()
 	var missing []string
@@ -55,33 +55,15 @@ func accNeed(t *testing.T, help string, flags ...string) {
 		}
 	}
 	if len(missing) > 0 {
-		t.Skipf("`ration run --help` does not list %s yet: the issue 5/7 wiring of ration run has not landed", strings.Join(missing, ", "))
+		t.Fatalf("`ration run --help` does not list %s", strings.Join(missing, ", "))
 	}
-}
-
-// accBuffer is a bytes.Buffer safe to read while the process writes it.
-type accBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *accBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *accBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // accProc is a running `ration run`.
 type accProc struct {
 	t              *testing.T
 	cmd            *exec.Cmd
-	stdout, stderr accBuffer
+	stdout, stderr testutil.Buffer
 	done           chan struct{}
 }
 
@@ -472,23 +454,17 @@ func TestObserveJSONLogsE2E(t *testing.T) {
 	}
 	bin := buildRation(t)
 	help := accHelp(t, bin)
-	accNeed(t, help, "log-format", "debug", "stall-timeout")
+	accNeed(t, help, "log-format", "debug", "stall-timeout", "metrics-addr")
 	pidfile := filepath.Join(t.TempDir(), "pid")
 	inputs := append(slices.Clone(hostile), "bad", "slow")
-	args := []string{"--log-format", "json", "--debug", "--retries", "2", "--stall-timeout", "1s", "-j", "2", "-0", "--term-timeout", "1s"}
-	var addr string
-	if accHas(help, "metrics-addr") {
-		addr = accFreeAddr(t)
-		args = append(args, "--metrics-addr", addr)
-	}
-	args = append(args, "sh", "-c", stallScript)
+	addr := accFreeAddr(t)
+	args := []string{"--log-format", "json", "--debug", "--retries", "2", "--stall-timeout", "1s", "-j", "2", "-0", "--term-timeout", "1s",
+		"--metrics-addr", addr, "sh", "-c", stallScript}
 	p := accStart(t, bin, strings.NewReader(strings.Join(inputs, "\x00")+"\x00"), []string{"PIDFILE=" + pidfile}, nil, args...)
 	pid := readPid(t, pidfile)
-	if addr != "" { // --debug serves pprof on the metrics address
-		c := accClient(t)
-		if code, body, err := accGet(c, "http://"+addr+"/debug/pprof/"); err != nil || code != http.StatusOK || !strings.Contains(body, "goroutine") {
-			t.Errorf("GET /debug/pprof/ with --debug: %d %v, want 200 with the profile index", code, err)
-		}
+	// --debug serves pprof on the metrics address.
+	if code, body, err := accGet(accClient(t), "http://"+addr+"/debug/pprof/"); err != nil || code != http.StatusOK || !strings.Contains(body, "goroutine") {
+		t.Errorf("GET /debug/pprof/ with --debug: %d %v, want 200 with the profile index", code, err)
 	}
 	code := p.wait(60 * time.Second)
 	stderr := p.stderr.String()
@@ -559,16 +535,14 @@ func TestObserveJSONLogsE2E(t *testing.T) {
 
 // accUsage runs each case and wants exit status 255 with one line on
 // stderr containing the case's text, and nothing on stdout. A case whose
-// flag `ration run --help` does not list is skipped.
+// flag `ration run --help` does not list fails.
 func accUsage(t *testing.T, bin, help string, cases []accUsageCase) {
 	t.Helper()
-	ran := 0
 	for _, c := range cases {
 		if !accHas(help, c.flag) {
-			t.Logf("skipped %q: no --%s yet", c.args, c.flag)
+			t.Errorf("%q: `ration run --help` does not list --%s", c.args, c.flag)
 			continue
 		}
-		ran++
 		args := append([]string{"run"}, c.args...)
 		if !slices.Contains(c.args, "--worker") {
 			args = append(args, "true") // --worker takes no COMMAND
@@ -582,9 +556,6 @@ func accUsage(t *testing.T, bin, help string, cases []accUsageCase) {
 		if code != exitUsage || out.Len() > 0 || strings.Count(errb.String(), "\n") != 1 || !strings.Contains(errb.String(), c.want) {
 			t.Errorf("run %q: exit %d, stdout %q, stderr %q; want 255 and one line containing %q", c.args, code, out.String(), errb.String(), c.want)
 		}
-	}
-	if ran == 0 {
-		t.Skip("none of the flags is listed by `ration run --help` yet")
 	}
 }
 

@@ -18,6 +18,71 @@ import (
 // stderr before it only counts them.
 const maxReportWarnings = 5
 
+// reportFlags are the flags of `ration report` as the user gave them.
+type reportFlags struct {
+	help   bool
+	out    string
+	format string
+	cpus   string
+	title  string
+	args   []string
+}
+
+// parseReportFlags parses the arguments of `ration report`; the FlagSet
+// prints the help.
+func parseReportFlags(args []string) (reportFlags, *pflag.FlagSet, error) {
+	var f reportFlags
+	fs := pflag.NewFlagSet("ration report", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVarP(&f.out, "output", "o", "", "write to `FILE` instead of stdout; .html, .htm or .svg choose the format")
+	fs.StringVar(&f.format, "format", "", "output format: html or svg (default: from -o's extension, else html)")
+	fs.StringVar(&f.cpus, "cpus", "", "draw the CPU budget line at `N` CPUs; \"auto\" uses this machine's limits (as `ration limits`); default: no line")
+	fs.StringVar(&f.title, "title", "", "title of the report (default: the joblog's file name)")
+	fs.BoolVarP(&f.help, "help", "h", false, "show this help")
+	err := fs.Parse(args)
+	f.args = fs.Args()
+	return f, fs, err
+}
+
+// reportPlan is one `ration report` as decided from its flags.
+type reportPlan struct {
+	joblog   string // "-" is stdin
+	out      string // "" or "-" is stdout
+	svg      bool
+	cpusAuto bool // --cpus auto: this machine's effective CPUs
+	opts     report.Options
+}
+
+// planReport checks the flags and returns the plan, or one usage error.
+// It does no I/O.
+func planReport(f reportFlags) (reportPlan, error) {
+	switch len(f.args) {
+	case 0:
+		return reportPlan{}, errors.New("missing JOBLOG argument (see ration report --help)")
+	case 1:
+	default:
+		return reportPlan{}, fmt.Errorf("unexpected argument %q", f.args[1])
+	}
+	p := reportPlan{joblog: f.args[0], out: f.out, opts: report.Options{Title: f.title}}
+	var err error
+	if p.svg, err = reportFormat(f.format, f.out); err != nil {
+		return reportPlan{}, err
+	}
+	if p.opts.Title == "" {
+		p.opts.Title = "ration report: " + filepath.Base(p.joblog)
+		if p.joblog == "-" {
+			p.opts.Title = "ration report"
+		}
+	}
+	p.cpusAuto = f.cpus == "auto"
+	if !p.cpusAuto {
+		if p.opts.CPUs, err = reportCPUs(f.cpus); err != nil {
+			return reportPlan{}, err
+		}
+	}
+	return p, nil
+}
+
 // cmdReport implements `ration report JOBLOG [-o FILE] [--format html|svg]
 // [--cpus N|auto] [--title TEXT]`: it renders a joblog (ration's or GNU
 // parallel's; "-" reads stdin) as a self-contained HTML page or SVG image.
@@ -30,17 +95,11 @@ const maxReportWarnings = 5
 // unreadable joblog, one without any job line, or a usage error exits 255
 // with one line on stderr.
 func cmdReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := pflag.NewFlagSet("ration report", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	out := fs.StringP("output", "o", "", "write to `FILE` instead of stdout; .html, .htm or .svg choose the format")
-	format := fs.String("format", "", "output format: html or svg (default: from -o's extension, else html)")
-	cpus := fs.String("cpus", "", "draw the CPU budget line at `N` CPUs; \"auto\" uses this machine's limits (as `ration limits`); default: no line")
-	title := fs.String("title", "", "title of the report (default: the joblog's file name)")
-	help := fs.BoolP("help", "h", false, "show this help")
-	if err := fs.Parse(args); err != nil {
+	f, fs, err := parseReportFlags(args)
+	if err != nil {
 		return reportError(stderr, err)
 	}
-	if *help {
+	if f.help {
 		fmt.Fprintln(stdout, "usage: ration report JOBLOG [-o FILE] [--format html|svg] [--cpus N|auto] [--title TEXT]")
 		fmt.Fprintln(stdout)
 		fmt.Fprintln(stdout, "Render a joblog (ration's or GNU parallel's; - for stdin) as a self-contained HTML page")
@@ -50,35 +109,31 @@ func cmdReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 		return 0
 	}
-	switch fs.NArg() {
-	case 0:
-		return reportError(stderr, errors.New("missing JOBLOG argument (see ration report --help)"))
-	case 1:
-	default:
-		return reportError(stderr, fmt.Errorf("unexpected argument %q", fs.Arg(1)))
+	p, err := planReport(f)
+	if err == nil {
+		err = p.render(stdin, stdout, stderr)
 	}
-	logPath := fs.Arg(0)
-
-	svg, err := reportFormat(*format, *out)
 	if err != nil {
 		return reportError(stderr, err)
 	}
-	opts := report.Options{Title: *title}
-	if opts.Title == "" {
-		opts.Title = "ration report: " + filepath.Base(logPath)
-		if logPath == "-" {
-			opts.Title = "ration report"
-		}
-	}
-	if opts.CPUs, err = reportCPUs(*cpus); err != nil {
-		return reportError(stderr, err)
-	}
+	return 0
+}
 
-	in := stdin
-	if logPath != "-" {
-		f, err := os.Open(logPath)
+// render reads the joblog, warns about the lines it skipped and writes
+// the report.
+func (p reportPlan) render(stdin io.Reader, stdout, stderr io.Writer) error {
+	if p.cpusAuto {
+		d, err := limits.Decide(limits.Options{Getenv: func(string) string { return "" }})
 		if err != nil {
-			return reportError(stderr, err)
+			return err
+		}
+		p.opts.CPUs = d.EffectiveCPUs
+	}
+	in := stdin
+	if p.joblog != "-" {
+		f, err := os.Open(p.joblog)
+		if err != nil {
+			return err
 		}
 		defer f.Close()
 		in = f
@@ -86,36 +141,29 @@ func cmdReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	run, err := report.Read(in)
 	if err != nil {
 		if errors.Is(err, report.ErrNoEntries) {
-			err = fmt.Errorf("%s: %s", logPath, strings.TrimPrefix(err.Error(), "report: "))
+			err = fmt.Errorf("%s: %s", p.joblog, strings.TrimPrefix(err.Error(), "report: "))
 		}
-		return reportError(stderr, err)
+		return err
 	}
 	for i, w := range run.Warnings {
 		if i == maxReportWarnings {
 			break
 		}
-		fmt.Fprintf(stderr, "ration report: warning: %s: skipped %s\n", logPath, oneLine(w))
+		fmt.Fprintf(stderr, "ration report: warning: %s: skipped %s\n", p.joblog, oneLine(w))
 	}
 	if run.Skipped > maxReportWarnings {
-		fmt.Fprintf(stderr, "ration report: warning: %s: %d more malformed lines skipped\n", logPath, run.Skipped-maxReportWarnings)
+		fmt.Fprintf(stderr, "ration report: warning: %s: %d more malformed lines skipped\n", p.joblog, run.Skipped-maxReportWarnings)
 	}
-
 	write := func(w io.Writer) error {
-		if svg {
-			return run.WriteSVG(w, opts)
+		if p.svg {
+			return run.WriteSVG(w, p.opts)
 		}
-		return run.WriteHTML(w, opts)
+		return run.WriteHTML(w, p.opts)
 	}
-	if *out == "" || *out == "-" {
-		if err := write(stdout); err != nil {
-			return reportError(stderr, err)
-		}
-		return 0
+	if p.out == "" || p.out == "-" {
+		return write(stdout)
 	}
-	if err := writeFileAtomic(*out, write); err != nil {
-		return reportError(stderr, err)
-	}
-	return 0
+	return writeFileAtomic(p.out, write)
 }
 
 // reportFormat decides between SVG (true) and HTML (false).
@@ -141,18 +189,10 @@ func reportFormat(format, out string) (svg bool, err error) {
 	return false, fmt.Errorf("cannot tell the format from %q: name it .html or .svg, or give --format", out)
 }
 
-// reportCPUs parses --cpus: "" is no budget line, "auto" this machine's
-// effective CPUs.
+// reportCPUs parses --cpus other than "auto": "" is no budget line.
 func reportCPUs(s string) (float64, error) {
-	switch s {
-	case "":
+	if s == "" {
 		return 0, nil
-	case "auto":
-		d, err := limits.Decide(limits.Options{Getenv: func(string) string { return "" }})
-		if err != nil {
-			return 0, err
-		}
-		return d.EffectiveCPUs, nil
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || !(v > 0) || v > 1e6 {
@@ -186,9 +226,4 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 }
 
 // reportError prints err as one line and returns the usage exit status.
-func reportError(stderr io.Writer, err error) int {
-	fmt.Fprintf(stderr, "ration report: %s\n", oneLine(err.Error()))
-	return exitUsage
-}
-
-func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+func reportError(stderr io.Writer, err error) int { return fail(stderr, "ration report", err) }

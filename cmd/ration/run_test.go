@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ration-run/ration/internal/testutil"
 	"github.com/ration-run/ration/runner/joblog"
 )
 
@@ -63,30 +64,41 @@ func (e e2e) run(stdin string, args ...string) result {
 }
 
 // TestRunE2E runs the built binary for real. The binary is built once for
-// all subtests.
+// the test binary; the subtests run in parallel, and none may leave a
+// child process behind.
 func TestRunE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
 	e := e2e{t: t, bin: buildRation(t)}
-	t.Run("Templates", e.templates)
-	t.Run("ShellTemplates", e.shellTemplates)
-	t.Run("FilesHostileNames", e.filesHostile)
-	t.Run("KeepOrder", e.keepOrder)
-	t.Run("TimeoutKillsChild", e.timeoutKillsChild)
-	t.Run("HaltNow", e.haltNow)
-	t.Run("Retries", e.retries)
-	t.Run("JoblogLikeGNU", e.joblogLikeGNU)
-	t.Run("ResumeAfterSIGTERM", e.resumeAfterSIGTERM)
-	t.Run("SIGTERMLeavesNoChild", e.sigtermNoChild)
-	t.Run("SecondSignalKills", e.secondSignal)
-	t.Run("SIGUSR1", e.sigusr1)
-	t.Run("ExitCodes", e.exitCodes)
-	t.Run("UsageErrors", e.usageErrors)
-	t.Run("Shards", e.shards)
-	t.Run("ShardFromEnv", e.shardFromEnv)
-	t.Run("ArgFileDryRunBar", e.argFileDryRunBar)
-	noChildrenLeft(t)
+	t.Cleanup(func() { noChildrenLeft(t) }) // after the parallel subtests
+	for _, c := range []struct {
+		name string
+		f    func(e2e, *testing.T)
+	}{
+		{"Templates", e2e.templates},
+		{"ShellTemplates", e2e.shellTemplates},
+		{"FilesHostileNames", e2e.filesHostile},
+		{"KeepOrder", e2e.keepOrder},
+		{"TimeoutKillsChild", e2e.timeoutKillsChild},
+		{"HaltNow", e2e.haltNow},
+		{"Retries", e2e.retries},
+		{"JoblogLikeGNU", e2e.joblogLikeGNU},
+		{"ResumeAfterSIGTERM", e2e.resumeAfterSIGTERM},
+		{"SIGTERMLeavesNoChild", e2e.sigtermNoChild},
+		{"SecondSignalKills", e2e.secondSignal},
+		{"SIGUSR1", e2e.sigusr1},
+		{"ExitCodes", e2e.exitCodes},
+		{"UsageErrors", e2e.usageErrors},
+		{"Shards", e2e.shards},
+		{"ShardFromEnv", e2e.shardFromEnv},
+		{"ArgFileDryRunBar", e2e.argFileDryRunBar},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			c.f(e, t)
+		})
+	}
 }
 
 // noChildrenLeft fails if a process started by this test process is still
@@ -251,21 +263,10 @@ func (e e2e) keepOrder(t *testing.T) {
 	}
 }
 
+// readPid returns the pid a job wrote to file, once it is there.
 func readPid(t *testing.T, file string) int {
 	t.Helper()
-	var b []byte
-	for range 200 {
-		b, _ = os.ReadFile(file)
-		if bytes.HasSuffix(b, []byte("\n")) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatalf("pid file %s: %q", file, b)
-	}
-	return pid
+	return testutil.ReadPID(t, file, 10*time.Second)
 }
 
 func alive(pid int) bool {
@@ -280,15 +281,13 @@ func alive(pid int) bool {
 
 func assertGone(t *testing.T, pids ...int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for _, pid := range pids {
-		for alive(pid) {
-			if time.Now().After(deadline) {
-				syscall.Kill(pid, syscall.SIGKILL)
-				t.Fatalf("process %d outlived its job", pid)
-			}
-			time.Sleep(20 * time.Millisecond)
+	t.Cleanup(func() {
+		for _, pid := range pids {
+			syscall.Kill(pid, syscall.SIGKILL) // whatever the outcome
 		}
+	})
+	for _, pid := range pids {
+		testutil.Eventually(t, 5*time.Second, fmt.Sprintf("process %d, which outlived its job, to end", pid), func() bool { return !alive(pid) })
 	}
 }
 
@@ -430,7 +429,11 @@ func (e e2e) resumeAfterSIGTERM(t *testing.T) {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1 * time.Second)
+	// Interrupt once some jobs are done, well before all 30 can be.
+	testutil.Eventually(t, 30*time.Second, "the first jobs to end", func() bool {
+		b, _ := os.ReadFile(done)
+		return bytes.Count(b, []byte("\n")) >= 3
+	})
 	c.Process.Signal(syscall.SIGTERM)
 	c.Wait()
 	if code := c.ProcessState.ExitCode(); code != 143 {
@@ -510,13 +513,16 @@ func (e e2e) secondSignal(t *testing.T) {
 	e.t = t
 	dir := t.TempDir()
 	c := e.cmd("", "-j", "2", "--shell", `echo $$ > `+dir+`/{}.pid; exec sleep 60`, ":::", "a", "b")
+	var errb testutil.Buffer
+	c.Stderr = &errb
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
 	pids := []int{readPid(t, dir+"/a.pid"), readPid(t, dir+"/b.pid")}
 	start := time.Now()
 	c.Process.Signal(syscall.SIGINT)
-	time.Sleep(200 * time.Millisecond)
+	// The second signal counts as such once the first was handled.
+	testutil.WaitForText(t, 10*time.Second, errb.String, "got SIGINT: starting no more jobs")
 	c.Process.Signal(syscall.SIGINT)
 	c.Wait()
 	if code := c.ProcessState.ExitCode(); code != 130 {

@@ -5,12 +5,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/spf13/pflag"
 
 	"github.com/ration-run/ration/cgroup"
 	"github.com/ration-run/ration/limits"
@@ -50,28 +47,6 @@ func (f *memFlag) String() string {
 // Type names the value in pflag's usage text.
 func (f *memFlag) Type() string { return "size|auto" }
 
-// workerFlags are the flags of issue 5: worker processes and adaptation.
-type workerFlags struct {
-	command       *string
-	maxBreaks     *int
-	maxTasks      *int
-	maxRSS        sizeFlag
-	watchLimits   *bool
-	watchInterval *string
-}
-
-func addWorkerFlags(fs *pflag.FlagSet) *workerFlags {
-	f := &workerFlags{
-		command:       fs.String("worker", "", "send each input as a task to long-lived worker processes started with the shell command `CMD` (JSON lines protocol, see docs/workers.md) instead of running COMMAND per input"),
-		maxBreaks:     fs.Int("max-breaks", worker.DefaultMaxBreaks, "--worker: quarantine a task after it broke `N` workers"),
-		maxTasks:      fs.Int("worker-max-tasks", 0, "--worker: replace a worker after `N` tasks (0: never)"),
-		watchLimits:   fs.Bool("watch-limits", true, "re-read the cgroup CPU and memory limits while running and resize the pool when they change"),
-		watchInterval: fs.String("watch-interval", adapt.DefaultWatchInterval.String(), "with --watch-limits, re-read the limits every `DURATION`"),
-	}
-	fs.Var(&f.maxRSS, "worker-max-rss", "--worker: replace a worker once its process tree's RSS exceeds `SIZE` after a task (0: never)")
-	return f
-}
-
 // adaptation is what changes a run's concurrency while it runs: the worker
 // pool (--worker) with its own controller, or the controller of the
 // runner's job pool, and the goroutine that watches the limits.
@@ -84,28 +59,6 @@ type adaptation struct {
 	watch    adapt.DecideFunc // nil: no watching
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
-}
-
-// check validates the flags and returns the --watch-interval; command is
-// the COMMAND given, if any.
-func (f *workerFlags) check(fs *pflag.FlagSet, command []string) (time.Duration, error) {
-	switch {
-	case *f.maxBreaks < 1:
-		return 0, fmt.Errorf("--max-breaks: %d is not at least 1", *f.maxBreaks)
-	case *f.maxTasks < 0:
-		return 0, fmt.Errorf("--worker-max-tasks: %d is negative", *f.maxTasks)
-	}
-	d, err := runner.ParseDuration(*f.watchInterval)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("--watch-interval: %q is not a positive duration", *f.watchInterval)
-	}
-	switch {
-	case fs.Changed("worker") && strings.TrimSpace(*f.command) == "":
-		return 0, fmt.Errorf("--worker: empty command")
-	case *f.command != "" && len(command) > 0:
-		return 0, fmt.Errorf("--worker takes no COMMAND (got %q): inputs go to the workers", strings.Join(command, " "))
-	}
-	return d, nil
 }
 
 // oomCounter returns the reader of the oom_kill counter of ration's own
@@ -125,24 +78,21 @@ func oomCounter(fsRoot string) func() (int64, error) {
 	return func() (int64, error) { return cgroup.OOMKills(snap.MemoryDir, snap.MemoryVersion) }
 }
 
-// adapt sets up the run's adaptation before runner.New: in process mode a
-// controller that the runner's events drive (returned as an observer to
-// add), with the OOM rule; in worker mode nothing yet (see startPool).
-// jobs is the -j flag; resize is called with the new size.
-func (f *workerFlags) adapt(log *slog.Logger, d limits.Decision, jobs string, mem memFlag, fsRoot string,
-	interval time.Duration, m *metrics.Metrics, resize func(n int, why string)) *adaptation {
-	a := &adaptation{log: log, interval: interval}
-	if *f.command == "" {
-		a.ctrl = adapt.New(adapt.ResizeFunc(resize), adapt.Config{Limit: d.Jobs, LimitReason: d.Reason,
-			LearnMemory: mem.auto, MemoryLimit: adapt.MemoryOf(d), HalveOnJobOOM: true, Logger: log})
+// newAdaptation sets up the run's adaptation before the runner exists:
+// in process mode a controller of the runner's job pool (target, which
+// the runner's events drive once it is added as an observer), with the
+// OOM rule; in worker mode nothing yet (see startWorkers). With
+// --watch-limits it re-decides the limits as they change, and keeps the
+// metrics' limits (m, nil without metrics) up to date.
+func newAdaptation(p *runPlan, log *slog.Logger, d limits.Decision, m *metrics.Metrics, target adapt.Resizer) *adaptation {
+	a := &adaptation{log: log, interval: p.worker.interval}
+	if p.worker.command == "" {
+		a.ctrl = adapt.New(target, adapt.Config{Limit: d.Jobs, LimitReason: d.Reason,
+			LearnMemory: p.memAuto, MemoryLimit: adapt.MemoryOf(d), HalveOnJobOOM: true, Logger: log})
 	}
-	if *f.watchLimits && fsRoot == "" {
-		// DecideFrom does not read RATION_JOBS: pass the value in force.
-		spec := jobs
-		if d.JobsSource == "RATION_JOBS" {
-			spec = os.Getenv("RATION_JOBS")
-		}
-		decide := adapt.CgroupDecider(0, spec, int64(mem.size))
+	if p.worker.watch {
+		// The decider reads no RATION_JOBS: it gets the value in force.
+		decide := adapt.CgroupDecider(0, p.jobsSpec, p.limits.MemPerJob)
 		a.watch = func(ctx context.Context) (limits.Decision, error) {
 			nd, err := decide(ctx)
 			if err == nil && m != nil {
@@ -154,18 +104,19 @@ func (f *workerFlags) adapt(log *slog.Logger, d limits.Decision, jobs string, me
 	return a
 }
 
-// startPool starts the worker processes (--worker) for the runner r, for
-// its runner.WorkerExecutor. obs receives the pool's worker and pool
-// events (the runner reports the job events itself); the pool's resizes
-// resize r too, so no more jobs wait for a worker than there are workers.
-func (a *adaptation) startPool(f *workerFlags, r *runner.Runner, d limits.Decision, mem memFlag,
-	timeout time.Duration, obs event.Observer, stderr io.Writer, rp *reaper.Reaper) (*worker.Pool, error) {
+// startWorkers starts the worker processes (--worker) and makes the pool
+// the run's controller. obs receives the pool's worker and pool events
+// (the runner reports the job events itself); the pool's resizes go to
+// resize (the runner's), so no more jobs wait for a worker than there
+// are workers.
+func (a *adaptation) startWorkers(w workerPlan, memAuto bool, d limits.Decision, obs event.Observer,
+	resize func(n int, why string), stderr io.Writer, rp *reaper.Reaper) (*worker.Pool, error) {
 	p, err := worker.New(context.Background(), worker.Config{
 		Reaper:  rp,
-		Command: worker.ShellCommand(*f.command), Size: d.Jobs, Timeout: timeout,
-		MaxBreaks: *f.maxBreaks, MaxTasks: *f.maxTasks, MaxRSS: int64(f.maxRSS),
-		Observer: runner.WorkerEvents(obs, r.Resize), Logger: a.log, Stderr: stderr,
-		Adapt: adapt.Config{LimitReason: d.Reason, LearnMemory: mem.auto, MemoryLimit: adapt.MemoryOf(d), Logger: a.log},
+		Command: worker.ShellCommand(w.command), Size: d.Jobs, Timeout: w.timeout,
+		MaxBreaks: w.maxBreaks, MaxTasks: w.maxTasks, MaxRSS: w.maxRSS,
+		Observer: runner.WorkerEvents(obs, resize), Logger: a.log, Stderr: stderr,
+		Adapt: adapt.Config{LimitReason: d.Reason, LearnMemory: memAuto, MemoryLimit: adapt.MemoryOf(d), Logger: a.log},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("--worker: %w", err)

@@ -7,7 +7,8 @@ import "github.com/ration-run/ration/limits"
 // subcommands so both accept the same sizes.
 type sizeFlag int64
 
-// Set parses s with limits.ParseSize, whose error names the size.
+// Set parses s with limits.ParseSize; pflag puts the flag name before
+// its error.
 func (f *sizeFlag) Set(s string) error {
 	n, err := limits.ParseSize(s)
 	if err != nil {

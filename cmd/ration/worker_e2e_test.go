@@ -16,7 +16,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,6 +24,7 @@ import (
 	"time"
 
 	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/internal/testutil"
 )
 
 // accMemCgroup creates a v1 memory cgroup below our own with the given
@@ -38,7 +38,7 @@ func accMemCgroup(t *testing.T, name string, limit int64) (cgroup.Snapshot, stri
 	if s.MemoryLimit > 0 && s.MemoryLimit < 4*limit {
 		t.Skipf("own memory limit %d is too close to the test's %d", s.MemoryLimit, limit)
 	}
-	dir := childCgroup(t, s.MemoryDir, name)
+	dir := testutil.ChildCgroupOf(t, s.MemoryDir)
 	writeFile(t, filepath.Join(dir, "memory.limit_in_bytes"), strconv.FormatInt(limit, 10))
 	if _, err := os.Stat(filepath.Join(dir, "memory.memsw.limit_in_bytes")); err == nil {
 		writeFile(t, filepath.Join(dir, "memory.memsw.limit_in_bytes"), strconv.FormatInt(limit, 10)) // no escape into swap
@@ -95,8 +95,9 @@ func TestWorkerRealOOME2E(t *testing.T) {
 	}
 	bin := buildRation(t)
 	help := accHelp(t, bin)
-	accNeed(t, help, "worker")
-	ownCgroup(t) // skips unless root, before building the Go worker
+	accNeed(t, help, "worker", "metrics-addr")
+	ownCgroup(t)                            // skips unless root, before building the Go worker
+	t.Cleanup(func() { noChildrenLeft(t) }) // after the parallel subtests
 	py, err := filepath.Abs(filepath.Join("..", "..", "runner", "worker", "examples", "worker.py"))
 	if err != nil {
 		t.Fatal(err)
@@ -111,16 +112,10 @@ func TestWorkerRealOOME2E(t *testing.T) {
 			}
 			return "python3 " + py
 		}},
-		{"go", func(t *testing.T) string {
-			out := filepath.Join(t.TempDir(), "goworker")
-			build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", out, "../../runner/worker/examples/goworker")
-			if b, err := build.CombinedOutput(); err != nil {
-				t.Fatalf("build goworker: %v\n%s", err, b)
-			}
-			return out
-		}},
+		{"go", accGoWorker},
 	} {
 		t.Run(w.name, func(t *testing.T) {
+			t.Parallel() // each in its own memory cgroup
 			worker := w.cmd(t)
 			_, cg := accMemCgroup(t, "ration-e2e-oom", 64<<20)
 			jl := filepath.Join(t.TempDir(), "joblog")
@@ -131,18 +126,13 @@ func TestWorkerRealOOME2E(t *testing.T) {
 			}
 			inputs[hog] = "alloc:256"
 			args := []string{"--worker", worker, "-j", "2", "--joblog", jl, "--term-timeout", "1s"}
-			// With metrics, the last task holds the run for a few seconds,
-			// so that /metrics can be read after the others ended.
-			var addr string
-			if accHas(help, "metrics-addr") {
-				addr = accFreeAddr(t)
-				args = append(args, "--metrics-addr", addr)
-				inputs[len(inputs)-1] = "sleep:5000:hold"
-			}
+			// The last task holds the run for a few seconds, so that
+			// /metrics can be read after the others ended.
+			addr := accFreeAddr(t)
+			args = append(args, "--metrics-addr", addr)
+			inputs[len(inputs)-1] = "sleep:5000:hold"
 			p := accStart(t, bin, nil, nil, []string{cg}, append(append(args, ":::"), inputs...)...)
-			if addr != "" {
-				workerMetrics(t, p, "http://"+addr+"/metrics", len(inputs))
-			}
+			workerMetrics(t, p, "http://"+addr+"/metrics", len(inputs))
 			code := p.wait(120 * time.Second)
 			stdout, stderr := p.stdout.String(), p.stderr.String()
 			accCgroupEmpty(t, cg)
@@ -205,7 +195,6 @@ func TestWorkerRealOOME2E(t *testing.T) {
 			}
 		})
 	}
-	noChildrenLeft(t)
 }
 
 // workerMetrics scrapes /metrics of the OOM run until every task but the
@@ -287,6 +276,10 @@ func TestWorkerAdaptiveE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
+	// In parallel with TestWorkerChaosE2E only (the parallel tests run
+	// after all the others): the two are the slowest, and neither checks
+	// for child processes of the test beyond its own.
+	t.Parallel()
 	bin := buildRation(t)
 	accNeed(t, accHelp(t, bin), "worker", "log-format")
 	if _, err := exec.LookPath("python3"); err != nil {
@@ -374,7 +367,7 @@ func TestWorkerLiveResizeE2E(t *testing.T) {
 	}
 	bin := buildRation(t)
 	help := accHelp(t, bin)
-	accNeed(t, help, "watch-interval", "log-format")
+	accNeed(t, help, "watch-interval", "log-format", "metrics-addr")
 	s := ownCgroup(t)
 	if s.CPUVersion != 1 || s.CPUDir == "" {
 		t.Skip("needs the v1 cpu controller")
@@ -396,13 +389,13 @@ func TestWorkerLiveResizeE2E(t *testing.T) {
 // from 2 CPUs to 0.5: with --watch-limits=false, or an explicit -j, the
 // pool must keep its size.
 func noResize(t *testing.T, bin string, s cgroup.Snapshot, args ...string) {
-	cg := childCgroup(t, s.CPUDir, "ration-e2e-noresize")
+	cg := testutil.ChildCgroupOf(t, s.CPUDir)
 	setQuota(t, 1, cg, 2)
 	release := filepath.Join(t.TempDir(), "release")
 	args = append(args, "--watch-interval", "200ms", "--log-format", "json", "--term-timeout", "1s",
 		"sh", "-c", `while [ ! -e "$RELEASE" ]; do sleep 0.05; done`, ":::", "a", "b", "c")
 	p := accStart(t, bin, nil, []string{"RELEASE=" + release}, []string{cg}, args...)
-	time.Sleep(time.Second)
+	testutil.Eventually(t, 30*time.Second, "the three jobs to run", func() bool { return len(childrenOf(p.cmd.Process.Pid)) == 3 })
 	setQuota(t, 1, cg, 0.5)
 	time.Sleep(2 * time.Second) // ten watch intervals
 	os.WriteFile(release, nil, 0o644)
@@ -416,7 +409,7 @@ func noResize(t *testing.T, bin string, s cgroup.Snapshot, args ...string) {
 // liveResize runs one live-resize scenario; input makes the i-th input
 // (nil: the number i), cmd ends ration's arguments.
 func liveResize(t *testing.T, bin, help string, s cgroup.Snapshot, input func(int) string, cmd ...string) {
-	cg := childCgroup(t, s.CPUDir, "ration-e2e-resize")
+	cg := testutil.ChildCgroupOf(t, s.CPUDir)
 	setQuota(t, 1, cg, 2)
 	full := int(limitsIn(t, bin, cg)["jobs"].(float64))
 	if full < 2 {
@@ -430,11 +423,8 @@ func liveResize(t *testing.T, bin, help string, s cgroup.Snapshot, input func(in
 	dir := t.TempDir()
 	jl := filepath.Join(dir, "joblog")
 	args := []string{"--watch-interval", "500ms", "--log-format", "json", "--joblog", jl, "--term-timeout", "1s"}
-	var addr string
-	if accHas(help, "metrics-addr") {
-		addr = accFreeAddr(t)
-		args = append(args, "--metrics-addr", addr)
-	}
+	addr := accFreeAddr(t)
+	args = append(args, "--metrics-addr", addr)
 	args = append(args, cmd...)
 
 	// Feed inputs at 10 a second, more than one job slot (5 a second)
@@ -526,8 +516,11 @@ func liveResize(t *testing.T, bin, help string, s cgroup.Snapshot, input func(in
 	shrink := waitSize(1, len(before), 10*time.Second)
 	t.Logf("quota 0.5 CPU: pool at 1 after %v", shrink.Round(time.Millisecond))
 	// The jobs that ran when the pool shrank end within 0.2s (slower under
-	// the quota); after that only one job may run at a time.
-	time.Sleep(2 * time.Second)
+	// the quota), and retiring workers exit; after that only one job may
+	// run at a time.
+	testutil.Eventually(t, 10*time.Second, "the jobs and workers beyond the first to end", func() bool {
+		return len(childrenOf(p.cmd.Process.Pid)) <= 1 && gauge(mRunning) <= 1
+	})
 	for range 10 {
 		if kids := len(childrenOf(p.cmd.Process.Pid)); kids > 1 {
 			t.Errorf("%d children of ration at pool size 1", kids)
@@ -590,14 +583,11 @@ func TestWorkerChaosE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
+	t.Parallel() // with TestWorkerAdaptiveE2E, see there
 	bin := buildRation(t)
 	accNeed(t, accHelp(t, bin), "worker")
 	dir := t.TempDir()
-	gw := filepath.Join(dir, "goworker")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", gw, "../../runner/worker/examples/goworker")
-	if b, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build goworker: %v\n%s", err, b)
-	}
+	gw := accGoWorker(t)
 	jl := filepath.Join(dir, "joblog")
 	const n = 1000
 	inputs := make([]string, n)
@@ -675,18 +665,6 @@ chaos:
 	}
 }
 
-// accGoWorker builds runner/worker/examples/goworker into a temporary
-// directory.
-func accGoWorker(t *testing.T) string {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "goworker")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", out, "../../runner/worker/examples/goworker")
-	if b, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build goworker: %v\n%s", err, b)
-	}
-	return out
-}
-
 // TestWorkerCLIE2E checks the rest of the --worker contract of issue 5 at
 // the CLI: -k order, task errors and breaks named with their input on
 // stderr, the worker's stderr passed through with its slot, recycling,
@@ -710,7 +688,10 @@ func TestWorkerCLIE2E(t *testing.T) {
 		return code, p.stdout.String(), p.stderr.String()
 	}
 
+	t.Cleanup(func() { noChildrenLeft(t) }) // after the parallel subtests
+
 	t.Run("KeepOrder", func(t *testing.T) {
+		t.Parallel()
 		var inputs []string
 		for i := range 12 {
 			inputs = append(inputs, fmt.Sprintf("sleep:%d:k%d", []int{300, 5, 150, 1}[i%4], i))
@@ -722,6 +703,7 @@ func TestWorkerCLIE2E(t *testing.T) {
 	})
 
 	t.Run("ErrorsAndBreaks", func(t *testing.T) {
+		t.Parallel()
 		jl := filepath.Join(t.TempDir(), "joblog")
 		inputs := []string{"plain", "fail:boom", "stderr:hello-from-worker", "garbage", "exit:3"}
 		code, out, errs := run(t, "", append([]string{"--worker", gw, "-j", "2", "--joblog", jl, ":::"}, inputs...)...)
@@ -757,6 +739,7 @@ func TestWorkerCLIE2E(t *testing.T) {
 	})
 
 	t.Run("JSONLogs", func(t *testing.T) {
+		t.Parallel()
 		accNeed(t, help, "log-format")
 		inputs := []string{"plain", "fail:boom", "stderr:hello-from-worker", "garbage", "exit:3"}
 		code, _, errs := run(t, "", append([]string{"--worker", gw, "-j", "2", "--log-format", "json", ":::"}, inputs...)...)
@@ -782,6 +765,7 @@ func TestWorkerCLIE2E(t *testing.T) {
 	})
 
 	t.Run("Recycle", func(t *testing.T) {
+		t.Parallel()
 		accNeed(t, help, "worker-max-tasks")
 		var inputs []string
 		for i := range 20 {
@@ -802,6 +786,7 @@ func TestWorkerCLIE2E(t *testing.T) {
 	})
 
 	t.Run("TimeoutIsABreak", func(t *testing.T) {
+		t.Parallel()
 		inputs := []string{"sleep:30000:stuck", "a", "b", "c", "d"}
 		jl := filepath.Join(t.TempDir(), "joblog")
 		code, out, errs := run(t, "", append([]string{"--worker", gw, "-j", "2", "--timeout", "1s", "--joblog", jl, ":::"}, inputs...)...)
@@ -821,6 +806,7 @@ func TestWorkerCLIE2E(t *testing.T) {
 	})
 
 	t.Run("SIGTERMThenResume", func(t *testing.T) {
+		t.Parallel()
 		jl := filepath.Join(t.TempDir(), "joblog")
 		var inputs []string
 		for i := range 30 {
@@ -858,6 +844,7 @@ func TestWorkerCLIE2E(t *testing.T) {
 	})
 
 	t.Run("MemPerJobAuto", func(t *testing.T) {
+		t.Parallel()
 		if _, err := exec.LookPath("python3"); err != nil {
 			t.Skip("no python3")
 		}
@@ -875,7 +862,6 @@ func TestWorkerCLIE2E(t *testing.T) {
 			t.Errorf("learned %s MiB per job; a job holds 40 MiB plus the interpreter", m[1])
 		}
 	})
-	noChildrenLeft(t)
 }
 
 // TestWorkerUsageE2E: bad values of the issue 5 flags are one-line usage

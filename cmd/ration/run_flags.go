@@ -1,0 +1,120 @@
+package main
+
+import (
+	"io"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ration-run/ration/runner/adapt"
+	"github.com/ration-run/ration/runner/logs"
+	"github.com/ration-run/ration/runner/worker"
+)
+
+// runFlags are the flags of `ration run` as the user gave them, before any
+// checking (see plan). Durations, the halt and shard specs and -j stay
+// text: plan parses them, so that every error names its flag the same way.
+type runFlags struct {
+	help bool
+
+	// What to run and on what.
+	jobs         string
+	memPerJob    memFlag
+	fsRoot       string
+	argFiles     []string
+	null         bool
+	files        []string
+	excludes     []string
+	shell        bool
+	shard        string
+	timeout      string
+	termTimeout  string
+	retries      int
+	halt         string
+	dryRun       bool
+	joblog       string
+	resume       bool
+	resumeFailed bool
+	keepOrder    bool
+	lineBuffer   bool
+	bar, noBar   bool
+
+	// Observation (issue 7): metrics, logs, stall watchdog.
+	metricsAddr  string
+	debug        bool
+	logFormat    string
+	quiet        bool
+	stallTimeout string
+	slowFactor   float64
+
+	// Workers and adaptation (issue 5).
+	worker        string
+	maxBreaks     int
+	maxTasks      int
+	maxRSS        sizeFlag
+	watchLimits   bool
+	watchInterval string
+
+	// workerGiven is whether --worker was given at all, even empty.
+	workerGiven bool
+	// args are the arguments after the flags: COMMAND [ARG...] [::: INPUT...].
+	args []string
+}
+
+// newRunFlagSet returns the FlagSet of `ration run`, storing into f. Its
+// errors are returned by Parse, never printed.
+func newRunFlagSet(f *runFlags) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("ration run", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.SetInterspersed(false)
+	fs.StringVarP(&f.jobs, "jobs", "j", "", "jobs at once: `N`, or N% of the effective CPUs (default: RATION_JOBS, then 2 per CPU, at most 8)")
+	fs.Var(&f.memPerJob, "mem-per-job", "expected memory of one job, `SIZE` like 512M; caps jobs at 0.9 x memory limit / SIZE; auto learns it from the peak RSS of finished jobs")
+	fs.StringVar(&f.fsRoot, "fs-root", "", "read the cgroup files below `DIR` (a snapshot) instead of the live system")
+	fs.StringArrayVarP(&f.argFiles, "arg-file", "a", nil, "read inputs from `FILE`, one per line (repeatable)")
+	fs.BoolVarP(&f.null, "null", "0", false, "inputs are separated by NUL, not newline")
+	fs.StringArrayVar(&f.files, "files", nil, "inputs are the files matching `PATTERN` (** matches directories; repeatable)")
+	fs.StringArrayVar(&f.excludes, "exclude", nil, "leave out files and directories matching `PATTERN` (repeatable)")
+	fs.StringVar(&f.timeout, "timeout", "", "stop a job running longer than `DURATION` (500ms, 2m, or seconds)")
+	fs.StringVar(&f.termTimeout, "term-timeout", defaultTermTimeout.String(), "on SIGINT/SIGTERM, let running jobs finish for `DURATION`, then stop them")
+	fs.IntVar(&f.retries, "retries", 0, "run a failing job up to `N` times in all")
+	fs.StringVar(&f.halt, "halt", "never", "stop early at `WHEN,COND`: now|soon,fail|success|done=N|P% (e.g. now,fail=1)")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "print the commands instead of running them (with --worker: the task line each input would be sent as)")
+	fs.StringVar(&f.joblog, "joblog", "", "write GNU parallel's joblog to `FILE`")
+	fs.BoolVar(&f.resume, "resume", false, "skip the jobs the joblog records")
+	fs.BoolVar(&f.resumeFailed, "resume-failed", false, "skip the jobs the joblog records as succeeded (re-run failed ones)")
+	fs.BoolVar(&f.bar, "bar", false, "show a progress bar on stderr (default: when stderr is a terminal)")
+	fs.BoolVar(&f.noBar, "no-bar", false, "never show a progress bar")
+	fs.BoolVarP(&f.keepOrder, "keep-order", "k", false, "print the output of jobs in input order")
+	fs.BoolVar(&f.lineBuffer, "line-buffer", false, "print output line by line as it comes")
+	fs.BoolVar(&f.shell, "shell", false, "run the command through sh -c, with each substituted input quoted (not with --worker, whose command always runs so)")
+	fs.StringVar(&f.shard, "shard", "", "run only shard `I/N` of the inputs (default from JOB_COMPLETION_INDEX when RATION_SHARD_COUNT=N)")
+
+	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on `HOST:PORT` under /metrics (:9090 every interface; port 0 picks one, logged at start, with --quiet as a warning)")
+	fs.BoolVar(&f.debug, "debug", false, "log every job start and end; also serve /debug/pprof/ on --metrics-addr")
+	fs.StringVar(&f.logFormat, "log-format", logs.FormatAuto, "log `FORMAT`: auto (human on a terminal, else text), human, text or json")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "log warnings and errors only (and the address of --metrics-addr with port 0), and no summary line")
+	fs.StringVar(&f.stallTimeout, "stall-timeout", "", "when no job finished for `DURATION`, report the running jobs and ration's goroutines (default off)")
+	fs.Float64Var(&f.slowFactor, "slow-factor", 5, "warn once about a job running `F` times longer than the median job, and at least 1s (0: off)")
+
+	fs.StringVar(&f.worker, "worker", "", "send each input as a task to long-lived worker processes started with the shell command `CMD` (JSON lines protocol, see docs/workers.md) instead of running COMMAND per input")
+	fs.IntVar(&f.maxBreaks, "max-breaks", worker.DefaultMaxBreaks, "--worker: quarantine a task after it broke `N` workers")
+	fs.IntVar(&f.maxTasks, "worker-max-tasks", 0, "--worker: replace a worker after `N` tasks (0: never)")
+	fs.Var(&f.maxRSS, "worker-max-rss", "--worker: replace a worker once its process tree's RSS exceeds `SIZE` after a task (0: never)")
+	fs.BoolVar(&f.watchLimits, "watch-limits", true, "re-read the cgroup CPU and memory limits while running and resize the pool when they change")
+	fs.StringVar(&f.watchInterval, "watch-interval", adapt.DefaultWatchInterval.String(), "with --watch-limits, re-read the limits every `DURATION`")
+
+	fs.BoolVarP(&f.help, "help", "h", false, "show this help")
+	return fs
+}
+
+// parseRunFlags parses the arguments of `ration run` into runFlags. The
+// error is pflag's (an unknown flag, a bad number or size), which names
+// the flag.
+func parseRunFlags(args []string) (runFlags, *pflag.FlagSet, error) {
+	var f runFlags
+	fs := newRunFlagSet(&f)
+	if err := fs.Parse(args); err != nil {
+		return f, fs, err
+	}
+	f.args, f.workerGiven = fs.Args(), fs.Changed("worker")
+	return f, fs, nil
+}

@@ -1,0 +1,333 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ration-run/ration/limits"
+	"github.com/ration-run/ration/runner"
+	"github.com/ration-run/ration/runner/logs"
+	"github.com/ration-run/ration/runner/worker"
+)
+
+// runPlan is one `ration run` as decided from its flags and environment
+// alone: the runner's configuration and what the wiring builds around it.
+// plan makes it without I/O; wire builds it.
+type runPlan struct {
+	// help asks for the help text; nothing else is planned.
+	help bool
+	// cfg is the runner's configuration, less what the wiring adds:
+	// Input, Jobs and JobsReason, Logger, Observer, Executor, OOMKills,
+	// Stdout and Stderr.
+	cfg   runner.Config
+	input inputPlan
+	// limits are the options of the limits decision (Getenv included).
+	limits limits.Options
+	// jobsSpec is the -j value in force (the flag, else RATION_JOBS), for
+	// the decisions re-made while running, which read no environment.
+	jobsSpec string
+	// memAuto is --mem-per-job auto: learn a job's memory while running.
+	memAuto bool
+	log     logs.Options
+	observe observePlan
+	worker  workerPlan
+	bar     barChoice
+	// args are the arguments as given, for the hint that resumes an
+	// interrupted run.
+	args []string
+}
+
+// inputKind is where the inputs come from.
+type inputKind int
+
+const (
+	inputStdin    inputKind = iota // standard input
+	inputArgs                      // the arguments after :::
+	inputArgFiles                  // -a FILE...
+	inputFiles                     // --files PATTERN...
+)
+
+// inputPlan says where the inputs come from.
+type inputPlan struct {
+	kind     inputKind
+	sep      byte     // between inputs on stdin and in -a files
+	args     []string // inputArgs
+	argFiles []string // inputArgFiles; "-" is stdin
+	patterns []string // inputFiles
+	excludes []string // inputFiles
+	// total is the number of inputs this shard runs when known in advance
+	// (::: arguments), else -1.
+	total int64
+}
+
+// given reports whether the inputs are named on the command line (so a
+// resumed run needs no standard input).
+func (in inputPlan) given() bool { return in.kind != inputStdin }
+
+// observePlan are the settings of metrics, logs and the stall watchdog.
+type observePlan struct {
+	metricsAddr string // "" for no metrics server
+	debug       bool
+	quiet       bool
+	json        bool          // --log-format json
+	stall       time.Duration // 0: no stall check
+	slowFactor  float64       // 0: no slow-job warnings
+}
+
+// workerPlan are the settings of the worker pool and of adaptation.
+type workerPlan struct {
+	// command is the --worker command, "" to run one process per job.
+	command   string
+	maxBreaks int
+	maxTasks  int
+	maxRSS    int64
+	// timeout is the task timeout, enforced by the pool (a break).
+	timeout time.Duration
+	// watch re-reads the limits every interval (not with --fs-root).
+	watch    bool
+	interval time.Duration
+}
+
+// barChoice is whether a progress bar is drawn.
+type barChoice int
+
+const (
+	barOff        barChoice = iota
+	barOn                   // --bar
+	barIfTerminal           // the default: when stderr is a terminal
+)
+
+// planStep is one step of plan: it checks some flags and fills in their
+// part of p. Steps run in order; the first error is the plan's.
+type planStep func(p *runPlan, f *runFlags, getenv func(string) string) error
+
+// plan turns the flags and the environment (read through getenv only)
+// into a runPlan, or into one usage error naming the flag at fault. It
+// does no I/O: whether -a files and --fs-root exist, and whether the
+// metrics address can be bound, are checked by wire.
+func plan(f runFlags, getenv func(string) string) (runPlan, error) {
+	p := runPlan{help: f.help}
+	if f.help {
+		return p, nil
+	}
+	// In the order their errors are reported.
+	steps := []planStep{planWorker, planCommand, planRunner, planShard, planLogs, planInput, planJobs, planObserve}
+	for _, step := range steps {
+		if err := step(&p, &f, getenv); err != nil {
+			return runPlan{}, err
+		}
+	}
+	return p, nil
+}
+
+// planRun parses args and plans the run (see plan). The FlagSet prints
+// the help.
+func planRun(args []string, getenv func(string) string) (runPlan, *pflag.FlagSet, error) {
+	f, fs, err := parseRunFlags(args)
+	if err != nil {
+		return runPlan{}, fs, err
+	}
+	p, err := plan(f, getenv)
+	p.args = args
+	return p, fs, err
+}
+
+// planWorker checks the flags of workers and adaptation.
+func planWorker(p *runPlan, f *runFlags, _ func(string) string) error {
+	switch {
+	case f.maxBreaks < 1:
+		return flagErr("--max-breaks", fmt.Errorf("%d is not at least 1", f.maxBreaks))
+	case f.maxTasks < 0:
+		return flagErr("--worker-max-tasks", fmt.Errorf("%d is negative", f.maxTasks))
+	}
+	iv, err := runner.ParseDuration(f.watchInterval)
+	if err != nil || iv <= 0 {
+		return flagErr("--watch-interval", fmt.Errorf("%q is not a positive duration", f.watchInterval))
+	}
+	if f.workerGiven && strings.TrimSpace(f.worker) == "" {
+		return flagErr("--worker", errors.New("empty command"))
+	}
+	p.worker = workerPlan{command: f.worker, maxBreaks: f.maxBreaks, maxTasks: f.maxTasks, maxRSS: int64(f.maxRSS),
+		watch: f.watchLimits && f.fsRoot == "", interval: iv}
+	return nil
+}
+
+// planCommand splits the arguments into the command and the ::: inputs.
+// With --worker the command is the worker's, run through sh -c; the
+// joblog's Command column shows it with the input.
+func planCommand(p *runPlan, f *runFlags, _ func(string) string) error {
+	command := f.args
+	if i := slices.Index(command, ":::"); i >= 0 {
+		command, p.input.args, p.input.kind = command[:i], command[i+1:], inputArgs
+	}
+	p.cfg.Shell = f.shell
+	if w := p.worker.command; w != "" {
+		switch {
+		case len(command) > 0:
+			return flagMsg("--worker", fmt.Sprintf("--worker takes no COMMAND (got %q): inputs go to the workers", strings.Join(command, " ")))
+		case f.shell:
+			return flagMsg("--shell", "--shell cannot be combined with --worker (the worker command already runs through sh -c; inputs are sent as data)")
+		}
+		command, p.cfg.Shell = []string{w}, true
+		// --dry-run shows what each worker would be sent.
+		p.cfg.DryRunLine = func(in string, seq int64) string { return worker.RequestLine(seq, in) }
+	}
+	if len(command) == 0 {
+		return flagMsg("", "no command given (usage: ration run [flags] -- COMMAND [ARG...])")
+	}
+	p.cfg.Command = command
+	return nil
+}
+
+// planRunner checks the flags of the runner's own behaviour.
+func planRunner(p *runPlan, f *runFlags, _ func(string) string) error {
+	c := &p.cfg
+	var err error
+	if f.timeout != "" {
+		if c.Timeout, err = runner.ParseDuration(f.timeout); err != nil {
+			return flagErr("--timeout", fmt.Errorf("%q is not a duration", f.timeout))
+		}
+	}
+	if c.TermTimeout, err = runner.ParseDuration(f.termTimeout); err != nil {
+		return flagErr("--term-timeout", fmt.Errorf("%q is not a duration", f.termTimeout))
+	}
+	if f.retries < 0 {
+		return flagErr("--retries", fmt.Errorf("%d is negative", f.retries))
+	}
+	if c.Halt, err = runner.ParseHalt(f.halt); err != nil {
+		return flagErr("--halt", err)
+	}
+	switch {
+	case f.bar && f.noBar:
+		return flagMsg("--bar", "--bar and --no-bar cannot be combined")
+	case f.keepOrder && f.lineBuffer:
+		return flagMsg("--line-buffer", "--line-buffer and --keep-order cannot be combined")
+	case (f.resume || f.resumeFailed) && f.joblog == "":
+		return flagMsg("--resume", "--resume and --resume-failed need --joblog")
+	}
+	c.Retries, c.DryRun, c.KeepOrder, c.LineBuffer = f.retries, f.dryRun, f.keepOrder, f.lineBuffer
+	c.Joblog, c.Resume, c.ResumeFailed = f.joblog, f.resume, f.resumeFailed
+	if p.worker.command != "" {
+		// The worker pool times tasks out (a break, re-dispatched).
+		p.worker.timeout, c.Timeout = c.Timeout, 0
+	}
+	switch {
+	case f.bar:
+		p.bar = barOn
+	case !f.noBar && !f.dryRun:
+		p.bar = barIfTerminal
+	}
+	return nil
+}
+
+// planShard takes the shard from --shard, or else from
+// JOB_COMPLETION_INDEX when RATION_SHARD_COUNT is set (an Indexed Job of
+// Kubernetes).
+func planShard(p *runPlan, f *runFlags, getenv func(string) string) error {
+	var err error
+	if f.shard != "" {
+		if p.cfg.Shard, err = runner.ParseShard(f.shard); err != nil {
+			return flagErr("--shard", err)
+		}
+		return nil
+	}
+	n := getenv("RATION_SHARD_COUNT")
+	if n == "" {
+		return nil
+	}
+	i := getenv("JOB_COMPLETION_INDEX")
+	if i == "" {
+		return flagMsg("JOB_COMPLETION_INDEX", fmt.Sprintf("RATION_SHARD_COUNT=%s is set but JOB_COMPLETION_INDEX is not", n))
+	}
+	if p.cfg.Shard, err = runner.NewShard(i, n); err != nil {
+		return flagErr("JOB_COMPLETION_INDEX/RATION_SHARD_COUNT", err)
+	}
+	return nil
+}
+
+// planLogs checks the log flags. A JSON log carries a job's start or task
+// error in its job_finished record, not also as a plain line.
+func planLogs(p *runPlan, f *runFlags, _ func(string) string) error {
+	if f.quiet && f.debug {
+		return flagMsg("--quiet", "--quiet and --debug exclude each other")
+	}
+	p.log = logs.Options{Format: f.logFormat, Quiet: f.quiet, Debug: f.debug}
+	// The logger the wiring makes writes to stderr; this one only checks
+	// the options.
+	if _, err := logs.New(io.Discard, p.log); err != nil {
+		return flagErr("--log-format", err)
+	}
+	p.cfg.OmitErrorLines = f.logFormat == logs.FormatJSON
+	return nil
+}
+
+// planInput chooses where the inputs come from: ::: arguments, -a files,
+// --files patterns, or standard input.
+func planInput(p *runPlan, f *runFlags, _ func(string) string) error {
+	in := &p.input
+	in.sep, in.total = '\n', -1
+	if f.null {
+		in.sep = 0
+	}
+	kinds := 0
+	for _, b := range []bool{in.kind == inputArgs, len(f.argFiles) > 0, len(f.files) > 0} {
+		if b {
+			kinds++
+		}
+	}
+	switch {
+	case kinds > 1:
+		return flagMsg("", "give inputs one way: ::: arguments, -a FILE or --files PATTERN")
+	case len(f.excludes) > 0 && len(f.files) == 0:
+		return flagMsg("--exclude", "--exclude needs --files")
+	}
+	switch {
+	case in.kind == inputArgs:
+		in.total = 0
+		for _, a := range in.args {
+			if p.cfg.Shard.Contains(a) {
+				in.total++
+			}
+		}
+	case len(f.argFiles) > 0:
+		in.kind, in.argFiles = inputArgFiles, f.argFiles
+	case len(f.files) > 0:
+		in.kind, in.patterns, in.excludes = inputFiles, f.files, f.excludes
+	}
+	return nil
+}
+
+// planJobs checks the -j value in force, the flag's or else RATION_JOBS,
+// and sets the options of the limits decision.
+func planJobs(p *runPlan, f *runFlags, getenv func(string) string) error {
+	spec, err := checkJobs(f.jobs, getenv)
+	if err != nil {
+		return err
+	}
+	p.jobsSpec, p.memAuto = spec, f.memPerJob.auto
+	p.limits = limits.Options{FSRoot: f.fsRoot, Jobs: f.jobs, Getenv: getenv, MemPerJob: int64(f.memPerJob.size)}
+	return nil
+}
+
+// planObserve checks the flags of metrics and the stall watchdog.
+func planObserve(p *runPlan, f *runFlags, _ func(string) string) error {
+	o := observePlan{metricsAddr: f.metricsAddr, debug: f.debug, quiet: f.quiet, json: f.logFormat == logs.FormatJSON, slowFactor: f.slowFactor}
+	if f.stallTimeout != "" {
+		v, err := runner.ParseDuration(f.stallTimeout)
+		if err != nil {
+			return flagErr("--stall-timeout", fmt.Errorf("%q is not a duration", f.stallTimeout))
+		}
+		o.stall = v
+	}
+	if f.slowFactor < 0 || f.slowFactor != f.slowFactor {
+		return flagErr("--slow-factor", fmt.Errorf("%v is not a factor >= 0", f.slowFactor))
+	}
+	p.observe = o
+	return nil
+}

@@ -1,0 +1,351 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ration-run/ration/limits"
+	"github.com/ration-run/ration/runner"
+	"github.com/ration-run/ration/runner/logs"
+	"github.com/ration-run/ration/runner/worker"
+)
+
+// planCase is one `ration run` command line and environment, and the plan
+// it must give or the exact error.
+type planCase struct {
+	args []string
+	env  map[string]string
+	// want changes the plan of a bare `ration run ARGS` (see basePlan) into
+	// the expected one; nil: no change.
+	want func(p *runPlan)
+	// dryLine is what the plan's DryRunLine prints for input "a", job 1
+	// ("" when it has none).
+	dryLine string
+	// err is the exact error text; flag the flag the usage error names
+	// ("" for pflag's own errors and for errors that name none).
+	err, flag string
+}
+
+// errOf returns the message of a library's error, for the rows whose
+// message is "--flag: " followed by the library's own.
+func errOf[T any](_ T, err error) string {
+	if err == nil {
+		return "<no error>"
+	}
+	return err.Error()
+}
+
+// jobsErr is the exact message of limits.CheckJobs for a -j value that is
+// not a whole number (the CLI puts the flag or variable name before it).
+func jobsErr(spec string) string {
+	return fmt.Sprintf("%q is not a whole number >= 1 or a percentage like 50%%", spec)
+}
+
+func mustHalt(s string) runner.Halt {
+	h, err := runner.ParseHalt(s)
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
+
+// basePlan is the plan of `ration run ARGS` without flags, command echo,
+// inputs from stdin.
+func basePlan() runPlan {
+	return runPlan{
+		cfg:     runner.Config{Command: []string{"echo"}, TermTimeout: defaultTermTimeout, Halt: mustHalt("never")},
+		input:   inputPlan{kind: inputStdin, sep: '\n', total: -1},
+		log:     logs.Options{Format: logs.FormatAuto},
+		observe: observePlan{slowFactor: 5},
+		worker:  workerPlan{maxBreaks: worker.DefaultMaxBreaks, watch: true, interval: 5 * time.Second},
+		bar:     barIfTerminal,
+	}
+}
+
+// planCases cover every flag of `ration run` and the environment it
+// reads; TestPlanCoversEveryFlag checks that no flag lacks a row.
+func planCases() []planCase {
+	c := func(args ...string) []string { return args }
+	return []planCase{
+		// Help: nothing else is planned.
+		{args: c("-h"), want: func(p *runPlan) { *p = runPlan{help: true} }},
+		{args: c("--help", "--bogus-after-help-is-not-parsed-as-a-flag"), err: "unknown flag: --bogus-after-help-is-not-parsed-as-a-flag"},
+		{args: c("--help", "echo"), want: func(p *runPlan) { *p = runPlan{help: true} }},
+
+		// The command and the ::: inputs.
+		{args: c("echo")},
+		{args: c("--", "echo")},
+		{args: c("echo", "-n", "{}"), want: func(p *runPlan) { p.cfg.Command = []string{"echo", "-n", "{}"} }},
+		{args: c("echo", ":::", "a", "b"), want: func(p *runPlan) { p.input = inputPlan{kind: inputArgs, args: []string{"a", "b"}, sep: '\n', total: 2} }},
+		{args: c(), err: "no command given (usage: ration run [flags] -- COMMAND [ARG...])"},
+		{args: c(":::", "a"), err: "no command given (usage: ration run [flags] -- COMMAND [ARG...])"},
+		{args: c("--bogus", "echo"), err: "unknown flag: --bogus"},
+		{args: c("--shell", "echo {} | wc"), want: func(p *runPlan) { p.cfg.Command, p.cfg.Shell = []string{"echo {} | wc"}, true }},
+
+		// Inputs.
+		{args: c("-a", "in", "-a", "-", "echo"), want: func(p *runPlan) { p.input.kind, p.input.argFiles = inputArgFiles, []string{"in", "-"} }},
+		{args: c("--arg-file=in", "echo"), want: func(p *runPlan) { p.input.kind, p.input.argFiles = inputArgFiles, []string{"in"} }},
+		{args: c("-0", "echo"), want: func(p *runPlan) { p.input.sep = 0 }},
+		{args: c("--null", "-a", "in", "echo"), want: func(p *runPlan) { p.input.kind, p.input.argFiles, p.input.sep = inputArgFiles, []string{"in"}, 0 }},
+		{args: c("--files", "src/**/*.go", "--files", "x", "--exclude", "gen", "echo"), want: func(p *runPlan) {
+			p.input.kind, p.input.patterns, p.input.excludes = inputFiles, []string{"src/**/*.go", "x"}, []string{"gen"}
+		}},
+		{args: c("-a", "in", "echo", ":::", "x"), err: "give inputs one way: ::: arguments, -a FILE or --files PATTERN"},
+		{args: c("-a", "in", "--files", "x", "echo"), err: "give inputs one way: ::: arguments, -a FILE or --files PATTERN"},
+		{args: c("--exclude", "x", "echo"), err: "--exclude needs --files", flag: "--exclude"},
+
+		// Jobs and the limits decision.
+		{args: c("-j", "3", "echo"), want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec = "3", "3" }},
+		{args: c("--jobs=50%", "echo"), want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec = "50%", "50%" }},
+		{args: c("-j", "zero", "echo"), err: "--jobs: " + jobsErr("zero"), flag: "--jobs"},
+		{args: c("-j", "0", "echo"), err: "--jobs: " + jobsErr("0"), flag: "--jobs"},
+		{args: c("-j"), err: "flag needs an argument: 'j' in -j"},
+		{args: c("echo"), env: map[string]string{"RATION_JOBS": "2"}, want: func(p *runPlan) { p.jobsSpec = "2" }},
+		{args: c("-j", "4", "echo"), env: map[string]string{"RATION_JOBS": "x"}, want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec = "4", "4" }},
+		{args: c("echo"), env: map[string]string{"RATION_JOBS": "x"}, err: "RATION_JOBS: " + jobsErr("x"), flag: "RATION_JOBS"},
+		{args: c("--mem-per-job", "512M", "echo"), want: func(p *runPlan) { p.limits.MemPerJob = 512 << 20 }},
+		{args: c("--mem-per-job", "AUTO", "echo"), want: func(p *runPlan) { p.memAuto = true }},
+		{args: c("--mem-per-job", "3X", "echo"), err: `invalid argument "3X" for "--mem-per-job" flag: ` + errOf(limits.ParseSize("3X"))},
+		{args: c("--fs-root", "/snap", "echo"), want: func(p *runPlan) { p.limits.FSRoot, p.worker.watch = "/snap", false }},
+
+		// The runner's behaviour.
+		{args: c("--timeout", "2.5", "echo"), want: func(p *runPlan) { p.cfg.Timeout = 2500 * time.Millisecond }},
+		{args: c("--timeout", "abc", "echo"), err: `--timeout: "abc" is not a duration`, flag: "--timeout"},
+		{args: c("--term-timeout", "1m", "echo"), want: func(p *runPlan) { p.cfg.TermTimeout = time.Minute }},
+		{args: c("--term-timeout", "-1", "echo"), err: `--term-timeout: "-1" is not a duration`, flag: "--term-timeout"},
+		{args: c("--retries", "3", "echo"), want: func(p *runPlan) { p.cfg.Retries = 3 }},
+		{args: c("--retries", "-1", "echo"), err: "--retries: -1 is negative", flag: "--retries"},
+		{args: c("--retries", "x", "echo"), err: `invalid argument "x" for "--retries" flag: strconv.ParseInt: parsing "x": invalid syntax`},
+		{args: c("--halt", "now,fail=1", "echo"), want: func(p *runPlan) { p.cfg.Halt = mustHalt("now,fail=1") }},
+		{args: c("--halt", "later", "echo"), err: "--halt: " + errOf(runner.ParseHalt("later")), flag: "--halt"},
+		{args: c("--dry-run", "echo"), want: func(p *runPlan) { p.cfg.DryRun, p.bar = true, barOff }},
+		{args: c("--joblog", "jl", "echo"), want: func(p *runPlan) { p.cfg.Joblog = "jl" }},
+		{args: c("--joblog", "jl", "--resume", "echo"), want: func(p *runPlan) { p.cfg.Joblog, p.cfg.Resume = "jl", true }},
+		{args: c("--joblog", "jl", "--resume-failed", "echo"), want: func(p *runPlan) { p.cfg.Joblog, p.cfg.ResumeFailed = "jl", true }},
+		{args: c("--resume", "echo"), err: "--resume and --resume-failed need --joblog", flag: "--resume"},
+		{args: c("--resume-failed", "echo"), err: "--resume and --resume-failed need --joblog", flag: "--resume"},
+		{args: c("--bar", "echo"), want: func(p *runPlan) { p.bar = barOn }},
+		{args: c("--bar", "--dry-run", "echo"), want: func(p *runPlan) { p.bar, p.cfg.DryRun = barOn, true }},
+		{args: c("--no-bar", "echo"), want: func(p *runPlan) { p.bar = barOff }},
+		{args: c("--bar", "--no-bar", "echo"), err: "--bar and --no-bar cannot be combined", flag: "--bar"},
+		{args: c("-k", "echo"), want: func(p *runPlan) { p.cfg.KeepOrder = true }},
+		{args: c("--keep-order", "echo"), want: func(p *runPlan) { p.cfg.KeepOrder = true }},
+		{args: c("--line-buffer", "echo"), want: func(p *runPlan) { p.cfg.LineBuffer = true }},
+		{args: c("-k", "--line-buffer", "echo"), err: "--line-buffer and --keep-order cannot be combined", flag: "--line-buffer"},
+
+		// Shards: the flag, else the environment of an Indexed Job.
+		{args: c("--shard", "1/3", "echo", ":::", "a", "b", "c", "d", "e", "f"), want: func(p *runPlan) {
+			p.cfg.Shard = runner.Shard{Index: 1, Count: 3}
+			p.input = inputPlan{kind: inputArgs, args: []string{"a", "b", "c", "d", "e", "f"}, sep: '\n', total: inShard(1, 3, "a", "b", "c", "d", "e", "f")}
+		}},
+		{args: c("--shard", "3/3", "echo"), err: "--shard: " + errOf(runner.ParseShard("3/3")), flag: "--shard"},
+		{args: c("echo"), env: map[string]string{"RATION_SHARD_COUNT": "3", "JOB_COMPLETION_INDEX": "2"}, want: func(p *runPlan) { p.cfg.Shard = runner.Shard{Index: 2, Count: 3} }},
+		{args: c("--shard", "0/2", "echo"), env: map[string]string{"RATION_SHARD_COUNT": "3", "JOB_COMPLETION_INDEX": "2"}, want: func(p *runPlan) { p.cfg.Shard = runner.Shard{Index: 0, Count: 2} }},
+		{args: c("echo"), env: map[string]string{"JOB_COMPLETION_INDEX": "2"}},
+		{args: c("echo"), env: map[string]string{"RATION_SHARD_COUNT": "3"}, err: "RATION_SHARD_COUNT=3 is set but JOB_COMPLETION_INDEX is not", flag: "JOB_COMPLETION_INDEX"},
+		{args: c("echo"), env: map[string]string{"RATION_SHARD_COUNT": "3", "JOB_COMPLETION_INDEX": "3"},
+			err: "JOB_COMPLETION_INDEX/RATION_SHARD_COUNT: " + errOf(runner.NewShard("3", "3")), flag: "JOB_COMPLETION_INDEX/RATION_SHARD_COUNT"},
+
+		// Observation: metrics, logs, stall watchdog.
+		{args: c("--metrics-addr", ":0", "echo"), want: func(p *runPlan) { p.observe.metricsAddr = ":0" }},
+		{args: c("--debug", "echo"), want: func(p *runPlan) { p.observe.debug, p.log.Debug = true, true }},
+		{args: c("--log-format", "json", "echo"), want: func(p *runPlan) {
+			p.log.Format, p.observe.json, p.cfg.OmitErrorLines = logs.FormatJSON, true, true
+		}},
+		{args: c("--log-format", "human", "echo"), want: func(p *runPlan) { p.log.Format = logs.FormatHuman }},
+		{args: c("--log-format", "xml", "echo"), err: "--log-format: " + errOf(logs.New(nil, logs.Options{Format: "xml"})), flag: "--log-format"},
+		{args: c("-q", "echo"), want: func(p *runPlan) { p.observe.quiet, p.log.Quiet = true, true }},
+		{args: c("--quiet", "--debug", "echo"), err: "--quiet and --debug exclude each other", flag: "--quiet"},
+		{args: c("--stall-timeout", "1s", "echo"), want: func(p *runPlan) { p.observe.stall = time.Second }},
+		{args: c("--stall-timeout", "soon", "echo"), err: `--stall-timeout: "soon" is not a duration`, flag: "--stall-timeout"},
+		{args: c("--stall-timeout", "-5s", "echo"), err: `--stall-timeout: "-5s" is not a duration`, flag: "--stall-timeout"},
+		{args: c("--slow-factor", "0", "echo"), want: func(p *runPlan) { p.observe.slowFactor = 0 }},
+		{args: c("--slow-factor", "2.5", "echo"), want: func(p *runPlan) { p.observe.slowFactor = 2.5 }},
+		{args: c("--slow-factor", "-1", "echo"), err: "--slow-factor: -1 is not a factor >= 0", flag: "--slow-factor"},
+		{args: c("--slow-factor", "NaN", "echo"), err: "--slow-factor: NaN is not a factor >= 0", flag: "--slow-factor"},
+
+		// Workers and adaptation.
+		{args: c("--worker", "python3 w.py", ":::", "a"), dryLine: worker.RequestLine(1, "a"), want: func(p *runPlan) {
+			p.cfg.Command, p.cfg.Shell, p.worker.command = []string{"python3 w.py"}, true, "python3 w.py"
+			p.input = inputPlan{kind: inputArgs, args: []string{"a"}, sep: '\n', total: 1}
+		}},
+		{args: c("--worker", "cat", "--timeout", "1s"), dryLine: worker.RequestLine(1, "a"), want: func(p *runPlan) {
+			p.cfg.Command, p.cfg.Shell, p.worker.command, p.worker.timeout = []string{"cat"}, true, "cat", time.Second
+		}},
+		{args: c("--worker", ""), err: "--worker: empty command", flag: "--worker"},
+		{args: c("--worker", " "), err: "--worker: empty command", flag: "--worker"},
+		{args: c("--worker", "cat", "sh", "-c", "true"), err: `--worker takes no COMMAND (got "sh -c true"): inputs go to the workers`, flag: "--worker"},
+		{args: c("--worker", "cat", "--shell"), flag: "--shell",
+			err: "--shell cannot be combined with --worker (the worker command already runs through sh -c; inputs are sent as data)"},
+		{args: c("--max-breaks", "3", "--worker", "cat"), dryLine: worker.RequestLine(1, "a"), want: func(p *runPlan) {
+			p.cfg.Command, p.cfg.Shell, p.worker.command, p.worker.maxBreaks = []string{"cat"}, true, "cat", 3
+		}},
+		{args: c("--max-breaks", "0", "--worker", "cat"), err: "--max-breaks: 0 is not at least 1", flag: "--max-breaks"},
+		{args: c("--worker-max-tasks", "5", "echo"), want: func(p *runPlan) { p.worker.maxTasks = 5 }},
+		{args: c("--worker-max-tasks", "-1", "echo"), err: "--worker-max-tasks: -1 is negative", flag: "--worker-max-tasks"},
+		{args: c("--worker-max-rss", "1GiB", "echo"), want: func(p *runPlan) { p.worker.maxRSS = 1 << 30 }},
+		{args: c("--worker-max-rss", "lots", "echo"), err: `invalid argument "lots" for "--worker-max-rss" flag: ` + errOf(limits.ParseSize("lots"))},
+		{args: c("--watch-limits=false", "echo"), want: func(p *runPlan) { p.worker.watch = false }},
+		{args: c("--watch-interval", "200ms", "echo"), want: func(p *runPlan) { p.worker.interval = 200 * time.Millisecond }},
+		{args: c("--watch-interval", "often", "echo"), err: `--watch-interval: "often" is not a positive duration`, flag: "--watch-interval"},
+		{args: c("--watch-interval", "0", "echo"), err: `--watch-interval: "0" is not a positive duration`, flag: "--watch-interval"},
+	}
+}
+
+// inShard counts the inputs in shard i/n.
+func inShard(i, n int, inputs ...string) int64 {
+	s := runner.Shard{Index: i, Count: n}
+	var k int64
+	for _, in := range inputs {
+		if s.Contains(in) {
+			k++
+		}
+	}
+	return k
+}
+
+// planOf plans args in the environment env (nothing else is read), and
+// returns the plan with its functions taken out for comparison: the
+// line DryRunLine prints for input "a", job 1.
+func planOf(t *testing.T, args []string, env map[string]string) (runPlan, string, error) {
+	t.Helper()
+	getenv := func(k string) string { return env[k] }
+	p, _, err := planRun(args, getenv)
+	if err != nil {
+		return p, "", err
+	}
+	var dry string
+	if p.cfg.DryRunLine != nil {
+		dry = p.cfg.DryRunLine("a", 1)
+		p.cfg.DryRunLine = nil
+	}
+	if !p.help {
+		if p.limits.Getenv == nil || p.limits.Getenv("RATION_JOBS") != env["RATION_JOBS"] {
+			t.Errorf("%q: the limits options do not read the environment given to plan", args)
+		}
+		p.limits.Getenv = nil
+	}
+	return p, dry, nil
+}
+
+// TestPlan: every flag of `ration run`, and the environment it reads,
+// gives its plan or its one usage error, in-process and without I/O.
+func TestPlan(t *testing.T) {
+	for _, c := range planCases() {
+		name := strings.Join(c.args, " ")
+		if len(c.env) > 0 {
+			name = strings.TrimSpace(envString(c.env) + " " + name)
+		}
+		p, dry, err := planOf(t, c.args, c.env)
+		if c.err != "" {
+			var ue *usageError
+			switch {
+			case err == nil:
+				t.Errorf("%s: no error, want %q", name, c.err)
+			case err.Error() != c.err:
+				t.Errorf("%s: error\n  %q\nwant\n  %q", name, err.Error(), c.err)
+			case c.flag != "" && (!errors.As(err, &ue) || ue.Flag != c.flag):
+				t.Errorf("%s: error %#v does not name the flag %s", name, err, c.flag)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		want := basePlan()
+		if c.want != nil {
+			c.want(&want)
+		}
+		want.args = c.args
+		if !reflect.DeepEqual(p, want) {
+			t.Errorf("%s:\n got %+v\nwant %+v", name, p, want)
+		}
+		if dry != c.dryLine {
+			t.Errorf("%s: dry-run line %q, want %q", name, dry, c.dryLine)
+		}
+	}
+}
+
+func envString(env map[string]string) string {
+	var kv []string
+	for k, v := range env {
+		kv = append(kv, k+"="+v)
+	}
+	slices.Sort(kv)
+	return strings.Join(kv, " ")
+}
+
+// TestPlanCoversEveryFlag fails when a flag of `ration run` has no row in
+// planCases that sets it and plans successfully, or when the environment
+// variables ration run reads have none: a new flag must come with its
+// row.
+func TestPlanCoversEveryFlag(t *testing.T) {
+	covered := map[string]bool{}
+	envCovered := map[string]bool{}
+	for _, c := range planCases() {
+		if c.err != "" {
+			continue
+		}
+		var f runFlags
+		fs := newRunFlagSet(&f)
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		fs.Visit(func(fl *pflag.Flag) { covered[fl.Name] = true })
+		for k := range c.env {
+			envCovered[k] = true
+		}
+	}
+	newRunFlagSet(&runFlags{}).VisitAll(func(fl *pflag.Flag) {
+		if !covered[fl.Name] {
+			t.Errorf("flag --%s has no successful row in planCases", fl.Name)
+		}
+	})
+	for _, k := range []string{"RATION_JOBS", "RATION_SHARD_COUNT", "JOB_COMPLETION_INDEX"} {
+		if !envCovered[k] {
+			t.Errorf("environment variable %s has no successful row in planCases", k)
+		}
+	}
+}
+
+// TestPlanReadsNoProcessEnvironment: plan reads the environment through
+// the getenv it is given only.
+func TestPlanReadsNoProcessEnvironment(t *testing.T) {
+	t.Setenv("RATION_JOBS", "x")
+	t.Setenv("RATION_SHARD_COUNT", "3")
+	p, _, err := planOf(t, []string{"echo"}, nil)
+	if err != nil || p.jobsSpec != "" || p.cfg.Shard != (runner.Shard{}) {
+		t.Errorf("plan read the process environment: %v, jobs %q, shard %v", err, p.jobsSpec, p.cfg.Shard)
+	}
+}
+
+// TestRunUsageErrorOneLine: a usage error, whichever step finds it, is one
+// line after "ration run: " and exit status 255, with the library's
+// message once (RATION_JOBS=x through runner.New used to print "usage
+// error: usage error: ...").
+func TestRunUsageErrorOneLine(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"true", ":::", "a"}, map[string]string{"RATION_JOBS": "x"}, "RATION_JOBS: " + jobsErr("x")},
+		{[]string{"-j", "zero", "true", ":::", "a"}, nil, "--jobs: " + jobsErr("zero")},
+		{[]string{"--fs-root", "/does/not/exist", "true", ":::", "a"}, nil, "--fs-root /does/not/exist: not a directory"},
+		{[]string{"-a", "/does/not/exist", "true"}, nil, "-a /does/not/exist: no such file or directory"},
+	} {
+		var out, errb strings.Builder
+		code := runMain(c.args, func(k string) string { return c.env[k] }, strings.NewReader(""), &out, &errb)
+		if code != exitUsage || out.Len() > 0 || errb.String() != "ration run: "+c.want+"\n" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 255 and %q", c.args, code, out.String(), errb.String(), "ration run: "+c.want)
+		}
+	}
+}

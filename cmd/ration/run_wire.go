@@ -1,0 +1,285 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync/atomic"
+
+	"github.com/ration-run/ration/limits"
+	"github.com/ration-run/ration/runner"
+	"github.com/ration-run/ration/runner/input"
+	"github.com/ration-run/ration/runner/logs"
+	"github.com/ration-run/ration/runner/progress"
+	"github.com/ration-run/ration/runner/reaper"
+	"github.com/ration-run/ration/runner/watchdog"
+)
+
+// wiring is a planned run built: the runner and everything around it.
+type wiring struct {
+	plan     *runPlan
+	stderr   io.Writer
+	reaper   *reaper.Reaper
+	log      *slog.Logger
+	say      sayer
+	decision limits.Decision
+	obs      *observation
+	adapt    *adaptation
+	bar      *progress.Bar // nil: no bar (a nil Bar does nothing)
+	runner   *runner.Runner
+	stopped  bool // the adaptation and the observation were stopped
+}
+
+// runnerRef is the runner as seen by what is built before it and acts on
+// it while it runs: the watchdog reads its running jobs, the concurrency
+// controllers resize it. The runner needs them (as its observers and
+// executor) before it exists, so they get this instead, and wire sets it
+// once, right after runner.New and before anything starts: neither the
+// watchdog nor an event can reach it unset. Unset, it has no rows and
+// ignores resizes.
+type runnerRef struct{ p atomic.Pointer[runner.Runner] }
+
+func (x *runnerRef) set(r *runner.Runner) { x.p.Store(r) }
+
+// Rows returns the runner's running jobs.
+func (x *runnerRef) Rows() []watchdog.Row {
+	if r := x.p.Load(); r != nil {
+		return r.Rows()
+	}
+	return nil
+}
+
+// Resize resizes the runner's job pool.
+func (x *runnerRef) Resize(n int, why string) {
+	if r := x.p.Load(); r != nil {
+		r.Resize(n, why)
+	}
+}
+
+// wire builds the run of p in dependency order: the reaper (as PID 1,
+// every job is started through it), the logger, the inputs, the limits
+// decision, the observers, the adaptation, the executor (with --worker,
+// the worker processes start here), the progress bar, the runner. Its
+// errors are usage or input errors; what it started is stopped by close.
+func wire(p *runPlan, stdin io.Reader, stdout, stderr io.Writer) (_ *wiring, err error) {
+	w := &wiring{plan: p, stderr: stderr}
+	defer func() {
+		if err != nil {
+			w.close()
+		}
+	}()
+	// As PID 1 (a container's entrypoint) ration reaps the orphans that
+	// jobs leave behind. Elsewhere the reaper is inactive.
+	if w.reaper, err = reaper.New(context.Background(), reaper.Options{}); err != nil {
+		return nil, err
+	}
+	if err = checkFSRoot(p.limits.FSRoot); err != nil {
+		return nil, err
+	}
+	// The bar comes first: every writer to the terminal (jobs' output, the
+	// logger, ration's own lines) goes through it, so that it clears its
+	// line before their text and redraws after.
+	if w.showBar() {
+		w.bar = progress.New(stderr, progress.Options{Terminal: logs.IsTerminal(stderr), Total: p.input.total})
+		stdout, stderr = w.bar.Wrap(stdout), w.bar.Wrap(stderr)
+		w.stderr = stderr
+	}
+	if w.log, err = logs.New(stderr, p.log); err != nil {
+		return nil, err
+	}
+	w.say = sayer{w: stderr, log: w.log, json: p.observe.json}
+	cfg := p.cfg
+	cfg.Stdout, cfg.Stderr, cfg.Logger = stdout, stderr, w.log
+	if cfg.Input, err = w.inputs(stdin); err != nil {
+		return nil, err
+	}
+	if err = w.decide(); err != nil {
+		return nil, err
+	}
+	cfg.Jobs, cfg.JobsReason = w.decision.Jobs, w.decision.Reason
+	ref := &runnerRef{}
+	if err = w.observe(&cfg, ref); err != nil {
+		return nil, err
+	}
+	if w.runner, err = runner.New(cfg); err != nil {
+		return nil, err
+	}
+	ref.set(w.runner)
+	return w, nil
+}
+
+// inputs opens the inputs of the plan. A -a file that cannot be opened
+// is an input error, before any job runs.
+func (w *wiring) inputs(stdin io.Reader) (input.Seq, error) {
+	in := w.plan.input
+	switch in.kind {
+	case inputArgs:
+		return input.Args(in.args), nil
+	case inputArgFiles:
+		var srcs []input.Seq
+		for _, f := range in.argFiles {
+			if f == "-" {
+				srcs = append(srcs, input.Reader(stdin, in.sep))
+				continue
+			}
+			fh, err := os.Open(f)
+			if err != nil {
+				return nil, fmt.Errorf("-a %s: %v", f, unwrapPathErr(err))
+			}
+			fh.Close()
+			srcs = append(srcs, input.File(f, in.sep))
+		}
+		return input.Concat(srcs...), nil
+	case inputFiles:
+		return input.Files(input.FilesOptions{
+			Patterns: in.patterns,
+			Excludes: in.excludes,
+			Warn:     func(err error) { w.say.say(slog.LevelWarn, "ration run: warning: ", err.Error()) },
+		})
+	}
+	return input.Reader(stdin, in.sep), nil
+}
+
+// decide makes the limits decision: how many jobs, and why.
+func (w *wiring) decide() error {
+	d, err := limits.Decide(w.plan.limits)
+	if err != nil {
+		return err
+	}
+	for _, msg := range d.Warnings {
+		w.say.say(slog.LevelWarn, "ration run: warning: ", msg)
+	}
+	if _, msg := limits.AdjustGOMAXPROCS(d); msg != "" {
+		w.log.Debug(msg)
+	}
+	w.decision = d
+	return nil
+}
+
+// observe builds what watches and steers the run, into cfg: the metrics
+// server and watchdog, the adaptation of concurrency, the executor (with
+// --worker, the worker pool) and the progress bar. ref stands for the
+// runner, which is made after them.
+func (w *wiring) observe(cfg *runner.Config, ref *runnerRef) error {
+	p, d := w.plan, w.decision
+	var err error
+	if w.obs, err = newObservation(p.observe, w.log, w.stderr, d, p.limits.FSRoot, ref.Rows); err != nil {
+		return err
+	}
+	obs := w.obs.observers()
+	w.adapt = newAdaptation(p, w.log, d, w.obs.metrics, ref)
+	if w.adapt.ctrl != nil {
+		obs = append(obs, w.adapt.ctrl)
+		cfg.OOMKills = oomCounter(p.limits.FSRoot)
+	}
+	if w.bar != nil {
+		obs = append(obs, w.bar)
+	}
+	cfg.Observer = obs
+	switch {
+	case p.worker.command == "":
+		if w.reaper.Active() {
+			cfg.Executor = &runner.ProcessExecutor{Reaper: w.reaper}
+		}
+	case cfg.DryRun:
+		// Nothing runs: no worker is started.
+		cfg.Executor = &runner.WorkerExecutor{}
+	default:
+		pool, err := w.adapt.startWorkers(p.worker, p.memAuto, d, obs, ref.Resize, w.stderr, w.reaper)
+		if err != nil {
+			return err
+		}
+		cfg.Executor = &runner.WorkerExecutor{Pool: pool}
+	}
+	return nil
+}
+
+// showBar reports whether to draw the progress bar.
+func (w *wiring) showBar() bool {
+	switch w.plan.bar {
+	case barOn:
+		return true
+	case barIfTerminal:
+		return logs.IsTerminal(w.stderr)
+	}
+	return false
+}
+
+// stop ends the watching of the limits, the worker processes, the
+// metrics server and the watchdog. Only its first call does anything.
+func (w *wiring) stop() {
+	if w.stopped {
+		return
+	}
+	w.stopped = true
+	if w.adapt != nil {
+		w.adapt.stop()
+	}
+	if w.obs != nil {
+		w.obs.stop()
+	}
+}
+
+// close stops what wire started (see stop), and then the reaper. It may
+// be called more than once.
+func (w *wiring) close() {
+	w.stop()
+	if w.reaper != nil {
+		w.reaper.Stop()
+		w.reaper = nil
+	}
+}
+
+// run runs the wired run until it ends or is interrupted, reports it and
+// returns the exit status.
+func (w *wiring) run() int {
+	w.obs.start()
+	w.adapt.start()
+	stopSignals := handleSignals(w.runner, w.stderr, w.say.say, w.plan.cfg.TermTimeout)
+	w.bar.Start()
+	sum, runErr := w.runner.Run(context.Background())
+	w.stop()
+	got := stopSignals()
+	w.bar.Finish()
+	return w.report(sum, runErr, got)
+}
+
+// report writes the summary line, the interruption notice and the error
+// of the run, and returns its exit status.
+func (w *wiring) report(sum runner.Summary, runErr error, got os.Signal) int {
+	say := w.say.say
+	if !w.plan.observe.quiet {
+		line := sum.String()
+		if more := w.adapt.summary(w.plan.memAuto); more != "" {
+			line += "; " + more
+		}
+		say(slog.LevelInfo, "ration: ", line, "event", "summary", "succeeded", sum.Succeeded, "failed", sum.Failed,
+			"quarantined", sum.Quarantined, "killed", sum.Killed, "not_started", sum.NotStarted, "skipped", sum.Skipped)
+	}
+	if got != nil {
+		say(slog.LevelWarn, "ration run: ", fmt.Sprintf("interrupted by %s: %d done, %d failed, %d stopped, %d pulled but not started",
+			sigName(got), sum.Succeeded, sum.Failed, sum.Killed, sum.NotStarted))
+		say(slog.LevelWarn, "", resumeHint(w.plan.args, w.plan.cfg.Joblog, w.plan.input.given()))
+	}
+	if runErr != nil {
+		say(slog.LevelError, "ration run: ", runErr.Error())
+	}
+	switch {
+	case got != nil:
+		return signalStatus(got)
+	case runErr != nil:
+		return exitUsage
+	}
+	return int(min(sum.Failed, 101))
+}
+
+func unwrapPathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
