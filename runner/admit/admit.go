@@ -13,14 +13,18 @@
 //
 //  1. no job runs: a job always starts alone, even one that cannot fit; it
 //     is then OOM-killed alone and reported (rule 3 of OOM kills, below);
+//
 //  2. otherwise, the cgroup's PSI "some avg10" (v2 memory.pressure) is not
 //     above Config.PressureHold: tasks already stall on memory reclaim, the
 //     early sign of an OOM kill, so no job is added until it eases;
+//
 //  3. there is no memory limit (or it could not be read): nothing to check;
+//
 //  4. before the first job has ended with a known peak (slow start, like
 //     TCP's): fewer jobs run than the window, which starts at 1 and doubles
 //     each time Config.Settle passes with the window full and the working
 //     set under Config.SlowStart of the usable memory; and
+//
 //  5. one more job fits:
 //
 //     usable - (working set - running jobs' RSS) >= (running + 1) x one job's peak
@@ -413,6 +417,7 @@ func (g *Gate) Stats() Stats {
 // The number is MemoryJobs of the latest binding decision, or the jobs
 // that ran when it held a start before any estimate (slow start) or for
 // pressure.
+//
 //	memory never bound the jobs (peak 60 MiB per job over 40 jobs)
 func (s Stats) String() string {
 	if s.BoundDecisions == 0 {
