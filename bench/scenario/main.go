@@ -3,7 +3,7 @@
 //
 // Usage (from bench/, as root; `make bench` builds everything and runs this):
 //
-//	scenario [-quick] [-only analyzer,oom,overhead,flatmem,quota] [-out results] [-bin bin]
+//	scenario [-quick] [-only analyzer,oom,overhead,flatmem,quota,mempod] [-out results] [-bin bin]
 //
 // Every contender runs in a fresh child cgroup (cgroup v1: cpu, cpuacct when
 // present, memory; cgroup v2: one cgroup with cpu and memory) of the
@@ -24,6 +24,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -71,7 +72,7 @@ type section struct {
 
 func main() {
 	quick := flag.Bool("quick", false, "small job counts, one repetition: for developing the harness, not for publishing")
-	only := flag.String("only", "analyzer,oom,overhead,flatmem,quota", "comma-separated scenarios to run")
+	only := flag.String("only", scenarioIDs, "comma-separated scenarios to run")
 	out := flag.String("out", "results", "directory for RESULTS.md, CSV and SVG files")
 	bin := flag.String("bin", "bin", "directory holding ration, burn and poolmap")
 	note := flag.String("note", "", "a sentence about the machine's load during the run, printed in RESULTS.md")
@@ -82,7 +83,15 @@ func main() {
 	}
 }
 
+// scenarioIDs lists every scenario -only may name, in the order they run.
+const scenarioIDs = "analyzer,oom,overhead,flatmem,quota,mempod"
+
 func mainErr(quick bool, only, out, bin, note string) error {
+	for _, s := range strings.Split(only, ",") {
+		if !slices.Contains(strings.Split(scenarioIDs, ","), strings.TrimSpace(s)) {
+			return fmt.Errorf("-only: unknown scenario %q (known: %s)", strings.TrimSpace(s), scenarioIDs)
+		}
+	}
 	if os.Geteuid() != 0 {
 		return errors.New("the scenarios create cgroups and need root; run `sudo make bench`")
 	}
@@ -147,7 +156,7 @@ func mainErr(quick bool, only, out, bin, note string) error {
 		id string
 		fn func(context.Context, *env, calibration) (section, error)
 	}
-	for _, s := range []scen{{"analyzer", analyzer}, {"oom", oomScenario}, {"overhead", overhead}, {"flatmem", flatMemory}, {"quota", quotaChange}} {
+	for _, s := range []scen{{"analyzer", analyzer}, {"oom", oomScenario}, {"overhead", overhead}, {"flatmem", flatMemory}, {"quota", quotaChange}, {"mempod", memoryPod}} {
 		if !want[s.id] {
 			continue
 		}

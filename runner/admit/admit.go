@@ -1,0 +1,466 @@
+// Package admit decides, before each job starts, whether the memory the
+// jobs share has room for one more, and what to do with a job the kernel's
+// OOM killer took. It holds policy only: the runner reads the memory
+// cgroup (package cgroup), the jobs' resident memory and their exits, and
+// passes them in; a [Gate] answers. Nothing here starts, stops or waits
+// for anything, so every rule is a table test.
+//
+// # Admission
+//
+// The CPU policy (min(2 x quota, 8), or -j, lowered by OOM halvings) stays
+// the upper bound: the runner asks only while fewer jobs than that run, and
+// memory can only lower the number. [Gate.Admit] says Start when:
+//
+//  1. no job runs: a job always starts alone, even one that cannot fit; it
+//     is then OOM-killed alone and reported (rule 3 of OOM kills, below);
+//
+//  2. otherwise, the cgroup's PSI "some avg10" (v2 memory.pressure) is not
+//     above Config.PressureHold: tasks already stall on memory reclaim, the
+//     early sign of an OOM kill, so no job is added until it eases;
+//
+//  3. there is no memory limit (or it could not be read): nothing to check;
+//
+//  4. before the first job has ended with a known peak (slow start, like
+//     TCP's): fewer jobs run than the window, which starts at 1 and doubles
+//     each time Config.Settle passes with the window full and the working
+//     set under Config.SlowStart of the usable memory; and
+//
+//  5. one more job fits:
+//
+//     usable - (working set - running jobs' RSS) >= (running + 1) x one job's peak
+//
+//     where usable is the limit less Config.Margin of it, the working set is
+//     the kernel's (usage minus inactive_file: page cache the kernel drops
+//     first does not count) and one job's peak is the estimate below. So
+//     what is not a job's memory stays where it is, and every job, running
+//     or new, counts at its peak: one still growing keeps its share. A job
+//     whose RSS is unknown (0) counts twice, in the working set and at its
+//     peak, which errs on the safe side.
+//
+// One job's peak is estimated from the finished jobs' peak RSS (the
+// maximum while fewer than Config.MinSamples are known, then the p95 of the
+// latest 1024) and the running jobs' current RSS, whichever is largest. So
+// a job is never started into an OOM that the estimate can foresee, and a
+// job that is still growing keeps its share reserved.
+//
+// Memory is the binding limit when it allows fewer jobs than the CPU policy;
+// [Decision.MemoryJobs] says how many it allows (memory for jobs divided by
+// one job's peak, at least 1), and [Stats.String] says it for the run's
+// summary: "memory bound 3 of 8 jobs: 180 MiB headroom / 60 MiB per job".
+//
+// # OOM kills
+//
+//  1. Attribution ([Attribute]): an attempt that failed (any non-zero exit
+//     or signal: SIGKILL itself, or 137 = 128+9 from a shell whose child was
+//     SIGKILLed, or whatever a wrapper makes of it) while the memory cgroup's
+//     oom_kill counter rose during its run, and whose process group has no
+//     members left, counts as OOM-killed. An attempt the runner stopped
+//     itself (timeout, drain) never does. The kernel does not say which
+//     process it killed, so when other jobs ran while the counter rose they
+//     are named as candidates, and each of them that fails is attributed in
+//     the same way: a job that failed for its own reason during another's
+//     OOM kill may be taken for OOM-killed; that costs it one re-queue
+//     (rule 2), never its result.
+//  2. Re-queue ([OOMRetry]): an OOM-killed job is queued again and does not
+//     count against --retries; the run's concurrency is halved, and the job
+//     starts again only when the jobs running besides it are fewer than the
+//     new size ([OOMRetry.Ready]) and [Gate.Admit] says Start. A halving
+//     never kills running jobs.
+//  3. It fails as OOM-killed once it was killed while no other job ran (it
+//     cannot fit alone), or after Config.OOMAttempts kills (3 by default),
+//     whichever comes first.
+//
+// # Concurrency
+//
+// A Gate is safe for concurrent use, never calls out while holding its lock
+// (it calls nothing at all but Config.Now), and reads the time only through
+// Config.Now.
+package admit
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Defaults for the zero values of Config.
+const (
+	DefaultMargin       = 0.05
+	DefaultPressureHold = 20.0
+	DefaultSlowStart    = 0.75
+	DefaultSettle       = time.Second
+	DefaultMinSamples   = 5
+	DefaultPoll         = 200 * time.Millisecond
+	DefaultOOMAttempts  = 3
+	// sampleWindow is how many of the latest peaks the p95 is taken over:
+	// recent jobs predict the next ones better, and it bounds memory.
+	sampleWindow = 1024
+)
+
+// Config configures a Gate. The zero value is usable: every zero field
+// takes its default.
+type Config struct {
+	// Margin is the share of the limit kept free for what is not a job
+	// (the runner, page tables, a job's peak above its sampled RSS); 0
+	// means DefaultMargin (5%). Values at or above 1 mean 0.99.
+	Margin float64
+	// PressureHold is the PSI "some avg10" percentage above which no job is
+	// added (rule 2); 0 means DefaultPressureHold (20), a negative value
+	// disables the rule.
+	PressureHold float64
+	// SlowStart is the share of the usable memory the working set must
+	// stay under for the slow-start window to double; 0 means
+	// DefaultSlowStart (0.75).
+	SlowStart float64
+	// Settle is how long the window must be full and the working set low
+	// before the window doubles; 0 means DefaultSettle (1 s).
+	Settle time.Duration
+	// MinSamples is the number of finished peaks after which the p95 is
+	// taken instead of the maximum; 0 means DefaultMinSamples (5).
+	MinSamples int
+	// Poll is Decision.RetryAfter of a hold: how soon to ask again when no
+	// job ends first; 0 means DefaultPoll (200 ms).
+	Poll time.Duration
+	// OOMAttempts is how many OOM kills of one job make it fail although
+	// it never ran alone; 0 means DefaultOOMAttempts (3).
+	OOMAttempts int
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+func (c Config) withDefaults() Config {
+	if c.Margin <= 0 {
+		c.Margin = DefaultMargin
+	}
+	c.Margin = min(c.Margin, 0.99)
+	if c.PressureHold == 0 {
+		c.PressureHold = DefaultPressureHold
+	}
+	if c.SlowStart <= 0 {
+		c.SlowStart = DefaultSlowStart
+	}
+	if c.Settle <= 0 {
+		c.Settle = DefaultSettle
+	}
+	if c.MinSamples <= 0 {
+		c.MinSamples = DefaultMinSamples
+	}
+	if c.Poll <= 0 {
+		c.Poll = DefaultPoll
+	}
+	if c.OOMAttempts <= 0 {
+		c.OOMAttempts = DefaultOOMAttempts
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c
+}
+
+// Reading is the state of the memory cgroup the jobs share, e.g. from
+// [FromCgroup]. The zero value means "unknown": no job is held for memory.
+type Reading struct {
+	// Limit is the tightest memory limit in bytes, 0 when none or unknown.
+	Limit int64
+	// WorkingSet is the working set (usage minus inactive_file) of the
+	// cgroup that sets Limit, in bytes.
+	WorkingSet int64
+	// Pressure is true when PSI is available; PressureSome10 is then its
+	// "some avg10" percentage.
+	Pressure       bool
+	PressureSome10 float64
+}
+
+// Request is one question to [Gate.Admit].
+type Request struct {
+	// Reading is the memory cgroup now.
+	Reading Reading
+	// Running holds the current resident memory, in bytes, of each job
+	// running now (its process group's, or its main process's); 0 when
+	// unknown. len(Running) is the number of running jobs.
+	Running []int64
+	// Limit is how many jobs the CPU policy allows now (-j, or the
+	// container's CPUs, lowered by OOM halvings); 0 means no CPU bound.
+	Limit int
+}
+
+// Rule names the admission rule that decided.
+type Rule string
+
+// The rules, in the order they are tried (see the package documentation).
+const (
+	RuleCPU       Rule = "cpu"        // hold: the CPU policy's limit is reached
+	RuleAlone     Rule = "alone"      // start: no job runs
+	RulePressure  Rule = "pressure"   // hold: PSI above Config.PressureHold
+	RuleNoLimit   Rule = "no-limit"   // start: no memory limit known
+	RuleSlowStart Rule = "slow-start" // hold: the slow-start window is full
+	RuleHeadroom  Rule = "headroom"   // hold: one more job does not fit
+	RuleFits      Rule = "fits"       // start: one more job fits
+)
+
+// Decision is [Gate.Admit]'s answer.
+type Decision struct {
+	// Start says whether to start one more job now. When false, ask again
+	// when a job ends or after RetryAfter, whichever comes first.
+	Start      bool
+	RetryAfter time.Duration
+	// Rule is the rule that decided; Reason says why, in words.
+	Rule   Rule
+	Reason string
+	// MemoryBound is true when memory, not the CPU policy, limits the
+	// number of jobs now: it held this job, or MemoryJobs < Limit.
+	MemoryBound bool
+	// MemoryJobs is how many jobs memory allows in all (memory for jobs
+	// divided by one job's peak, at least 1); 0 when unknown (no limit, or
+	// no estimate yet).
+	MemoryJobs int
+	// Headroom is the memory for jobs: usable memory less what is not a
+	// job's (the working set less the running jobs' RSS); PerJob is the
+	// estimate of one job's peak (0: none yet).
+	Headroom int64
+	PerJob   int64
+	// Running and Limit are len(Request.Running) and Request.Limit, for
+	// messages.
+	Running int
+	Limit   int
+}
+
+// Gate applies the admission rules and keeps what they learn: the finished
+// jobs' peaks and the slow-start window. It is safe for concurrent use.
+type Gate struct {
+	cfg Config
+
+	mu          sync.Mutex
+	samples     []int64 // ring of the latest finished peaks
+	next        int
+	window      int       // slow-start window; 0 once a peak is known
+	windowSince time.Time // when the window last changed (zero: no job started yet)
+	holds       int
+	starts      int
+	bound       Decision // the latest decision in which memory was binding
+	boundCount  int
+}
+
+// New returns a Gate for cfg.
+func New(cfg Config) *Gate {
+	return &Gate{cfg: cfg.withDefaults(), window: 1}
+}
+
+// Admit answers whether one more job may start now. It records a Start as
+// started (for the slow-start window); the runner must start the job or
+// call nothing more for it.
+func (g *Gate) Admit(req Request) Decision {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	d := g.decideLocked(req, g.cfg.Now())
+	if d.Start {
+		g.starts++
+	} else {
+		g.holds++
+	}
+	if d.MemoryBound {
+		g.bound = d
+		g.boundCount++
+	}
+	return d
+}
+
+func (g *Gate) decideLocked(req Request, now time.Time) Decision {
+	cfg := g.cfg
+	n := len(req.Running)
+	r := req.Reading
+	d := Decision{Running: n, Limit: req.Limit, RetryAfter: cfg.Poll}
+	var usable, ws int64
+	if r.Limit > 0 {
+		usable = r.Limit - int64(cfg.Margin*float64(r.Limit))
+		ws = max(r.WorkingSet, 0)
+		est := g.estimateLocked(req.Running)
+		var rss int64
+		for _, x := range req.Running {
+			rss += max(x, 0)
+		}
+		d.PerJob = est
+		// What is not a job's (the runner, other processes, page cache
+		// in use) stays; the rest is the jobs'. RSS counts shared pages
+		// once per process, so it may exceed the working set.
+		d.Headroom = usable - max(ws-rss, 0)
+		if est > 0 {
+			d.MemoryJobs = max(int(d.Headroom/est), 1)
+		}
+	}
+	memHold := func(rule Rule, reason string) Decision {
+		d.Rule, d.Reason = rule, reason
+		d.MemoryBound = req.Limit <= 0 || n < req.Limit
+		return d
+	}
+	switch {
+	case req.Limit > 0 && n >= req.Limit:
+		d.Rule, d.Reason = RuleCPU, fmt.Sprintf("%d jobs run: the CPU limit is %d", n, req.Limit)
+		return d
+	case n == 0:
+		if g.windowSince.IsZero() {
+			g.windowSince = now
+		}
+		d.Start = true
+		d.Rule, d.Reason = RuleAlone, "no job runs: one job always starts"
+		d.MemoryBound = d.MemoryJobs > 0 && req.Limit > 0 && d.MemoryJobs < req.Limit
+		return d
+	case r.Pressure && cfg.PressureHold > 0 && r.PressureSome10 > cfg.PressureHold:
+		return memHold(RulePressure, fmt.Sprintf("memory pressure: PSI some avg10 %.2f%% > %.0f%%; %d jobs run", r.PressureSome10, cfg.PressureHold, n))
+	case r.Limit <= 0:
+		d.Start = true
+		d.Rule, d.Reason = RuleNoLimit, "no memory limit"
+		return d
+	}
+	if g.window > 0 && len(g.samples) == 0 {
+		if g.windowSince.IsZero() {
+			g.windowSince = now // jobs were started without asking: settle from here
+		}
+		if n >= g.window && now.Sub(g.windowSince) >= cfg.Settle && float64(ws) <= cfg.SlowStart*float64(usable) {
+			g.window *= 2
+			g.windowSince = now
+		}
+		if n >= g.window {
+			return memHold(RuleSlowStart, fmt.Sprintf("slow start: %d jobs run and no job has ended yet; working set %s of %s (window doubles after %s under %.0f%%)",
+				n, FormatBytes(ws), FormatBytes(usable), cfg.Settle, cfg.SlowStart*100))
+		}
+	}
+	if d.PerJob > 0 && d.Headroom < int64(n+1)*d.PerJob {
+		return memHold(RuleHeadroom, fmt.Sprintf("memory: %s for jobs (%s usable less %s not the jobs') holds %d of %s, and %d run",
+			FormatBytes(d.Headroom), FormatBytes(usable), FormatBytes(usable-d.Headroom), d.MemoryJobs, FormatBytes(d.PerJob), n))
+	}
+	d.Start = true
+	d.Rule, d.Reason = RuleFits, fmt.Sprintf("fits: %s for jobs holds %d of %s, and %d run", FormatBytes(d.Headroom), d.MemoryJobs, FormatBytes(d.PerJob), n)
+	if d.PerJob == 0 {
+		d.Reason = fmt.Sprintf("fits: %d run, in the slow-start window of %d", n, g.window)
+	}
+	d.MemoryBound = d.MemoryJobs > 0 && req.Limit > 0 && d.MemoryJobs < req.Limit
+	return d
+}
+
+// estimateLocked is one job's peak: the finished peaks' maximum (fewer than
+// MinSamples) or p95, or a running job's current RSS if larger.
+func (g *Gate) estimateLocked(running []int64) int64 {
+	var est int64
+	switch n := len(g.samples); {
+	case n == 0:
+	case n < g.cfg.MinSamples:
+		est = slices.Max(g.samples)
+	default:
+		est = p95(g.samples)
+	}
+	for _, x := range running {
+		est = max(est, x)
+	}
+	return est
+}
+
+// p95 is the nearest-rank 95th percentile.
+func p95(v []int64) int64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[max(int(math.Ceil(0.95*float64(len(s))))-1, 0)]
+}
+
+// Finished records the peak resident memory of a job attempt that ended
+// (an OOM-killed one too: its peak is a lower bound of its need). A peak
+// of 0 or less (unknown) is ignored. The first known peak ends slow start.
+func (g *Gate) Finished(peakRSS int64) {
+	if peakRSS <= 0 {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.samples) < sampleWindow {
+		g.samples = append(g.samples, peakRSS)
+	} else {
+		g.samples[g.next] = peakRSS
+		g.next = (g.next + 1) % sampleWindow
+	}
+	g.window = 0
+}
+
+// OOMRetry returns the re-queue rule with the Gate's Config.OOMAttempts.
+func (g *Gate) OOMRetry() OOMRetry { return OOMRetry{MaxKills: g.cfg.OOMAttempts} }
+
+// Stats is a snapshot of a Gate.
+type Stats struct {
+	Starts, Holds int // Admit answers
+	// BoundDecisions counts the decisions in which memory was binding;
+	// Bound is the latest of them (zero when none).
+	BoundDecisions int
+	Bound          Decision
+	// PerJob is the current estimate of one job's peak (0: none), from
+	// Samples finished peaks; SlowStart is true until the first.
+	PerJob    int64
+	Samples   int
+	SlowStart bool
+}
+
+// Stats returns a snapshot of g.
+func (g *Gate) Stats() Stats {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return Stats{Starts: g.starts, Holds: g.holds, BoundDecisions: g.boundCount, Bound: g.bound,
+		PerJob: g.estimateLocked(nil), Samples: len(g.samples), SlowStart: len(g.samples) == 0}
+}
+
+// String says whether memory bound the number of jobs, for `ration
+// limits` and the run's summary:
+//
+//	memory bound 3 of 8 jobs: 180 MiB headroom / 60 MiB per job (held 12 starts)
+//	memory bound 1 of 4 jobs: memory pressure: PSI some avg10 31.00% > 20%; 1 jobs run (held 3 starts)
+//
+// The number is MemoryJobs of the latest binding decision, or the jobs
+// that ran when it held a start before any estimate (slow start) or for
+// pressure.
+//
+//	memory never bound the jobs (peak 60 MiB per job over 40 jobs)
+func (s Stats) String() string {
+	if s.BoundDecisions == 0 {
+		if s.PerJob > 0 {
+			return fmt.Sprintf("memory never bound the jobs (peak %s per job over %d jobs)", FormatBytes(s.PerJob), s.Samples)
+		}
+		return "memory never bound the jobs"
+	}
+	b := s.Bound
+	jobs, how := b.MemoryJobs, fmt.Sprintf("%s headroom / %s per job", FormatBytes(b.Headroom), FormatBytes(b.PerJob))
+	if b.Rule == RulePressure || b.Rule == RuleSlowStart || jobs == 0 {
+		jobs, how = b.Running, b.Reason
+	}
+	of := ""
+	if b.Limit > 0 {
+		of = fmt.Sprintf(" of %d", b.Limit)
+	}
+	return fmt.Sprintf("memory bound %d%s jobs: %s (held %s)", jobs, of, how, plural(s.Holds, "start"))
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// FormatBytes writes a byte count the way the run's summary does: "85 MiB",
+// "1.5 GiB", "512 KiB", "100 B". Negative counts keep their sign.
+func FormatBytes(n int64) string {
+	if n < 0 {
+		return "-" + FormatBytes(-max(n, -math.MaxInt64))
+	}
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	f, u := float64(n), 0
+	for f >= 1024 && u < len(units)-1 {
+		f /= 1024
+		u++
+	}
+	s := fmt.Sprintf("%.1f", f)
+	s = strings.TrimSuffix(s, ".0")
+	if f >= 100 {
+		s = fmt.Sprintf("%.0f", f)
+	}
+	return s + " " + units[u]
+}

@@ -1,0 +1,128 @@
+package admit
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/ration-run/ration/cgroup"
+)
+
+// FromCgroup turns a cgroup reading into a Reading: the tightest limit, the
+// working set of the cgroup that sets it, and the pressure of the process's
+// own cgroup (where the jobs run, so its stalls are theirs).
+func FromCgroup(m cgroup.MemoryReading) Reading {
+	r := Reading{Limit: m.Limit, WorkingSet: m.LimitStat.WorkingSet}
+	if m.Stat.Pressure.Present {
+		r.Pressure, r.PressureSome10 = true, m.Stat.Pressure.Some.Avg10
+	}
+	return r
+}
+
+// Sampler reads the memory cgroup of the calling process as often as a
+// runner admits jobs: it locates the directories once ([cgroup.Reader.MemStat])
+// and then reads only a few small files per Sample. It has no mutable
+// state and is safe for concurrent use.
+type Sampler struct {
+	version       int
+	leaf, limitAt string // limitAt: "" when there is no limit
+}
+
+// NewSampler locates the memory cgroup of the calling process below r.Root.
+func NewSampler(r cgroup.Reader) (*Sampler, error) {
+	m, err := r.MemStat()
+	if err != nil {
+		return nil, err
+	}
+	return &Sampler{version: m.Stat.Version, leaf: m.Stat.Dir, limitAt: m.LimitStat.Dir}, nil
+}
+
+// SamplerFor returns a Sampler of the memory cgroup directory dir of the
+// given version (1 or 2) whose own limit is the one that counts: for a
+// cgroup a runner made for its jobs, or a test's.
+func SamplerFor(dir string, version int) *Sampler {
+	return &Sampler{version: version, leaf: dir, limitAt: dir}
+}
+
+// Sample reads the cgroups now. oomKills is the process's memory cgroup's
+// oom_kill counter, -1 when the kernel does not count. The limit is
+// re-read from the cgroup that set it at NewSampler (a resized pod is
+// seen); when that cgroup no longer has one, Limit is 0.
+func (s *Sampler) Sample() (r Reading, oomKills int64, err error) {
+	leaf, err := cgroup.ReadMemStat(s.leaf, s.version)
+	if err != nil {
+		return Reading{}, -1, err
+	}
+	m := cgroup.MemoryReading{Stat: leaf}
+	if s.limitAt != "" {
+		at := leaf
+		if s.limitAt != s.leaf {
+			if at, err = cgroup.ReadMemStat(s.limitAt, s.version); err != nil {
+				return Reading{}, leaf.OOMKills, err
+			}
+		}
+		m.LimitStat, m.Limit = at, at.Limit
+	}
+	return FromCgroup(m), leaf.OOMKills, nil
+}
+
+// GroupRSS returns the resident memory, in bytes, of the processes of each
+// process group in pgids (a job's, as the runner starts each job in its
+// own group), read from procRoot/PID/stat ("/proc" on Linux) in one pass.
+// A group with no process left has no entry. Processes that exit during
+// the scan are skipped. Without a /proc (not Linux) it returns an error
+// wrapping fs.ErrNotExist.
+func GroupRSS(procRoot string, pgids []int) (map[int]int64, error) {
+	want := map[int]bool{}
+	for _, g := range pgids {
+		want[g] = true
+	}
+	out := map[int]int64{}
+	ents, err := os.ReadDir(procRoot)
+	if err != nil {
+		return out, fmt.Errorf("admit: %w", err)
+	}
+	page := int64(os.Getpagesize())
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(procRoot, e.Name(), "stat"))
+		if err != nil {
+			continue // exited, or a kernel thread we may not read
+		}
+		pgrp, pages, err := parseProcStat(string(b))
+		if err != nil || !want[pgrp] {
+			continue
+		}
+		out[pgrp] += pages * page
+	}
+	return out, nil
+}
+
+// parseProcStat returns the process group (field 5) and resident pages
+// (field 24) of a /proc/PID/stat line. The command name (field 2) may
+// hold spaces and parentheses, so fields are counted after its last ')'.
+func parseProcStat(s string) (pgrp int, rssPages int64, err error) {
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, 0, errors.New("no ')' after the command name")
+	}
+	f := strings.Fields(s[i+1:])
+	// f[0] is field 3 (state): pgrp is f[2], rss f[21].
+	if len(f) < 22 {
+		return 0, 0, fmt.Errorf("%d fields after the command name, want at least 22", len(f))
+	}
+	pgrp, err = strconv.Atoi(f[2])
+	if err != nil {
+		return 0, 0, fmt.Errorf("pgrp %q: %w", f[2], err)
+	}
+	rssPages, err = strconv.ParseInt(f[21], 10, 64)
+	if err != nil || rssPages < 0 {
+		return 0, 0, fmt.Errorf("rss %q: not a page count", f[21])
+	}
+	return pgrp, rssPages, nil
+}
