@@ -59,7 +59,9 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	switch args[0] {
-	case "-h", "--help", "help":
+	case "help":
+		return help(args[1:], stdin, stdout, stderr)
+	case "-h", "--help":
 		usage(stdout)
 		return 0
 	case "--version", "version":
@@ -75,6 +77,22 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitUsage
 }
 
+// help implements `ration help [COMMAND]`: the top-level usage, or the
+// help of one command (what `ration COMMAND --help` prints).
+func help(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stdout)
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run([]string{"--help"}, stdin, stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "ration help: unknown command %q (try 'ration help')\n", args[0])
+	return exitUsage
+}
+
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: ration COMMAND [flags] [args]")
 	fmt.Fprintln(w)
@@ -83,5 +101,5 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'ration COMMAND --help' for the flags of a command.")
+	fmt.Fprintln(w, "Run 'ration help COMMAND' (or 'ration COMMAND --help') for the flags of a command.")
 }
