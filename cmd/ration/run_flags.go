@@ -24,6 +24,8 @@ type runFlags struct {
 	null         bool
 	files        []string
 	excludes     []string
+	hidden       bool
+	gitignore    bool
 	shell        bool
 	shard        string
 	timeout      string
@@ -73,6 +75,8 @@ func newRunFlagSet(f *runFlags) *pflag.FlagSet {
 	fs.BoolVarP(&f.null, "null", "0", false, "inputs are separated by NUL, not newline")
 	fs.StringArrayVar(&f.files, "files", nil, "inputs are the files matching `PATTERN` (** matches directories; repeatable)")
 	fs.StringArrayVar(&f.excludes, "exclude", nil, "leave out files and directories matching `PATTERN` (repeatable)")
+	fs.BoolVar(&f.hidden, "hidden", false, "--files: include hidden files and directories (names starting with '.'; .git never with --gitignore)")
+	fs.BoolVar(&f.gitignore, "gitignore", false, "--files: skip what .gitignore, .ignore and .git/info/exclude ignore, and .git itself")
 	fs.StringVar(&f.timeout, "timeout", "", "stop a job running longer than `DURATION` (500ms, 2m, or seconds)")
 	fs.StringVar(&f.termTimeout, "term-timeout", defaultTermTimeout.String(), "on SIGINT/SIGTERM, let running jobs finish for `DURATION`, then stop them")
 	fs.IntVar(&f.retries, "retries", 0, "run a failing job up to `N` times in all")

@@ -61,6 +61,8 @@ type inputPlan struct {
 	argFiles []string // inputArgFiles; "-" is stdin
 	patterns []string // inputFiles
 	excludes []string // inputFiles
+	// hidden and gitignore are --hidden and --gitignore (inputFiles).
+	hidden, gitignore bool
 	// total is the number of inputs this shard runs when known in advance
 	// (::: arguments), else -1.
 	total int64
@@ -286,6 +288,10 @@ func planInput(p *runPlan, f *runFlags, _ func(string) string) error {
 		return flagMsg("", "give inputs one way: ::: arguments, -a FILE or --files PATTERN")
 	case len(f.excludes) > 0 && len(f.files) == 0:
 		return flagMsg("--exclude", "--exclude needs --files")
+	case f.hidden && len(f.files) == 0:
+		return flagMsg("--hidden", "--hidden needs --files")
+	case f.gitignore && len(f.files) == 0:
+		return flagMsg("--gitignore", "--gitignore needs --files")
 	}
 	switch {
 	case in.kind == inputArgs:
@@ -299,6 +305,7 @@ func planInput(p *runPlan, f *runFlags, _ func(string) string) error {
 		in.kind, in.argFiles = inputArgFiles, f.argFiles
 	case len(f.files) > 0:
 		in.kind, in.patterns, in.excludes = inputFiles, f.files, f.excludes
+		in.hidden, in.gitignore = f.hidden, f.gitignore
 	}
 	return nil
 }

@@ -100,6 +100,12 @@ func planCases() []planCase {
 		{args: c("-a", "in", "echo", ":::", "x"), err: "give inputs one way: ::: arguments, -a FILE or --files PATTERN"},
 		{args: c("-a", "in", "--files", "x", "echo"), err: "give inputs one way: ::: arguments, -a FILE or --files PATTERN"},
 		{args: c("--exclude", "x", "echo"), err: "--exclude needs --files", flag: "--exclude"},
+		{args: c("--files", "x", "--hidden", "--gitignore", "echo"), want: func(p *runPlan) {
+			p.input.kind, p.input.patterns = inputFiles, []string{"x"}
+			p.input.hidden, p.input.gitignore = true, true
+		}},
+		{args: c("--hidden", "echo"), err: "--hidden needs --files", flag: "--hidden"},
+		{args: c("--gitignore", "echo"), err: "--gitignore needs --files", flag: "--gitignore"},
 
 		// Jobs and the limits decision.
 		{args: c("-j", "3", "echo"), want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec = "3", "3" }},

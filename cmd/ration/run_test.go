@@ -579,12 +579,15 @@ func (e e2e) usageErrors(t *testing.T) {
 		{[]string{"--term-timeout", "-1", "true"}, `--term-timeout: "-1" is not a duration`},
 		{[]string{"--shard", "3/3", "true"}, "--shard"},
 		{[]string{"--halt", "later", "true"}, "--halt"},
-		{[]string{"-j", "zero", "true"}, `ration run: -j: "zero" is not a whole number >= 1`},
+		{[]string{"-j", "zero", "true"}, `ration run: --jobs: "zero" is not a whole number >= 1`},
 		{[]string{"--bogus", "true"}, "unknown flag: --bogus"},
 		{[]string{}, "no command given"},
 		{[]string{"-a", "/does/not/exist", "true"}, "-a /does/not/exist: no such file or directory"},
 		{[]string{"--files", "/does/not/exist/**", "true"}, "/does/not/exist"},
 		{[]string{"--resume", "true"}, "need --joblog"},
+		// Errors found when the run starts are one line too, no summary.
+		{[]string{"--joblog", "/does/not/exist/x.log", "true", ":::", "a"}, "/does/not/exist/x.log: no such file or directory"},
+		{[]string{"--files", "no-such-file-*", "true"}, "no-such-file-*: no file matches"},
 		{[]string{"-k", "--line-buffer", "true"}, "cannot be combined"},
 		{[]string{"true", ":::", "a"}, ""}, // not an error: control
 	} {

@@ -135,9 +135,11 @@ func (w *wiring) inputs(stdin io.Reader) (input.Seq, error) {
 		return input.Concat(srcs...), nil
 	case inputFiles:
 		return input.Files(input.FilesOptions{
-			Patterns: in.patterns,
-			Excludes: in.excludes,
-			Warn:     func(err error) { w.say.say(slog.LevelWarn, "ration run: warning: ", err.Error()) },
+			Patterns:  in.patterns,
+			Excludes:  in.excludes,
+			Hidden:    in.hidden,
+			GitIgnore: in.gitignore,
+			Warn:      func(err error) { w.say.say(slog.LevelWarn, "ration run: warning: ", err.Error()) },
 		})
 	}
 	return input.Reader(stdin, in.sep), nil
@@ -251,7 +253,11 @@ func (w *wiring) run() int {
 // of the run, and returns its exit status.
 func (w *wiring) report(sum runner.Summary, runErr error, got os.Signal) int {
 	say := w.say.say
-	if !w.plan.observe.quiet {
+	// A run that failed before it took a single job (a joblog that cannot
+	// be opened, an input that names nothing) is one line on stderr: the
+	// error. A summary of nothing would only hide it.
+	tookNothing := sum.Succeeded+sum.Failed+sum.Killed+sum.NotStarted+sum.Skipped == 0
+	if !w.plan.observe.quiet && !(runErr != nil && tookNothing) {
 		line := sum.String()
 		if more := w.adapt.summary(w.plan.memAuto); more != "" {
 			line += "; " + more
