@@ -162,13 +162,19 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail("--retries: %d is negative", *retries)
 	}
 	if cfg.Halt, err = runner.ParseHalt(*halt); err != nil {
-		return fail("%s", strings.TrimPrefix(err.Error(), runner.ErrUsage.Error()+": "))
+		return fail("--halt %v", err)
+	}
+	if *keepOrder && *lineBuffer {
+		return fail("--line-buffer and --keep-order cannot be combined")
+	}
+	if (*resume || *resumeFailed) && *joblogPath == "" {
+		return fail("--resume and --resume-failed need --joblog")
 	}
 	if *bar && *noBar {
 		return fail("--bar and --no-bar cannot be combined")
 	}
 	if cfg.Shard, err = shardFromFlags(*shardFlag, os.Getenv); err != nil {
-		return fail("%s", strings.TrimPrefix(err.Error(), runner.ErrUsage.Error()+": "))
+		return fail("%v", err)
 	}
 	if *fsRoot != "" {
 		if st, err := os.Stat(*fsRoot); err != nil || !st.IsDir() {
@@ -268,20 +274,21 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	obs := ob.observers()
 	// Adaptation (run_worker.go): the OOM rule and --mem-per-job auto of
 	// the job pool, or the worker pool's own controller; --watch-limits.
-	ad := wFlags.adapt(logger, d, *jobs, memPerJob, *fsRoot, watchInterval, ob.metrics,
-		func(n int, why string) { r.Resize(n, why) })
-	if ad.ctrl != nil {
-		obs = append(obs, ad.ctrl)
+	ad, adaptCfg := wFlags.adapt(logger, d, *jobs, memPerJob, *fsRoot, watchInterval, ob.metrics)
+	cfg.Adapt = adaptCfg
+	if !workerMode {
 		cfg.OOMKills = oomCounter(*fsRoot)
 	}
 	if rp.Active() {
 		cfg.Executor = &runner.ProcessExecutor{Reaper: rp}
 	}
-	workerTimeout := cfg.Timeout
-	var workerExec runner.WorkerExecutor // its Pool starts after runner.New
 	if workerMode {
-		cfg.Timeout = 0 // the worker pool times tasks out (a break, re-dispatched)
-		cfg.Executor = &workerExec
+		// The worker pool times tasks out (a break, re-dispatched).
+		if cfg.Executor, err = ad.workerExecutor(wFlags, d, memPerJob, cfg.Timeout, stderr, rp); err != nil {
+			ob.stop()
+			return fail("%v", err)
+		}
+		cfg.Timeout = 0
 	}
 	showBar := *bar || (!*noBar && !*dryRun && logs.IsTerminal(stderr))
 	var progress *runner.Progress
@@ -294,15 +301,10 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	r, err = runner.New(cfg)
 	if err != nil {
 		ob.stop()
-		return fail("%s", strings.TrimPrefix(err.Error(), runner.ErrUsage.Error()+": "))
-	}
-	if workerMode && !*dryRun {
-		if workerExec.Pool, err = ad.startPool(wFlags, r, d, memPerJob, workerTimeout, obs, stderr, rp); err != nil {
-			return fail("%v", err)
-		}
+		return fail("%v", err)
 	}
 	ob.start()
-	ad.start()
+	ad.start(r.Controller())
 
 	stopSignals := handleSignals(r, stderr, say, cfg.TermTimeout)
 	sum, runErr := r.Run(context.Background())
@@ -395,7 +397,7 @@ func shardFromFlags(flag string, getenv func(string) string) (runner.Shard, erro
 	}
 	i := getenv("JOB_COMPLETION_INDEX")
 	if i == "" {
-		return runner.Shard{}, fmt.Errorf("%w: RATION_SHARD_COUNT=%s is set but JOB_COMPLETION_INDEX is not", runner.ErrUsage, n)
+		return runner.Shard{}, fmt.Errorf("RATION_SHARD_COUNT=%s is set but JOB_COMPLETION_INDEX is not", n)
 	}
 	s, err := runner.NewShard(i, n)
 	if err != nil {

@@ -16,10 +16,10 @@ import (
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/adapt"
-	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/metrics"
 	"github.com/ration-run/ration/runner/reaper"
 	"github.com/ration-run/ration/runner/worker"
+	"github.com/ration-run/ration/runner/workerexec"
 )
 
 // memFlag is --mem-per-job: a size, or "auto" to learn the memory of one
@@ -72,12 +72,12 @@ func addWorkerFlags(fs *pflag.FlagSet) *workerFlags {
 	return f
 }
 
-// adaptation is what changes a run's concurrency while it runs: the worker
-// pool (--worker) with its own controller, or the controller of the
-// runner's job pool, and the goroutine that watches the limits.
+// adaptation is what changes a run's concurrency while it runs: the
+// runner's controller (the runner owns it, in both modes), the worker
+// pool's executor (--worker), and the goroutine that watches the limits.
 type adaptation struct {
-	pool *worker.Pool      // --worker; nil otherwise
-	ctrl *adapt.Controller // the controller of the pool or of the runner
+	exec *workerexec.Executor // --worker; nil otherwise
+	ctrl *adapt.Controller    // the runner's; set by start
 	log  *slog.Logger
 
 	interval time.Duration
@@ -125,17 +125,14 @@ func oomCounter(fsRoot string) func() (int64, error) {
 	return func() (int64, error) { return cgroup.OOMKills(snap.MemoryDir, snap.MemoryVersion) }
 }
 
-// adapt sets up the run's adaptation before runner.New: in process mode a
-// controller that the runner's events drive (returned as an observer to
-// add), with the OOM rule; in worker mode nothing yet (see startPool).
-// jobs is the -j flag; resize is called with the new size.
+// adapt sets up the run's adaptation before runner.New: the runner's
+// controller configuration (with the OOM rule in process mode) and the
+// limits watch. jobs is the -j flag.
 func (f *workerFlags) adapt(log *slog.Logger, d limits.Decision, jobs string, mem memFlag, fsRoot string,
-	interval time.Duration, m *metrics.Metrics, resize func(n int, why string)) *adaptation {
+	interval time.Duration, m *metrics.Metrics) (*adaptation, *adapt.Config) {
 	a := &adaptation{log: log, interval: interval}
-	if *f.command == "" {
-		a.ctrl = adapt.New(adapt.ResizeFunc(resize), adapt.Config{Limit: d.Jobs, LimitReason: d.Reason,
-			LearnMemory: mem.auto, MemoryLimit: adapt.MemoryOf(d), HalveOnJobOOM: true, Logger: log})
-	}
+	ac := &adapt.Config{LimitReason: d.Reason, LearnMemory: mem.auto, MemoryLimit: adapt.MemoryOf(d),
+		HalveOnJobOOM: *f.command == "", Logger: log}
 	if *f.watchLimits && fsRoot == "" {
 		// DecideFrom does not read RATION_JOBS: pass the value in force.
 		spec := jobs
@@ -151,31 +148,31 @@ func (f *workerFlags) adapt(log *slog.Logger, d limits.Decision, jobs string, me
 			return nd, err
 		}
 	}
-	return a
+	return a, ac
 }
 
-// startPool starts the worker processes (--worker) for the runner r, for
-// its runner.WorkerExecutor. obs receives the pool's worker and pool
-// events (the runner reports the job events itself); the pool's resizes
-// resize r too, so no more jobs wait for a worker than there are workers.
-func (a *adaptation) startPool(f *workerFlags, r *runner.Runner, d limits.Decision, mem memFlag,
-	timeout time.Duration, obs event.Observer, stderr io.Writer, rp *reaper.Reaper) (*worker.Pool, error) {
-	p, err := worker.New(context.Background(), worker.Config{
+// workerExecutor returns the executor of the worker processes (--worker),
+// which the runner starts and stops; its pool's events go to the run's
+// observers.
+func (a *adaptation) workerExecutor(f *workerFlags, d limits.Decision, mem memFlag,
+	timeout time.Duration, stderr io.Writer, rp *reaper.Reaper) (*workerexec.Executor, error) {
+	e, err := workerexec.New(worker.Config{
 		Reaper:  rp,
 		Command: worker.ShellCommand(*f.command), Size: d.Jobs, Timeout: timeout,
-		MaxBreaks: *f.maxBreaks, MaxTasks: *f.maxTasks, MaxRSS: int64(f.maxRSS),
-		Observer: runner.WorkerEvents(obs, r.Resize), Logger: a.log, Stderr: stderr,
-		Adapt: adapt.Config{LimitReason: d.Reason, LearnMemory: mem.auto, MemoryLimit: adapt.MemoryOf(d), Logger: a.log},
+		MaxBreaks: *f.maxBreaks, MaxTasks: *f.maxTasks, MaxRSS: int64(f.maxRSS), SampleRSS: mem.auto,
+		Logger: a.log, Stderr: stderr,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("--worker: %w", err)
 	}
-	a.pool, a.ctrl = p, p.Controller()
-	return p, nil
+	a.exec = e
+	return e, nil
 }
 
-// start watches the limits until stop.
-func (a *adaptation) start() {
+// start watches the limits until stop, resizing through ctrl (the
+// runner's controller).
+func (a *adaptation) start(ctrl *adapt.Controller) {
+	a.ctrl = ctrl
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
 	if a.watch != nil && a.ctrl != nil {
@@ -183,20 +180,13 @@ func (a *adaptation) start() {
 	}
 }
 
-// stop ends the watch and the worker processes (a worker gets its stdin
-// closed and some time to exit, then it is killed).
+// stop ends the watch. (The runner stops the worker processes at the end
+// of its run.)
 func (a *adaptation) stop() {
 	if a.cancel != nil {
 		a.cancel()
 	}
 	a.wg.Wait()
-	if a.pool != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := a.pool.Close(ctx); err != nil {
-			a.log.Warn("workers did not stop in time: killed", "err", err)
-		}
-	}
 }
 
 // summary is what the adaptation adds to the summary line: the workers'
@@ -204,8 +194,12 @@ func (a *adaptation) stop() {
 // concurrency changes of the job pool and the learned memory per job.
 func (a *adaptation) summary(memAuto bool) string {
 	switch {
-	case a.pool != nil:
-		return a.pool.Stats().String()
+	case a.exec != nil:
+		st := a.exec.Stats()
+		if a.ctrl != nil {
+			st.Adapt = a.ctrl.Stats()
+		}
+		return st.String()
 	case a.ctrl != nil:
 		if st := a.ctrl.Stats(); st.Resizes > 0 || memAuto {
 			return st.String()

@@ -49,7 +49,7 @@ func TestProcessExecutorEdges(t *testing.T) {
 			var stdout, stderr syncBuf
 			var startedPID int
 			a := &Attempt{Seq: 1, Slot: 1, Argv: tc.argv, Stdout: &stdout, Stderr: &stderr,
-				Started: func(pid int) { startedPID = pid }}
+				Started: func(_, pid int) { startedPID = pid }}
 			if tc.nilOut {
 				a.Stdout, a.Stderr, a.Diag = nil, nil, nil
 			}
@@ -98,7 +98,7 @@ func TestProcessExecutorStop(t *testing.T) {
 	started := make(chan int, 1)
 	a := &Attempt{Seq: 1, Slot: 1, Stdout: &stdout, Stderr: &stdout, Grace: 200 * time.Millisecond,
 		Argv:    []string{"sh", "-c", "trap '' TERM; sleep 30 & echo ready; wait"},
-		Started: func(pid int) { started <- pid }}
+		Started: func(_, pid int) { started <- pid }}
 	done := make(chan AttemptResult, 1)
 	go func() { done <- e.Exec(ctx, a) }()
 	pid := <-started
