@@ -47,9 +47,12 @@ func addObserveFlags(fs *pflag.FlagSet) *observeFlags {
 // logger builds the run's logger from the flags; its error is a usage
 // error.
 func (f *observeFlags) logger(stderr io.Writer) (*slog.Logger, error) {
+	if *f.quiet && *f.debug {
+		return nil, errors.New("--quiet and --debug exclude each other")
+	}
 	l, err := logs.New(stderr, logs.Options{Format: *f.logFormat, Quiet: *f.quiet, Debug: *f.debug})
 	if err != nil {
-		return nil, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), logs.ErrUsage.Error()+": "))
+		return nil, err // names the format and the ones wanted
 	}
 	return l, nil
 }

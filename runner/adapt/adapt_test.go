@@ -323,8 +323,8 @@ func TestCgroupDecider(t *testing.T) {
 	if d.Jobs < 1 || d.Reason == "" {
 		t.Errorf("decision %+v", d)
 	}
-	if _, err := adapt.CgroupDecider(0, "x", 0)(context.Background()); !errors.Is(err, limits.ErrUsage) {
-		t.Errorf("bad -j: %v, want ErrUsage", err)
+	if _, err := adapt.CgroupDecider(0, "x", 0)(context.Background()); err == nil || !strings.Contains(err.Error(), `"x"`) {
+		t.Errorf("bad -j: %v, want an error quoting the value", err)
 	}
 	if _, err := adapt.CgroupDecider(1<<30, "", 0)(context.Background()); err == nil {
 		t.Error("a missing process gave no error")

@@ -70,7 +70,10 @@
 //
 // Each worker runs in its own process group with PR_SET_PDEATHSIG, so a
 // break or Close kills the worker and everything it started, and a worker
-// does not outlive ration. Its oom_score_adj is raised by [OOMScoreAdj], so
+// does not outlive ration. Those, the oom_score_adj below and the OOM-kill
+// counter are Linux's: on other Unix systems workers get a process group
+// but no parent-death signal and no OOM classification, and on Windows a
+// break kills the worker process only. Its oom_score_adj is raised by [OOMScoreAdj], so
 // that the OOM killer takes a worker rather than the pool's owner. Close returns when every worker has been reaped
 // and every goroutine of the pool has ended. Observers are called outside
 // the pool's locks, from the goroutine where the thing happened.
