@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -184,16 +185,22 @@ func TestDrain(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "log")
 	var out syncBuf
+	// Drain once 4 jobs have started processes.
+	var started atomic.Int32
+	allStarted := make(chan struct{})
+	obs := event.Func(func(e event.Event) {
+		if e.Kind == event.JobStarted && e.PID != 0 && started.Add(1) == 4 {
+			close(allStarted)
+		}
+	})
 	r, err := New(Config{Command: []string{"sh", "-c", `[ "$1" -le 2 ] && sleep 0.3 && exit 0; sleep 60`, "sh"},
 		Input: input.Args(nums(20)), Jobs: 4, Joblog: log, TermTimeout: time.Second, Grace: 200 * time.Millisecond,
-		Stdout: &out, Stderr: &out})
+		Stdout: &out, Stderr: &out, Observer: obs})
 	if err != nil {
 		t.Fatal(err)
 	}
 	go func() {
-		for len(r.Running()) < 4 || slices.ContainsFunc(r.Running(), func(j RunningJob) bool { return j.PID == 0 }) {
-			time.Sleep(10 * time.Millisecond)
-		}
+		<-allStarted
 		r.Drain()
 	}()
 	sum, err := r.Run(context.Background())

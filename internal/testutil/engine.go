@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -27,3 +28,30 @@ func WriteFile(t testing.TB, path, value string) {
 		t.Fatalf("writing %q to %s: %v", value, path, err)
 	}
 }
+
+// WatchBuffer is a Buffer that tells when what was written first contains
+// a string: a job's "ready" line, say, as an explicit signal instead of a
+// polling loop.
+type WatchBuffer struct {
+	Buffer
+	want string
+	once sync.Once
+	seen chan struct{}
+}
+
+// NewWatchBuffer returns a WatchBuffer that watches for want.
+func NewWatchBuffer(want string) *WatchBuffer {
+	return &WatchBuffer{want: want, seen: make(chan struct{})}
+}
+
+// Write appends p and signals Seen once the contents hold the string.
+func (w *WatchBuffer) Write(p []byte) (int, error) {
+	n, err := w.Buffer.Write(p)
+	if strings.Contains(w.String(), w.want) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return n, err
+}
+
+// Seen is closed once the contents hold the string.
+func (w *WatchBuffer) Seen() <-chan struct{} { return w.seen }

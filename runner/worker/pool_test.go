@@ -205,11 +205,14 @@ func TestClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	running := make(chan worker.Result)
-	go func() { running <- p.Run(context.Background(), worker.Task{Input: "sleep:500"}) }()
-	waitFor(t, 5*time.Second, "the task to start", func() bool { return p.Stats().Busy == 1 })
+	taken := make(chan struct{})
+	go func() {
+		running <- p.Run(context.Background(), worker.Task{Input: "sleep:500", Started: func(int, int) { close(taken) }})
+	}()
+	<-taken // a worker took the task
 	waiting := make(chan error)
 	go func() { _, err := p.Do(context.Background(), "queued"); waiting <- err }()
-	time.Sleep(50 * time.Millisecond)
+	time.Sleep(50 * time.Millisecond) // most likely waiting for the busy worker by now; ErrClosed either way
 	if err := p.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
