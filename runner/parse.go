@@ -46,8 +46,7 @@ func ParseShard(s string) (Shard, error) {
 }
 
 // NewShard builds a shard from the index and count as strings (as they
-// come from JOB_COMPLETION_INDEX and RATION_SHARD_COUNT); errors wrap
-// ErrUsage.
+// come from JOB_COMPLETION_INDEX and RATION_SHARD_COUNT).
 func NewShard(index, count string) (Shard, error) {
 	iv, err1 := strconv.Atoi(strings.TrimSpace(index))
 	nv, err2 := strconv.Atoi(strings.TrimSpace(count))

@@ -1,6 +1,7 @@
 // Package adapt decides, while a run is going, how many jobs may run at once,
-// and tells whatever runs them (a [Resizer]: the worker pool, the runner's
-// job pool) when that number changes.
+// and tells whatever runs them (a [Resizer]) when that number changes. In
+// ration the runner owns the one Controller of a run (runner.Config.Adapt)
+// and resizes its job pool and, with --worker, the worker pool with it.
 //
 // A [Controller] keeps three bounds and applies the smallest:
 //
