@@ -195,6 +195,9 @@ func (a *adaptation) stop() {
 func (a *adaptation) summary(memAuto bool) string {
 	switch {
 	case a.exec != nil:
+		if a.exec.Pool() == nil {
+			return "" // --dry-run: no worker started
+		}
 		st := a.exec.Stats()
 		if a.ctrl != nil {
 			st.Adapt = a.ctrl.Stats()
