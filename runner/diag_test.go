@@ -30,7 +30,7 @@ func TestOmitErrorLines(t *testing.T) {
 		if got := stderr.String(); omit != (got == "") || (!omit && !strings.HasPrefix(got, "ration: /does/not/exist: ")) {
 			t.Errorf("omit %v: stderr %q", omit, got)
 		}
-		fin := rec.kinds(event.JobFinished)
+		fin := rec.Kind(event.JobFinished)
 		if len(fin) != 1 || fin[0].Err == nil || !strings.Contains(fin[0].Err.Error(), "/does/not/exist") {
 			t.Errorf("omit %v: JobFinished %+v, want the start error", omit, fin)
 		}

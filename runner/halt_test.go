@@ -13,7 +13,7 @@ func TestHaltSoon(t *testing.T) {
 	sum, _, rec, _ := run(t, Config{Command: []string{"sh", "-c", `sleep 0.2; [ "$1" -gt 2 ]`, "sh"},
 		Input: input.Args(nums(40)), Jobs: 2, Halt: Halt{When: HaltSoon, On: HaltOnFail, Count: 2}})
 	// Jobs 1 and 2 fail together; the ones already running finish.
-	if !sum.Halted || sum.Failed != 2 || sum.Killed != 0 || len(rec.kinds(event.JobStarted)) > 4 {
-		t.Errorf("summary %+v, %d started", sum, len(rec.kinds(event.JobStarted)))
+	if !sum.Halted || sum.Failed != 2 || sum.Killed != 0 || len(rec.Kind(event.JobStarted)) > 4 {
+		t.Errorf("summary %+v, %d started", sum, len(rec.Kind(event.JobStarted)))
 	}
 }

@@ -54,7 +54,7 @@ func TestOOMRetry(t *testing.T) {
 		t.Errorf("summary %+v: want 2 succeeded (once, ok), 2 failed (twice, plain), 2 OOM retries", sum)
 	}
 	byInput := map[string][]event.Event{}
-	for _, e := range rec.ev {
+	for _, e := range rec.Events() {
 		byInput[e.Input] = append(byInput[e.Input], e)
 	}
 	kinds := func(in string) string {
@@ -86,8 +86,8 @@ func TestOOMRetry(t *testing.T) {
 	}
 }
 
-// TestOOMRetryWaitsForRoom: with the adapt controller halving on the
-// JobRetried event, the OOM-killed job's retry runs only once fewer jobs
+// TestOOMRetryWaitsForRoom: with the runner's controller (Config.Adapt)
+// halving on the JobRetried event, the OOM-killed job's retry runs only once fewer jobs
 // than the halved size run beside it.
 func TestOOMRetryWaitsForRoom(t *testing.T) {
 	dir, count := dirCounter(t)
@@ -97,16 +97,13 @@ func TestOOMRetryWaitsForRoom(t *testing.T) {
 	hog) [ -e ` + state + `/hog ] && { date +%s%N > ` + state + `/retried; exit 0; }; touch ` + state + `/hog ` + dir + `/hog; sleep 0.2; kill -9 $$ ;;
 	*) sleep 1; date +%s%N > ` + state + `/{} ;;
 	esac`
-	var r *Runner
-	ctrl := adapt.New(adapt.ResizeFunc(func(n int, why string) { r.Resize(n, why) }),
-		adapt.Config{Limit: 4, HalveOnJobOOM: true})
 	var rec recorder
-	var err error
-	r, err = New(Config{Command: []string{"sh", "-c", script}, Input: input.Args([]string{"hog", "s1", "s2", "s3"}),
-		Jobs: 4, Observer: event.Multi{&rec, ctrl}, OOMKills: count})
+	r, err := New(Config{Command: []string{"sh", "-c", script}, Input: input.Args([]string{"hog", "s1", "s2", "s3"}),
+		Jobs: 4, Adapt: &adapt.Config{HalveOnJobOOM: true}, Observer: &rec, OOMKills: count})
 	if err != nil {
 		t.Fatal(err)
 	}
+	ctrl := r.Controller()
 	sum, err := r.Run(context.Background())
 	if err != nil || sum.Succeeded != 4 {
 		t.Fatalf("summary %+v, %v: want all 4 succeeded", sum, err)
@@ -137,7 +134,7 @@ func TestOOMRetryWaitsForRoom(t *testing.T) {
 	if before < 2 {
 		t.Errorf("the retry ran when %d slow jobs had ended, want at least 2 (size 2 after halving)", before)
 	}
-	if rs := rec.kinds(event.PoolResized); len(rs) != 1 || rs[0].Size != 2 {
+	if rs := rec.Kind(event.PoolResized); len(rs) != 1 || rs[0].Size != 2 {
 		t.Errorf("resizes %+v, want one to 2", rs)
 	}
 }

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,11 +10,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/ration-run/ration/internal/testutil"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
 	"github.com/ration-run/ration/runner/joblog"
@@ -24,47 +23,11 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// syncBuf is a bytes.Buffer safe for concurrent writes.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// recorder is an Observer keeping every event.
-type recorder struct {
-	mu sync.Mutex
-	ev []event.Event
-}
-
-func (r *recorder) Observe(e event.Event) {
-	r.mu.Lock()
-	r.ev = append(r.ev, e)
-	r.mu.Unlock()
-}
-
-func (r *recorder) kinds(k event.Kind) []event.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []event.Event
-	for _, e := range r.ev {
-		if e.Kind == k {
-			out = append(out, e)
-		}
-	}
-	return out
-}
+// The shared test helpers, under the names these tests use.
+type (
+	syncBuf  = testutil.Buffer
+	recorder = testutil.Recorder
+)
 
 func run(t *testing.T, cfg Config) (Summary, string, *recorder, error) {
 	t.Helper()
@@ -108,10 +71,10 @@ func TestRunEveryJobOnce(t *testing.T) {
 	if sum.Succeeded != 50 || sum.Failed != 0 || !sum.InputDone {
 		t.Errorf("summary %+v", sum)
 	}
-	if n, m := len(rec.kinds(event.JobStarted)), len(rec.kinds(event.JobFinished)); n != 50 || m != 50 {
+	if n, m := len(rec.Kind(event.JobStarted)), len(rec.Kind(event.JobFinished)); n != 50 || m != 50 {
 		t.Errorf("%d started, %d finished events", n, m)
 	}
-	for _, e := range rec.kinds(event.JobFinished) {
+	for _, e := range rec.Kind(event.JobFinished) {
 		if e.Slot < 1 || e.Slot > 3 || e.PID == 0 || e.PeakRSS <= 0 || e.Outcome != event.Succeeded {
 			t.Errorf("finished event %+v", e)
 		}
@@ -177,60 +140,6 @@ func TestLineBuffer(t *testing.T) {
 		t.Errorf("got %q", out)
 	}
 }
-
-func pidGone(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	if errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	// A zombie still answers kill(0); it is gone for our purpose if its
-	// state is Z.
-	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	f := strings.Fields(string(b))
-	return len(f) > 2 && f[2] == "Z"
-}
-
-func waitGone(t *testing.T, pidFile string) {
-	t.Helper()
-	b, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for !pidGone(pid) {
-		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("child %d of the stopped job is still alive", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func TestTimeoutKillsGroup(t *testing.T) {
-	dir := t.TempDir()
-	pidFile := filepath.Join(dir, "child")
-	// The child ignores SIGTERM: only the group SIGKILL after the grace
-	// can end it.
-	script := `sh -c 'trap "" TERM; echo $$ > ` + pidFile + `; exec sleep 60' & wait`
-	sum, _, rec, err := run(t, Config{Command: []string{"sh", "-c", script}, Input: input.Args([]string{"1"}),
-		Timeout: 300 * time.Millisecond, Grace: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum.Failed != 1 || sum.Killed != 0 {
-		t.Errorf("summary %+v", sum)
-	}
-	fin := rec.kinds(event.JobFinished)
-	if len(fin) != 1 || fin[0].Cause != event.CauseTimeout || !errors.Is(fin[0].Err, ErrTimeout) {
-		t.Errorf("finished %+v", fin)
-	}
-	waitGone(t, pidFile)
-}
-
 func TestRetries(t *testing.T) {
 	dir := t.TempDir()
 	cnt := filepath.Join(dir, "n")
@@ -240,8 +149,8 @@ func TestRetries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Succeeded != 1 || len(rec.kinds(event.JobRetried)) != 2 || out != "try\n" {
-		t.Errorf("summary %+v, retried %d, out %q", sum, len(rec.kinds(event.JobRetried)), out)
+	if sum.Succeeded != 1 || len(rec.Kind(event.JobRetried)) != 2 || out != "try\n" {
+		t.Errorf("summary %+v, retried %d, out %q", sum, len(rec.Kind(event.JobRetried)), out)
 	}
 	os.Remove(cnt)
 	sum, _, _, _ = run(t, Config{Command: []string{"false"}, Input: input.Args([]string{"1"}), Retries: 2})
@@ -256,17 +165,17 @@ func TestHaltNow(t *testing.T) {
 	if sum.Failed != 1 || !sum.Halted || sum.Succeeded != 0 {
 		t.Errorf("summary %+v", sum)
 	}
-	if n := len(rec.kinds(event.JobStarted)); n > 4 {
+	if n := len(rec.Kind(event.JobStarted)); n > 4 {
 		t.Errorf("%d jobs started after the halt", n)
 	}
-	if sum.Killed+sum.Failed+sum.NotStarted != int64(len(rec.kinds(event.JobFinished))) {
-		t.Errorf("summary %+v does not add up to %d finished events", sum, len(rec.kinds(event.JobFinished)))
+	if sum.Killed+sum.Failed+sum.NotStarted != int64(len(rec.Kind(event.JobFinished))) {
+		t.Errorf("summary %+v does not add up to %d finished events", sum, len(rec.Kind(event.JobFinished)))
 	}
 }
 
 func TestStartFailure(t *testing.T) {
 	sum, out, rec, _ := run(t, Config{Command: []string{"/nonexistent/cmd"}, Input: input.Args([]string{"1"})})
-	fin := rec.kinds(event.JobFinished)
+	fin := rec.Kind(event.JobFinished)
 	if sum.Failed != 1 || len(fin) != 1 || fin[0].ExitCode != 127 || !strings.Contains(out, "/nonexistent/cmd") {
 		t.Errorf("summary %+v, events %+v, out %q", sum, fin, out)
 	}
@@ -276,16 +185,22 @@ func TestDrain(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "log")
 	var out syncBuf
+	// Drain once 4 jobs have started processes.
+	var started atomic.Int32
+	allStarted := make(chan struct{})
+	obs := event.Func(func(e event.Event) {
+		if e.Kind == event.JobStarted && e.PID != 0 && started.Add(1) == 4 {
+			close(allStarted)
+		}
+	})
 	r, err := New(Config{Command: []string{"sh", "-c", `[ "$1" -le 2 ] && sleep 0.3 && exit 0; sleep 60`, "sh"},
 		Input: input.Args(nums(20)), Jobs: 4, Joblog: log, TermTimeout: time.Second, Grace: 200 * time.Millisecond,
-		Stdout: &out, Stderr: &out})
+		Stdout: &out, Stderr: &out, Observer: obs})
 	if err != nil {
 		t.Fatal(err)
 	}
 	go func() {
-		for len(r.Running()) < 4 || slices.ContainsFunc(r.Running(), func(j RunningJob) bool { return j.PID == 0 }) {
-			time.Sleep(10 * time.Millisecond)
-		}
+		<-allStarted
 		r.Drain()
 	}()
 	sum, err := r.Run(context.Background())
@@ -366,7 +281,7 @@ func TestResize(t *testing.T) {
 	if _, err := r.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	ev := rec.kinds(event.PoolResized)
+	ev := rec.Kind(event.PoolResized)
 	if len(ev) != 1 || ev[0].Size != 3 || ev[0].Reason != "test" {
 		t.Errorf("events %+v", ev)
 	}
@@ -391,12 +306,12 @@ func TestParsers(t *testing.T) {
 		}
 	}
 	for _, in := range []string{"abc", "-1", "-1s", "NaN", "", "1e300"} {
-		if _, err := ParseDuration(in); !errors.Is(err, ErrUsage) {
+		if _, err := ParseDuration(in); err == nil || strings.Contains(err.Error(), "--") || strings.Contains(err.Error(), "usage error") {
 			t.Errorf("ParseDuration(%q): %v", in, err)
 		}
 	}
 	for _, in := range []string{"3", "3/3", "-1/3", "a/3", "0/0", "1/"} {
-		if _, err := ParseShard(in); !errors.Is(err, ErrUsage) {
+		if _, err := ParseShard(in); err == nil || strings.Contains(err.Error(), "--") || strings.Contains(err.Error(), "usage error") {
 			t.Errorf("ParseShard(%q): %v", in, err)
 		}
 	}
@@ -409,7 +324,7 @@ func TestParsers(t *testing.T) {
 		t.Errorf("%+v %v", h, err)
 	}
 	for _, in := range []string{"later,fail=1", "now", "now,fail=0", "now,x=1", "now,fail=150%"} {
-		if _, err := ParseHalt(in); !errors.Is(err, ErrUsage) {
+		if _, err := ParseHalt(in); err == nil || strings.Contains(err.Error(), "--") || strings.Contains(err.Error(), "usage error") {
 			t.Errorf("ParseHalt(%q): %v", in, err)
 		}
 	}
@@ -442,5 +357,25 @@ func TestFNVMatchesStdlib(t *testing.T) {
 	// Fixed values: the shard rule is a published contract.
 	if (Shard{Index: 0, Count: 3}).Contains("a") != (0xaf63dc4c8601ec8c%3 == 0) {
 		t.Error("shard of \"a\" changed")
+	}
+}
+
+// TestNewErrors: New's errors are plain and name the Config field, not a
+// flag of the CLI.
+func TestNewErrors(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{}, "no command"},
+		{Config{Command: []string{"true"}, KeepOrder: true, LineBuffer: true}, "LineBuffer and KeepOrder"},
+		{Config{Command: []string{"true"}, Resume: true}, "need Joblog"},
+		{Config{Command: []string{"true"}, Retries: -1}, "negative"},
+		{Config{Command: []string{"true"}, Shard: Shard{Index: 3, Count: 3}}, "Shard 3/3"},
+	} {
+		_, err := New(tc.cfg)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "--") {
+			t.Errorf("New(%+v) = %v, want an error about %q without flag names", tc.cfg, err, tc.want)
+		}
 	}
 }

@@ -33,13 +33,10 @@ type wiring struct {
 	stopped  bool // the adaptation and the observation were stopped
 }
 
-// runnerRef is the runner as seen by what is built before it and acts on
-// it while it runs: the watchdog reads its running jobs, the concurrency
-// controllers resize it. The runner needs them (as its observers and
-// executor) before it exists, so they get this instead, and wire sets it
-// once, right after runner.New and before anything starts: neither the
-// watchdog nor an event can reach it unset. Unset, it has no rows and
-// ignores resizes.
+// runnerRef is the runner as the stall watchdog sees it: the watchdog is
+// one of the runner's observers, so it is built before the runner, and
+// wire sets the runner once, right after runner.New and before anything
+// starts: the watchdog's first look comes later. Unset, it has no rows.
 type runnerRef struct{ p atomic.Pointer[runner.Runner] }
 
 func (x *runnerRef) set(r *runner.Runner) { x.p.Store(r) }
@@ -50,13 +47,6 @@ func (x *runnerRef) Rows() []watchdog.Row {
 		return r.Rows()
 	}
 	return nil
-}
-
-// Resize resizes the runner's job pool.
-func (x *runnerRef) Resize(n int, why string) {
-	if r := x.p.Load(); r != nil {
-		r.Resize(n, why)
-	}
 }
 
 // wire builds the run of p in dependency order: the reaper (as PID 1,
@@ -172,29 +162,23 @@ func (w *wiring) observe(cfg *runner.Config, ref *runnerRef) error {
 		return err
 	}
 	obs := w.obs.observers()
-	w.adapt = newAdaptation(p, w.log, d, w.obs.metrics, ref)
-	if w.adapt.ctrl != nil {
-		obs = append(obs, w.adapt.ctrl)
-		cfg.OOMKills = oomCounter(p.limits.FSRoot)
-	}
+	w.adapt, cfg.Adapt = newAdaptation(p, w.log, d, w.obs.metrics)
 	if w.bar != nil {
 		obs = append(obs, w.bar)
 	}
 	cfg.Observer = obs
 	switch {
 	case p.worker.command == "":
+		cfg.OOMKills = oomCounter(p.limits.FSRoot)
 		if w.reaper.Active() {
 			cfg.Executor = &runner.ProcessExecutor{Reaper: w.reaper}
 		}
-	case cfg.DryRun:
-		// Nothing runs: no worker is started.
-		cfg.Executor = &runner.WorkerExecutor{}
 	default:
-		pool, err := w.adapt.startWorkers(p.worker, p.memAuto, d, obs, ref.Resize, w.stderr, w.reaper)
-		if err != nil {
+		// The runner starts the workers when it runs (not with --dry-run,
+		// where nothing runs) and closes them at its end.
+		if cfg.Executor, err = w.adapt.workerExecutor(p.worker, p.memAuto, d, w.stderr, w.reaper); err != nil {
 			return err
 		}
-		cfg.Executor = &runner.WorkerExecutor{Pool: pool}
 	}
 	return nil
 }
@@ -239,7 +223,7 @@ func (w *wiring) close() {
 // returns the exit status.
 func (w *wiring) run() int {
 	w.obs.start()
-	w.adapt.start()
+	w.adapt.start(w.runner.Controller())
 	stopSignals := handleSignals(w.runner, w.stderr, w.say.say, w.plan.cfg.TermTimeout)
 	w.bar.Start()
 	sum, runErr := w.runner.Run(context.Background())

@@ -28,12 +28,10 @@ func TestWireDryRun(t *testing.T) {
 }
 
 // TestRunnerRefUnset: before wire sets the runner, the watchdog sees no
-// rows and a resize is ignored (neither can happen: the watchdog and the
-// controllers start after the runner is set).
+// rows (it cannot look then: it starts after the runner is set).
 func TestRunnerRefUnset(t *testing.T) {
 	var ref runnerRef
 	if rows := ref.Rows(); rows != nil {
 		t.Errorf("rows %v before the runner is set", rows)
 	}
-	ref.Resize(1, "before the runner is set") // must not panic
 }

@@ -11,12 +11,11 @@ import (
 
 	"github.com/ration-run/ration/cgroup"
 	"github.com/ration-run/ration/limits"
-	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/adapt"
-	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/metrics"
 	"github.com/ration-run/ration/runner/reaper"
 	"github.com/ration-run/ration/runner/worker"
+	"github.com/ration-run/ration/runner/workerexec"
 )
 
 // memFlag is --mem-per-job: a size, or "auto" to learn the memory of one
@@ -47,12 +46,13 @@ func (f *memFlag) String() string {
 // Type names the value in pflag's usage text.
 func (f *memFlag) Type() string { return "size|auto" }
 
-// adaptation is what changes a run's concurrency while it runs: the worker
-// pool (--worker) with its own controller, or the controller of the
-// runner's job pool, and the goroutine that watches the limits.
+// adaptation is what changes a run's concurrency while it runs, around
+// the runner's own controller (the runner owns it in both modes, see
+// package runner): the worker processes' executor (--worker) and the
+// goroutine that watches the limits.
 type adaptation struct {
-	pool *worker.Pool      // --worker; nil otherwise
-	ctrl *adapt.Controller // the controller of the pool or of the runner
+	exec *workerexec.Executor // --worker; nil otherwise
+	ctrl *adapt.Controller    // the runner's; set by start
 	log  *slog.Logger
 
 	interval time.Duration
@@ -78,18 +78,16 @@ func oomCounter(fsRoot string) func() (int64, error) {
 	return func() (int64, error) { return cgroup.OOMKills(snap.MemoryDir, snap.MemoryVersion) }
 }
 
-// newAdaptation sets up the run's adaptation before the runner exists:
-// in process mode a controller of the runner's job pool (target, which
-// the runner's events drive once it is added as an observer), with the
-// OOM rule; in worker mode nothing yet (see startWorkers). With
-// --watch-limits it re-decides the limits as they change, and keeps the
-// metrics' limits (m, nil without metrics) up to date.
-func newAdaptation(p *runPlan, log *slog.Logger, d limits.Decision, m *metrics.Metrics, target adapt.Resizer) *adaptation {
+// newAdaptation sets up the run's adaptation before the runner exists,
+// and returns the configuration of the runner's controller: in process
+// mode with the OOM rule (a job OOM-killed halves the size; the worker
+// pool has its own rule for broken workers). With --watch-limits it
+// re-decides the limits as they change, and keeps the metrics' limits (m,
+// nil without metrics) up to date.
+func newAdaptation(p *runPlan, log *slog.Logger, d limits.Decision, m *metrics.Metrics) (*adaptation, *adapt.Config) {
 	a := &adaptation{log: log, interval: p.worker.interval}
-	if p.worker.command == "" {
-		a.ctrl = adapt.New(target, adapt.Config{Limit: d.Jobs, LimitReason: d.Reason,
-			LearnMemory: p.memAuto, MemoryLimit: adapt.MemoryOf(d), HalveOnJobOOM: true, Logger: log})
-	}
+	ac := &adapt.Config{LimitReason: d.Reason, LearnMemory: p.memAuto, MemoryLimit: adapt.MemoryOf(d),
+		HalveOnJobOOM: p.worker.command == "", Logger: log}
 	if p.worker.watch {
 		// The decider reads no RATION_JOBS: it gets the value in force.
 		decide := adapt.CgroupDecider(0, p.jobsSpec, p.limits.MemPerJob)
@@ -101,32 +99,30 @@ func newAdaptation(p *runPlan, log *slog.Logger, d limits.Decision, m *metrics.M
 			return nd, err
 		}
 	}
-	return a
+	return a, ac
 }
 
-// startWorkers starts the worker processes (--worker) and makes the pool
-// the run's controller. obs receives the pool's worker and pool events
-// (the runner reports the job events itself); the pool's resizes go to
-// resize (the runner's), so no more jobs wait for a worker than there
-// are workers.
-func (a *adaptation) startWorkers(w workerPlan, memAuto bool, d limits.Decision, obs event.Observer,
-	resize func(n int, why string), stderr io.Writer, rp *reaper.Reaper) (*worker.Pool, error) {
-	p, err := worker.New(context.Background(), worker.Config{
+// workerExecutor returns the executor of the worker processes
+// (--worker), which the runner starts and stops; its pool's worker
+// events go to the run's observers.
+func (a *adaptation) workerExecutor(w workerPlan, memAuto bool, d limits.Decision, stderr io.Writer, rp *reaper.Reaper) (*workerexec.Executor, error) {
+	e, err := workerexec.New(worker.Config{
 		Reaper:  rp,
 		Command: worker.ShellCommand(w.command), Size: d.Jobs, Timeout: w.timeout,
-		MaxBreaks: w.maxBreaks, MaxTasks: w.maxTasks, MaxRSS: w.maxRSS,
-		Observer: runner.WorkerEvents(obs, resize), Logger: a.log, Stderr: stderr,
-		Adapt: adapt.Config{LimitReason: d.Reason, LearnMemory: memAuto, MemoryLimit: adapt.MemoryOf(d), Logger: a.log},
+		MaxBreaks: w.maxBreaks, MaxTasks: w.maxTasks, MaxRSS: w.maxRSS, SampleRSS: memAuto,
+		Logger: a.log, Stderr: stderr,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("--worker: %w", err)
 	}
-	a.pool, a.ctrl = p, p.Controller()
-	return p, nil
+	a.exec = e
+	return e, nil
 }
 
-// start watches the limits until stop.
-func (a *adaptation) start() {
+// start watches the limits until stop, resizing through ctrl (the
+// runner's controller).
+func (a *adaptation) start(ctrl *adapt.Controller) {
+	a.ctrl = ctrl
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
 	if a.watch != nil && a.ctrl != nil {
@@ -134,20 +130,13 @@ func (a *adaptation) start() {
 	}
 }
 
-// stop ends the watch and the worker processes (a worker gets its stdin
-// closed and some time to exit, then it is killed).
+// stop ends the watch. (The runner stops the worker processes at the end
+// of its run.)
 func (a *adaptation) stop() {
 	if a.cancel != nil {
 		a.cancel()
 	}
 	a.wg.Wait()
-	if a.pool != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := a.pool.Close(ctx); err != nil {
-			a.log.Warn("workers did not stop in time: killed", "err", err)
-		}
-	}
 }
 
 // summary is what the adaptation adds to the summary line: the workers'
@@ -155,8 +144,15 @@ func (a *adaptation) stop() {
 // concurrency changes of the job pool and the learned memory per job.
 func (a *adaptation) summary(memAuto bool) string {
 	switch {
-	case a.pool != nil:
-		return a.pool.Stats().String()
+	case a.exec != nil:
+		if a.exec.Pool() == nil {
+			return "" // --dry-run: no worker started
+		}
+		st := a.exec.Stats()
+		if a.ctrl != nil {
+			st.Adapt = a.ctrl.Stats()
+		}
+		return st.String()
 	case a.ctrl != nil:
 		if st := a.ctrl.Stats(); st.Resizes > 0 || memAuto {
 			return st.String()

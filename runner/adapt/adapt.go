@@ -1,6 +1,7 @@
 // Package adapt decides, while a run is going, how many jobs may run at once,
-// and tells whatever runs them (a [Resizer]: the worker pool, the runner's
-// job pool) when that number changes.
+// and tells whatever runs them (a [Resizer]) when that number changes. In
+// ration the runner owns the one Controller of a run (runner.Config.Adapt)
+// and resizes its job pool and, with --worker, the worker pool with it.
 //
 // A [Controller] keeps three bounds and applies the smallest:
 //
@@ -263,7 +264,9 @@ func (c *Controller) SetMemoryLimit(bytes int64) {
 //     Duration) started before the last halving: jobs that ran side by
 //     side and were OOM-killed together halve once.
 //   - JobFinished with Outcome Succeeded counts towards growing back.
-//     Any other JobFinished, and any JobRetried, ends the run of successes.
+//     Any other JobFinished, any JobRetried, and a WorkerBroken on a task
+//     (Seq set: the task is re-dispatched inside one attempt, so no
+//     JobRetried tells of it) end the run of successes.
 //   - JobFinished with PeakRSS > 0 is a memory sample when
 //     Config.LearnMemory is set.
 //
@@ -275,6 +278,10 @@ func (c *Controller) Observe(e event.Event) {
 	case event.PoolRecreated:
 		if e.Cause == event.CauseOOM {
 			changed = c.halveLocked("systemic OOM breakage")
+		}
+	case event.WorkerBroken:
+		if e.Seq != 0 {
+			c.successes = 0
 		}
 	case event.JobRetried:
 		c.successes = 0

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/ration-run/ration/limits"
@@ -87,6 +88,26 @@ func TestHalveAndGrowBack(t *testing.T) {
 	want := []int{4, 5, 6, 7, 8}
 	if got := s.list(); !slices.Equal(got, want) {
 		t.Errorf("Resize calls %v, want %v", got, want)
+	}
+}
+
+// TestWorkerBreakEndsRun: a worker that breaks on a task ends the run of
+// successes (the task is re-dispatched inside one attempt, so no
+// JobRetried tells of it); one that breaks idle does not.
+func TestWorkerBreakEndsRun(t *testing.T) {
+	var s sizes
+	c := adapt.New(&s, adapt.Config{Limit: 8, GrowAfter: 3})
+	c.Observe(oomRecreated) // 8 -> 4
+	feed(c, success, 2)
+	c.Observe(event.Event{Kind: event.WorkerBroken, Seq: 7, Cause: event.CauseSignal})
+	feed(c, success, 2)
+	if got := c.Size(); got != 4 {
+		t.Fatalf("grew across a worker's break on a task: %d", got)
+	}
+	c.Observe(event.Event{Kind: event.WorkerBroken, Cause: event.CauseExit}) // idle
+	feed(c, success, 1)
+	if got := c.Size(); got != 5 {
+		t.Fatalf("after 3 successes around an idle break: %d, want 5", got)
 	}
 }
 
@@ -302,8 +323,8 @@ func TestCgroupDecider(t *testing.T) {
 	if d.Jobs < 1 || d.Reason == "" {
 		t.Errorf("decision %+v", d)
 	}
-	if _, err := adapt.CgroupDecider(0, "x", 0)(context.Background()); err == nil || !strings.HasPrefix(err.Error(), `jobs: "x" is not`) {
-		t.Errorf("bad -j: %v, want limits' jobs error", err)
+	if _, err := adapt.CgroupDecider(0, "x", 0)(context.Background()); err == nil || !strings.Contains(err.Error(), `"x"`) {
+		t.Errorf("bad -j: %v, want an error quoting the value", err)
 	}
 	if _, err := adapt.CgroupDecider(1<<30, "", 0)(context.Background()); err == nil {
 		t.Error("a missing process gave no error")
@@ -332,6 +353,12 @@ func ExampleController() {
 // OOM-killed one after the other halve once; an attempt that started after
 // the halving and is OOM-killed too halves again.
 func TestSideBySideOOMHalvesOnce(t *testing.T) {
+	// The fake clock of a synctest bubble: the sleeps only order the
+	// times, and take no time.
+	synctest.Test(t, testSideBySideOOMHalvesOnce)
+}
+
+func testSideBySideOOMHalvesOnce(t *testing.T) {
 	var s sizes
 	c := adapt.New(&s, adapt.Config{Limit: 4, HalveOnJobOOM: true})
 	start := time.Now()

@@ -34,12 +34,7 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
-
-	"golang.org/x/sys/unix"
 )
-
-// ErrUsage is wrapped by the errors New returns for invalid options.
-var ErrUsage = errors.New("usage error")
 
 // The formats New accepts.
 const (
@@ -71,12 +66,12 @@ func (o Options) Level() slog.Level {
 }
 
 // New returns a logger writing to w in the format and at the level opts
-// select. The error, wrapping ErrUsage, reports an unknown format or
-// Quiet together with Debug. Every record is written with one Write call,
+// select. The error reports an unknown format or Quiet together with
+// Debug, in the Options' terms. Every record is written with one Write call,
 // so records from concurrent goroutines never interleave.
 func New(w io.Writer, opts Options) (*slog.Logger, error) {
 	if opts.Quiet && opts.Debug {
-		return nil, fmt.Errorf("%w: --quiet and --debug exclude each other", ErrUsage)
+		return nil, errors.New("logs: Quiet and Debug exclude each other")
 	}
 	format := opts.Format
 	if format == "" || format == FormatAuto {
@@ -94,17 +89,13 @@ func New(w io.Writer, opts Options) (*slog.Logger, error) {
 	case FormatJSON:
 		return slog.New(slog.NewJSONHandler(w, ho)), nil
 	}
-	return nil, fmt.Errorf("%w: unknown log format %q (want auto, human, text or json)", ErrUsage, opts.Format)
+	return nil, fmt.Errorf("unknown log format %q (want auto, human, text or json)", opts.Format)
 }
 
 // IsTerminal reports whether w is an *os.File open on a terminal.
 func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
+	return ok && isTerminal(f.Fd())
 }
 
 // HumanHandler is a slog.Handler for a person at a terminal:

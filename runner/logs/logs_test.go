@@ -15,30 +15,15 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
-	"golang.org/x/sys/unix"
 
+	"github.com/ration-run/ration/internal/testutil"
 	"github.com/ration-run/ration/runner/event"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// syncBuffer is a bytes.Buffer safe for the concurrent writes of a test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is the shared buffer safe for concurrent use.
+type syncBuffer = testutil.Buffer
 
 func allEvents(seq int64) []event.Event {
 	return []event.Event{
@@ -150,9 +135,12 @@ func TestLevels(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
-	for _, o := range []Options{{Quiet: true, Debug: true}, {Format: "xml"}} {
-		if _, err := New(os.Stderr, o); !errors.Is(err, ErrUsage) {
-			t.Errorf("New(%+v) error = %v, want ErrUsage", o, err)
+	for o, want := range map[Options]string{
+		{Quiet: true, Debug: true}: "Quiet and Debug exclude each other",
+		{Format: "xml"}:            `unknown log format "xml"`,
+	} {
+		if _, err := New(os.Stderr, o); err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "--") {
+			t.Errorf("New(%+v) error = %v, want %q without flag names", o, err, want)
 		}
 	}
 }
@@ -167,30 +155,6 @@ func TestAutoFormat(t *testing.T) {
 	if !strings.HasPrefix(out.String(), "time=") || !strings.Contains(out.String(), `k="v w"`) {
 		t.Errorf("auto on a buffer wrote %q, want logfmt", out.String())
 	}
-}
-
-// openPTY opens a real pseudo-terminal pair; the slave end is what a
-// process started in a terminal has as stderr.
-func openPTY(t *testing.T) (master, slave *os.File) {
-	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
-	}
-	t.Cleanup(func() { m.Close() })
-	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Skipf("unlockpt: %v", err)
-	}
-	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		t.Skipf("ptsname: %v", err)
-	}
-	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("open pty slave: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return m, s
 }
 
 func TestIsTerminal(t *testing.T) {

@@ -37,119 +37,166 @@ func NewObserver(l *slog.Logger) *Observer { return &Observer{l: l} }
 
 // Observe logs e. It is safe for concurrent use.
 func (o *Observer) Observe(e event.Event) {
-	level, msg := slog.LevelDebug, ""
-	attrs := make([]slog.Attr, 0, 12)
-	attrs = append(attrs, slog.String("event", e.Kind.String()))
-	job := func() {
-		attrs = append(attrs, slog.Int64("seq", e.Seq))
-		if e.Slot > 0 {
-			attrs = append(attrs, slog.Int("slot", e.Slot))
-		}
-		if e.PID > 0 {
-			attrs = append(attrs, slog.Int("pid", e.PID))
-		}
-		if e.Attempt > 1 || e.Kind == event.JobRetried {
-			attrs = append(attrs, slog.Int("attempt", e.Attempt))
-		}
-	}
-	end := func() {
-		attrs = append(attrs, slog.Duration("duration", e.Duration), slog.Int("exit", e.ExitCode))
-		if e.Signal != 0 {
-			attrs = append(attrs, slog.Int("signal", e.Signal))
-		}
-		if e.Cause != event.CauseNone {
-			attrs = append(attrs, slog.String("cause", string(e.Cause)))
-		}
-		if e.PeakRSS > 0 {
-			attrs = append(attrs, slog.Int64("peak_rss_bytes", e.PeakRSS))
-		}
-		if e.Err != nil {
-			attrs = append(attrs, slog.String("err", e.Err.Error()))
-		}
-	}
-	input := func() { attrs = append(attrs, slog.String("input", truncate(e.Input, MaxInputLen))) }
-	worker := func() {
-		if e.Slot > 0 {
-			attrs = append(attrs, slog.Int("slot", e.Slot))
-		}
-		if e.PID > 0 {
-			attrs = append(attrs, slog.Int("pid", e.PID))
-		}
-	}
-	pool := func() { attrs = append(attrs, slog.Int("size", e.Size), slog.String("reason", e.Reason)) }
-
+	r := &record{e: e, attrs: make([]slog.Attr, 0, 12)}
+	r.add(slog.String("event", e.Kind.String()))
+	var level slog.Level
+	var msg string
 	switch e.Kind {
-	case event.JobStarted:
-		msg = "job started"
-		job()
-		input()
-		attrs = append(attrs, slog.Duration("queue_wait", e.QueueWait))
-	case event.JobFinished:
-		job()
-		switch e.Outcome {
-		case event.Succeeded:
-			msg = "job succeeded"
-		case event.NotStarted:
-			msg = "job not started"
-		case event.Quarantined:
-			level, msg = slog.LevelWarn, "job quarantined"
-		default:
-			level, msg = slog.LevelWarn, "job failed"
-		}
-		attrs = append(attrs, slog.String("outcome", e.Outcome.String()))
-		if e.Outcome != event.NotStarted {
-			end()
-		}
-		input()
-	case event.JobRetried:
-		level, msg = slog.LevelInfo, "job retried"
-		job()
-		end()
-		input()
-	case event.JobSkipped:
-		msg = "job skipped"
-		attrs = append(attrs, slog.Int64("seq", e.Seq))
-		input()
-	case event.WorkerStarted:
-		msg = "worker started"
-		worker()
-	case event.WorkerBroken:
-		level, msg = slog.LevelWarn, "worker broken"
-		worker()
-		cause := string(e.Cause)
-		if cause == "" {
-			cause = "unknown"
-		}
-		attrs = append(attrs, slog.String("cause", cause))
-		if e.Seq > 0 {
-			attrs = append(attrs, slog.Int64("seq", e.Seq))
-		}
-		if e.Err != nil {
-			attrs = append(attrs, slog.String("err", e.Err.Error()))
-		}
-	case event.WorkerRetired:
-		level, msg = slog.LevelInfo, "worker retired"
-		if e.Reason == event.ReasonPoolClosed {
-			level = slog.LevelDebug // every worker of every run ends so
-		}
-		worker()
-		attrs = append(attrs, slog.String("reason", e.Reason))
-	case event.PoolResized:
-		level, msg = slog.LevelInfo, "pool resized"
-		pool()
-	case event.PoolRecreated:
-		level, msg = slog.LevelWarn, "pool recreated"
-		pool()
+	case event.JobStarted, event.JobFinished, event.JobRetried, event.JobSkipped:
+		level, msg = r.jobRecord()
 	default:
-		level, msg = slog.LevelWarn, "unknown event"
-		attrs = append(attrs, slog.Int("kind", int(e.Kind)))
+		level, msg = r.poolRecord()
 	}
 	ctx := context.Background()
 	if !o.l.Enabled(ctx, level) {
 		return
 	}
-	o.l.LogAttrs(ctx, level, msg, attrs...)
+	o.l.LogAttrs(ctx, level, msg, r.attrs...)
 }
+
+// record collects the attributes of one event's log record, in the order
+// the records have always had them.
+type record struct {
+	e     event.Event
+	attrs []slog.Attr
+}
+
+func (r *record) add(a ...slog.Attr) { r.attrs = append(r.attrs, a...) }
+
+// jobRecord is the record of a job event.
+func (r *record) jobRecord() (slog.Level, string) {
+	e := r.e
+	switch e.Kind {
+	case event.JobStarted:
+		r.job()
+		r.input()
+		r.add(slog.Duration("queue_wait", e.QueueWait))
+		return slog.LevelDebug, "job started"
+	case event.JobFinished:
+		r.job()
+		level, msg := finished(e.Outcome)
+		r.add(slog.String("outcome", e.Outcome.String()))
+		if e.Outcome != event.NotStarted {
+			r.end()
+		}
+		r.input()
+		return level, msg
+	case event.JobRetried:
+		r.job()
+		r.end()
+		r.input()
+		return slog.LevelInfo, "job retried"
+	}
+	r.add(slog.Int64("seq", e.Seq))
+	r.input()
+	return slog.LevelDebug, "job skipped"
+}
+
+// finished is the level and message of a JobFinished with outcome o.
+func finished(o event.Outcome) (slog.Level, string) {
+	switch o {
+	case event.Succeeded:
+		return slog.LevelDebug, "job succeeded"
+	case event.NotStarted:
+		return slog.LevelDebug, "job not started"
+	case event.Quarantined:
+		return slog.LevelWarn, "job quarantined"
+	}
+	return slog.LevelWarn, "job failed"
+}
+
+// poolRecord is the record of a worker or pool event.
+func (r *record) poolRecord() (slog.Level, string) {
+	e := r.e
+	switch e.Kind {
+	case event.WorkerStarted:
+		r.worker()
+		return slog.LevelDebug, "worker started"
+	case event.WorkerBroken:
+		r.worker()
+		r.broken()
+		return slog.LevelWarn, "worker broken"
+	case event.WorkerRetired:
+		level := slog.LevelInfo
+		if e.Reason == event.ReasonPoolClosed {
+			level = slog.LevelDebug // every worker of every run ends so
+		}
+		r.worker()
+		r.add(slog.String("reason", e.Reason))
+		return level, "worker retired"
+	case event.PoolResized:
+		r.pool()
+		return slog.LevelInfo, "pool resized"
+	case event.PoolRecreated:
+		r.pool()
+		return slog.LevelWarn, "pool recreated"
+	}
+	r.add(slog.Int("kind", int(e.Kind)))
+	return slog.LevelWarn, "unknown event"
+}
+
+// job adds what names a job's attempt.
+func (r *record) job() {
+	e := r.e
+	r.add(slog.Int64("seq", e.Seq))
+	if e.Slot > 0 {
+		r.add(slog.Int("slot", e.Slot))
+	}
+	if e.PID > 0 {
+		r.add(slog.Int("pid", e.PID))
+	}
+	if e.Attempt > 1 || e.Kind == event.JobRetried {
+		r.add(slog.Int("attempt", e.Attempt))
+	}
+}
+
+// end adds how an attempt ended.
+func (r *record) end() {
+	e := r.e
+	r.add(slog.Duration("duration", e.Duration), slog.Int("exit", e.ExitCode))
+	if e.Signal != 0 {
+		r.add(slog.Int("signal", e.Signal))
+	}
+	if e.Cause != event.CauseNone {
+		r.add(slog.String("cause", string(e.Cause)))
+	}
+	if e.PeakRSS > 0 {
+		r.add(slog.Int64("peak_rss_bytes", e.PeakRSS))
+	}
+	if e.Err != nil {
+		r.add(slog.String("err", e.Err.Error()))
+	}
+}
+
+func (r *record) input() { r.add(slog.String("input", truncate(r.e.Input, MaxInputLen))) }
+
+// worker adds what names a worker.
+func (r *record) worker() {
+	if r.e.Slot > 0 {
+		r.add(slog.Int("slot", r.e.Slot))
+	}
+	if r.e.PID > 0 {
+		r.add(slog.Int("pid", r.e.PID))
+	}
+}
+
+// broken adds why a worker broke and on which task.
+func (r *record) broken() {
+	e := r.e
+	cause := string(e.Cause)
+	if cause == "" {
+		cause = "unknown"
+	}
+	r.add(slog.String("cause", cause))
+	if e.Seq > 0 {
+		r.add(slog.Int64("seq", e.Seq))
+	}
+	if e.Err != nil {
+		r.add(slog.String("err", e.Err.Error()))
+	}
+}
+
+func (r *record) pool() { r.add(slog.Int("size", r.e.Size), slog.String("reason", r.e.Reason)) }
 
 // truncate cuts s to at most n bytes at a rune boundary, marking the cut.
 func truncate(s string, n int) string {

@@ -20,4 +20,9 @@
 // Every child process of the program must be started with [Reaper.Start]
 // or [Reaper.ForkExec] while the Reaper is active; a child started any other
 // way may be reaped before its owner waits for it.
+//
+// Reaping is Linux-only (PR_SET_CHILD_SUBREAPER and waitid with WNOWAIT are
+// what make it safe); on other systems the Reaper is always inactive and
+// starts and waits like os/exec and syscall do. On Windows, which has no
+// ForkExec and no wait4, it offers Start and Wait only.
 package reaper

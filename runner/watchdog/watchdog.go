@@ -30,24 +30,15 @@ import (
 	"os"
 	"runtime/pprof"
 	"slices"
-	"strconv"
 	"sync"
-	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ration-run/ration/runner/event"
 )
 
-// Row is one running job as the runner sees it.
-type Row struct {
-	Slot     int       // worker slot ({%}), 1-based
-	PID      int       // process id of the job (or of its worker)
-	Seq      int64     // job number ({#})
-	Input    string    // the job's input
-	Started  time.Time // when the current attempt started
-	LastLine string    // the last line the job wrote to stdout or stderr, "" if none
-}
+// Row is one running job as the runner sees it (event.Row: the runner
+// produces rows without depending on the watchdog).
+type Row = event.Row
 
 // DefaultMinSlow is Options.MinSlow's default.
 const DefaultMinSlow = time.Second
@@ -235,7 +226,7 @@ func (w *Watchdog) check(now time.Time) {
 	for _, r := range slow {
 		w.log.Warn("slow job", "seq", r.Seq, "slot", r.Slot, "pid", r.PID,
 			"running", now.Sub(r.Started).Round(time.Millisecond), "median", median,
-			"factor", w.opts.SlowFactor, "input", clip(r.Input, 200), "last_line", clip(r.LastLine, 200))
+			"factor", w.opts.SlowFactor, "input", event.Clip(r.Input, 200), "last_line", event.Clip(r.LastLine, 200))
 	}
 	if stall {
 		w.reportStall(rows, now, stalledFor)
@@ -250,7 +241,7 @@ func (w *Watchdog) reportStall(rows []Row, now time.Time, stalledFor time.Durati
 	}
 	if w.opts.Out == nil {
 		js := make([]jsonRow, len(rows))
-		for i, r := range sortRows(rows) {
+		for i, r := range event.SortRows(rows) {
 			js[i] = jsonRow{Slot: r.Slot, PID: r.PID, Seq: r.Seq, Input: r.Input,
 				RunningSeconds: now.Sub(r.Started).Seconds(), LastLine: r.LastLine}
 		}
@@ -291,76 +282,11 @@ func WriteGoroutines(w io.Writer) error {
 	return nil
 }
 
-// sortRows returns rows ordered by slot, then job number.
-func sortRows(rows []Row) []Row {
-	rows = slices.Clone(rows)
-	slices.SortFunc(rows, func(a, b Row) int {
-		if a.Slot != b.Slot {
-			return a.Slot - b.Slot
-		}
-		return int(a.Seq - b.Seq)
-	})
-	return rows
-}
-
-// WriteTable writes the running jobs as an aligned table, ordered by slot:
-//
-//	SLOT  PID    SEQ  RUNNING  INPUT        LAST OUTPUT
-//	1     41203  17   12m3s    data/17.csv  chunk 9 of 12
-//
-// Inputs and lines are cut to 80 characters; ones with control characters
-// or invalid UTF-8 are shown Go-quoted, so every job is one line. With no
-// rows it writes "(no jobs running)".
+// WriteTable writes the running jobs as an aligned table, ordered by slot;
+// see event.WriteTable, which it calls.
 func WriteTable(w io.Writer, rows []Row, now time.Time) error {
-	var b bytes.Buffer
-	if len(rows) == 0 {
-		b.WriteString("(no jobs running)\n")
-	} else {
-		tw := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
-		fmt.Fprintln(tw, "SLOT\tPID\tSEQ\tRUNNING\tINPUT\tLAST OUTPUT")
-		for _, r := range sortRows(rows) {
-			fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\n", r.Slot, r.PID, r.Seq,
-				fmtRunning(now.Sub(r.Started)), clip(r.Input, 80), clip(r.LastLine, 80))
-		}
-		tw.Flush()
-	}
-	if _, err := w.Write(b.Bytes()); err != nil {
-		return fmt.Errorf("watchdog: write table: %w", err)
+	if err := event.WriteTable(w, rows, now); err != nil {
+		return fmt.Errorf("watchdog: %w", err)
 	}
 	return nil
-}
-
-// fmtRunning rounds a running time to what a person reads: tenths of a
-// second under a minute, seconds above.
-func fmtRunning(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	if d < time.Minute {
-		return d.Round(100 * time.Millisecond).String()
-	}
-	return d.Round(time.Second).String()
-}
-
-// clip makes s one printable cell of at most n runes (plus quotes).
-func clip(s string, n int) string {
-	quote := !utf8.ValidString(s)
-	for _, r := range s {
-		if r < ' ' || r == 0x7f || !strconv.IsPrint(r) && r != ' ' {
-			quote = true
-			break
-		}
-	}
-	if quote {
-		s = strconv.Quote(s)
-		s = s[1 : len(s)-1]
-	}
-	if utf8.RuneCountInString(s) > n {
-		rs := []rune(s)
-		s = string(rs[:n-3]) + "..."
-	}
-	if s == "" {
-		return "-"
-	}
-	return s
 }

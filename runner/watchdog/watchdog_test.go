@@ -11,32 +11,19 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
 
+	"github.com/ration-run/ration/internal/testutil"
 	"github.com/ration-run/ration/runner/event"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is the shared buffer safe for concurrent use.
+type syncBuffer = testutil.Buffer
 
 // table is a running-jobs table the test changes while the watchdog reads it.
 type table struct {
@@ -96,8 +83,12 @@ func sleeper(t *testing.T) *exec.Cmd {
 }
 
 func TestStallReportOncePerStall(t *testing.T) {
-	cmd := sleeper(t)
-	pid := cmd.Process.Pid
+	// The watchdog's clock is the bubble's: its sleeps take no time.
+	pid := sleeper(t).Process.Pid
+	synctest.Test(t, func(t *testing.T) { stallReportOncePerStall(t, pid) })
+}
+
+func stallReportOncePerStall(t *testing.T, pid int) {
 	var tab table
 	tab.set(Row{Slot: 2, PID: pid, Seq: 41, Input: "stuck-input.csv", Started: time.Now(), LastLine: "chunk 9 of 12"})
 	var out, logs syncBuffer
@@ -143,6 +134,10 @@ func TestStallReportOncePerStall(t *testing.T) {
 }
 
 func TestNoStallWhileJobsFinishOrNoneRun(t *testing.T) {
+	synctest.Test(t, noStallWhileJobsFinishOrNoneRun)
+}
+
+func noStallWhileJobsFinishOrNoneRun(t *testing.T) {
 	var tab table // empty: nothing runs, so waiting is not a stall
 	var out syncBuffer
 	w, err := New(Options{Running: tab.get, StallTimeout: 100 * time.Millisecond, Interval: 10 * time.Millisecond, Out: &out})
@@ -164,6 +159,10 @@ func TestNoStallWhileJobsFinishOrNoneRun(t *testing.T) {
 
 func TestStallJSON(t *testing.T) {
 	cmd := sleeper(t)
+	synctest.Test(t, func(t *testing.T) { stallJSON(t, cmd) })
+}
+
+func stallJSON(t *testing.T, cmd *exec.Cmd) {
 	var tab table
 	tab.set(Row{Slot: 1, PID: cmd.Process.Pid, Seq: 3, Input: "a\tb\xff", Started: time.Now().Add(-time.Hour)})
 	var logs syncBuffer
@@ -190,6 +189,10 @@ func TestStallJSON(t *testing.T) {
 }
 
 func TestSlowJobWarnedOnce(t *testing.T) {
+	synctest.Test(t, slowJobWarnedOnce)
+}
+
+func slowJobWarnedOnce(t *testing.T) {
 	var tab table
 	now := time.Now()
 	tab.set(
@@ -317,6 +320,10 @@ func TestObserveWhileRunning(t *testing.T) {
 // TestSlowFloor: with jobs of a millisecond, a job running 50 ms is five
 // times the median but not slow: it is below MinSlow.
 func TestSlowFloor(t *testing.T) {
+	synctest.Test(t, slowFloor)
+}
+
+func slowFloor(t *testing.T) {
 	var tab table
 	tab.set(Row{Slot: 1, PID: 11, Seq: 100, Input: "jitter", Started: time.Now().Add(-50 * time.Millisecond)})
 	var logs syncBuffer

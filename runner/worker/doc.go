@@ -25,8 +25,11 @@
 // [Pool.Run] (and [Pool.Do]) returns once per task, as succeeded (the
 // worker said ok:true), failed (ok:false: a [*TaskError]; or the task's
 // context ended: its error; or the pool closed: [ErrClosed]) or quarantined
-// ([*QuarantinedError]). Each started task gets exactly one
-// event.JobFinished. All errors are errors.Is/As-able.
+// ([*QuarantinedError]). The pool reports worker and pool events only
+// (event.WorkerStarted, WorkerBroken, WorkerRetired, PoolRecreated): a
+// task's own start and end are its owner's to report, from Task.Started
+// and the Result (the runner does, once per job). All errors are
+// errors.Is/As-able.
 //
 // # Breakage
 //
@@ -48,10 +51,11 @@
 // pool waits Config.Backoff (doubled for each recreation in a row) and
 // starts afresh, with an event.PoolRecreated. Breaks caused by one task
 // count once (a poison task is quarantined, not a reason to recreate), and
-// breaks of retiring workers do not count. When the cause was mostly OOM,
-// the pool's controller (package adapt, [Pool.Controller]) halves the size
-// and grows it back by one after each run of successes, never above the
-// ceiling set by Config.Size or [Pool.Resize]. After
+// breaks of retiring workers do not count. The PoolRecreated event names
+// the cause; a concurrency controller (package adapt) that observes the
+// pool's events halves the size on a mostly-OOM recreation and resizes the
+// pool through [Pool.Resize]. The pool has no controller of its own: in
+// ration run --worker the runner owns it (package runner/workerexec). After
 // Config.MaxRecreations recreations without a successful task in between,
 // the pool gives up: every task fails with a [*BrokenError].
 //
@@ -70,7 +74,10 @@
 //
 // Each worker runs in its own process group with PR_SET_PDEATHSIG, so a
 // break or Close kills the worker and everything it started, and a worker
-// does not outlive ration. Its oom_score_adj is raised by [OOMScoreAdj], so
+// does not outlive ration. Those, the oom_score_adj below and the OOM-kill
+// counter are Linux's: on other Unix systems workers get a process group
+// but no parent-death signal and no OOM classification, and on Windows a
+// break kills the worker process only. Its oom_score_adj is raised by [OOMScoreAdj], so
 // that the OOM killer takes a worker rather than the pool's owner. Close returns when every worker has been reaped
 // and every goroutine of the pool has ended. Observers are called outside
 // the pool's locks, from the goroutine where the thing happened.

@@ -1,11 +1,10 @@
+//go:build linux
+
 package worker_test
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -14,11 +13,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/internal/testutil"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/worker"
 	"go.uber.org/goleak"
@@ -108,20 +106,20 @@ func children(pgids map[int]bool) []string {
 	return out
 }
 
-// recorder is an event.Observer that keeps every event.
+// recorder is a testutil.Recorder that also tracks the workers' pids.
 type recorder struct {
-	mu     sync.Mutex
-	events []event.Event
-	live   map[int]bool // pids of running workers
-	pgids  map[int]bool // every worker ever started
+	testutil.Recorder
+	mu    sync.Mutex
+	live  map[int]bool // pids of running workers
+	pgids map[int]bool // every worker ever started
 }
 
 func newRecorder() *recorder { return &recorder{live: map[int]bool{}, pgids: map[int]bool{}} }
 
 func (r *recorder) Observe(e event.Event) {
+	r.Recorder.Observe(e)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.events = append(r.events, e)
 	switch e.Kind {
 	case event.WorkerStarted:
 		r.live[e.PID] = true
@@ -131,23 +129,9 @@ func (r *recorder) Observe(e event.Event) {
 	}
 }
 
-func (r *recorder) count(k event.Kind) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n := 0
-	for _, e := range r.events {
-		if e.Kind == k {
-			n++
-		}
-	}
-	return n
-}
+func (r *recorder) count(k event.Kind) int { return r.Count(k) }
 
-func (r *recorder) snapshot() []event.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]event.Event(nil), r.events...)
-}
+func (r *recorder) snapshot() []event.Event { return r.Events() }
 
 func (r *recorder) livePIDs() []int {
 	r.mu.Lock()
@@ -188,67 +172,18 @@ func newPool(t *testing.T, cfg worker.Config) (*worker.Pool, *recorder) {
 	return p, rec
 }
 
-// lockedBuffer is a bytes.Buffer safe for concurrent use.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+// lockedBuffer is the shared buffer safe for concurrent use.
+type lockedBuffer = testutil.Buffer
 
 // childCgroup creates a child of this process's own cgroup in the v1
-// hierarchy of controller ("memory" or "cpu") and removes it at cleanup,
-// after killing whatever is still in it. It skips when not root or the
-// hierarchy is not writable.
+// hierarchy of controller ("memory" or "cpu"), removed at cleanup; it
+// skips unless that hierarchy is v1 and writable.
 func childCgroup(t *testing.T, controller string) string {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("not root: cannot create cgroups")
+	dir, version := testutil.ChildCgroup(t, controller)
+	if version != 1 {
+		t.Skipf("no v1 %s hierarchy (version %d)", controller, version)
 	}
-	snap, err := cgroup.Reader{}.Read()
-	if err != nil {
-		t.Skipf("cannot read own cgroups: %v", err)
-	}
-	own, version := snap.MemoryDir, snap.MemoryVersion
-	if controller == "cpu" {
-		own, version = snap.CPUDir, snap.CPUVersion
-	}
-	if own == "" || version != 1 {
-		t.Skipf("no v1 %s hierarchy (version %d, dir %q)", controller, version, own)
-	}
-	dir := filepath.Join(own, fmt.Sprintf("ration-worker-test-%d-%d", os.Getpid(), time.Now().UnixNano()))
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
-			t.Skipf("%s controller not writable: %v", controller, err)
-		}
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for i := 0; i < 100; i++ {
-			b, _ := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
-			pids := strings.Fields(string(b))
-			for _, s := range pids {
-				if pid, err := strconv.Atoi(s); err == nil {
-					syscall.Kill(pid, syscall.SIGKILL)
-				}
-			}
-			if err := os.Remove(dir); err == nil || errors.Is(err, fs.ErrNotExist) {
-				return
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		t.Errorf("could not remove cgroup %s", dir)
-	})
 	return dir
 }
 
@@ -266,14 +201,8 @@ func moveTo(dir string) func(pid int) error {
 	}
 }
 
-// waitFor polls cond until it holds or d passes.
+// waitFor polls cond until it holds or d passes (testutil.Eventually).
 func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.Eventually(t, d, what, cond)
 }

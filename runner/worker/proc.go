@@ -57,9 +57,7 @@ func (p *Pool) startProc(slot int) (*proc, error) {
 	cmd := exec.Command(c.Command[0], c.Command[1:]...)
 	cmd.Dir = c.Dir
 	cmd.Env = c.Env
-	// Own process group: a break or close kills the worker and everything
-	// it started. Pdeathsig: a worker must not outlive ration.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = workerProcAttr()
 
 	var files []*os.File
 	closeAll := func() {
@@ -223,8 +221,8 @@ func (pr *proc) lastStderr() []string {
 // kill kills the worker's process group, then the worker itself in case
 // it left the group.
 func (pr *proc) kill() {
-	syscall.Kill(-pr.pid, syscall.SIGKILL)
-	pr.cmd.Process.Signal(syscall.SIGKILL)
+	killGroup(pr.pid)
+	pr.cmd.Process.Kill()
 }
 
 // killAndWait kills the process group and waits for the worker to be
@@ -239,7 +237,7 @@ func (pr *proc) killAndWait() {
 // up by such children, and waits for the helper goroutines.
 func (pr *proc) release() {
 	<-pr.exited
-	syscall.Kill(-pr.pid, syscall.SIGKILL)
+	killGroup(pr.pid)
 	close(pr.done)
 	pr.stdin.Close()
 	// Let the readers see EOF on their own first, so no output is cut.

@@ -1,14 +1,11 @@
 // Package oomkill holds what the job runner and the worker pool both need
 // to survive the kernel's OOM killer and to tell its kills from other
-// SIGKILLs.
+// SIGKILLs. oom_score_adj is Linux's: elsewhere Prefer does nothing.
 package oomkill
 
 import (
-	"os"
 	"strconv"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -47,30 +44,6 @@ func (v *Victims) Prefer(pid int) {
 	if v.ok {
 		writeScore(pid, v.score)
 	}
-}
-
-// victimScore is this process's oom_score_adj plus ScoreAdj, capped.
-func victimScore() (int, bool) {
-	own, err := os.ReadFile("/proc/self/oom_score_adj")
-	if err != nil {
-		return 0, false
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(string(own)))
-	if err != nil {
-		return 0, false
-	}
-	return min(n+ScoreAdj, 1000), true
-}
-
-// writeScore uses raw system calls: for a /proc file written once, an
-// os.File's poller registration and finalizer are pure cost.
-func writeScore(pid int, score []byte) {
-	fd, err := syscall.Open("/proc/"+strconv.Itoa(pid)+"/oom_score_adj", syscall.O_WRONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return
-	}
-	_, _ = syscall.Write(fd, score)
-	_ = syscall.Close(fd)
 }
 
 // Rose reports whether the OOM-kill counter that read returns is above

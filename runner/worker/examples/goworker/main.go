@@ -19,7 +19,6 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -64,7 +63,7 @@ func (s *state) handle(in string) (any, error) {
 	case "kill":
 		n, _ := strconv.Atoi(arg)
 		signal.Reset() // die by the signal, as the runtime would not let us
-		syscall.Kill(os.Getpid(), syscall.Signal(n))
+		dieBy(n)
 		time.Sleep(10 * time.Second)
 	case "garbage":
 		fmt.Println("this is not JSON")

@@ -1,3 +1,5 @@
+//go:build unix
+
 package runner
 
 import (
@@ -8,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ration-run/ration/internal/testutil"
 )
 
 // TestProcessExecutorEdges runs real processes through ProcessExecutor,
@@ -49,7 +53,7 @@ func TestProcessExecutorEdges(t *testing.T) {
 			var stdout, stderr syncBuf
 			var startedPID int
 			a := &Attempt{Seq: 1, Slot: 1, Argv: tc.argv, Stdout: &stdout, Stderr: &stderr,
-				Started: func(pid int) { startedPID = pid }}
+				Started: func(_, pid int) { startedPID = pid }}
 			if tc.nilOut {
 				a.Stdout, a.Stderr, a.Diag = nil, nil, nil
 			}
@@ -94,17 +98,18 @@ func TestProcessExecutorEdges(t *testing.T) {
 func TestProcessExecutorStop(t *testing.T) {
 	var e ProcessExecutor
 	ctx, cancel := context.WithCancel(context.Background())
-	var stdout syncBuf
+	stdout := testutil.NewWatchBuffer("ready")
 	started := make(chan int, 1)
-	a := &Attempt{Seq: 1, Slot: 1, Stdout: &stdout, Stderr: &stdout, Grace: 200 * time.Millisecond,
+	a := &Attempt{Seq: 1, Slot: 1, Stdout: stdout, Stderr: stdout, Grace: 200 * time.Millisecond,
 		Argv:    []string{"sh", "-c", "trap '' TERM; sleep 30 & echo ready; wait"},
-		Started: func(pid int) { started <- pid }}
+		Started: func(_, pid int) { started <- pid }}
 	done := make(chan AttemptResult, 1)
 	go func() { done <- e.Exec(ctx, a) }()
 	pid := <-started
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(stdout.String(), "ready") && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
+	select {
+	case <-stdout.Seen(): // the shell set its trap and started the sleep
+	case <-time.After(10 * time.Second):
+		t.Fatal("the job did not say it was ready")
 	}
 	cancel()
 	var res AttemptResult
@@ -119,7 +124,7 @@ func TestProcessExecutorStop(t *testing.T) {
 	// The group got SIGKILL before Exec returned; its last member (the
 	// orphaned sleep, which ignores SIGTERM like its shell) is gone as soon
 	// as its new parent reaps it.
-	deadline = time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(2 * time.Second)
 	for syscall.Kill(-pid, 0) != syscall.ESRCH {
 		if time.Now().After(deadline) {
 			t.Fatalf("process group %d still exists 2 s after Exec returned", pid)

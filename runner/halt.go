@@ -1,94 +1,10 @@
 package runner
 
 import (
-	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
-	"time"
 )
-
-// ErrUsage is wrapped by the errors of the option parsers and of New for
-// invalid options: the CLI reports them with exit status 255.
-var ErrUsage = errors.New("usage error")
-
-// ParseDuration parses a duration in Go syntax ("500ms", "2m", "1h30m") or
-// as plain seconds ("0.5", "20"), like GNU parallel's --timeout. Negative,
-// NaN and infinite values are errors wrapping ErrUsage.
-func ParseDuration(s string) (time.Duration, error) {
-	t := strings.TrimSpace(s)
-	if f, err := strconv.ParseFloat(t, 64); err == nil {
-		if f < 0 || math.IsNaN(f) || f*1e9 > math.MaxInt64 {
-			return 0, fmt.Errorf("%w: %q is not a duration", ErrUsage, s)
-		}
-		return time.Duration(f * float64(time.Second)), nil
-	}
-	d, err := time.ParseDuration(t)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("%w: %q is not a duration", ErrUsage, s)
-	}
-	return d, nil
-}
-
-// Shard selects the inputs of one shard of a run split over Count
-// independent runs (Kubernetes Indexed Jobs): an input belongs to shard
-// Index iff the FNV-1a 64-bit hash of its bytes, modulo Count, equals
-// Index. Every run decides alone, from the input alone, so the shards are
-// disjoint and cover every input whatever order or machine they run on.
-// The zero Shard (Count 0) and Count 1 hold every input.
-type Shard struct {
-	Index, Count int
-}
-
-// ParseShard parses "I/N" with 0 <= I < N; errors wrap ErrUsage.
-func ParseShard(s string) (Shard, error) {
-	i, n, ok := strings.Cut(strings.TrimSpace(s), "/")
-	if !ok {
-		return Shard{}, fmt.Errorf("%w: shard %q is not I/N", ErrUsage, s)
-	}
-	return NewShard(i, n)
-}
-
-// NewShard builds a shard from the index and count as strings (as they
-// come from JOB_COMPLETION_INDEX and RATION_SHARD_COUNT); errors wrap
-// ErrUsage.
-func NewShard(index, count string) (Shard, error) {
-	iv, err1 := strconv.Atoi(strings.TrimSpace(index))
-	nv, err2 := strconv.Atoi(strings.TrimSpace(count))
-	if err1 != nil || err2 != nil || nv < 1 || iv < 0 || iv >= nv {
-		return Shard{}, fmt.Errorf("%w: shard %s/%s: want 0 <= I < N", ErrUsage, index, count)
-	}
-	return Shard{Index: iv, Count: nv}, nil
-}
-
-// Contains reports whether input belongs to the shard.
-func (s Shard) Contains(input string) bool {
-	if s.Count <= 1 {
-		return true
-	}
-	return fnv1a64(input)%uint64(s.Count) == uint64(s.Index)
-}
-
-// fnv1a64 is FNV-1a, 64 bit, over the bytes of s (as hash/fnv's New64a,
-// without its allocations).
-func fnv1a64(s string) uint64 {
-	const offset, prime = 14695981039346656037, 1099511628211
-	h := uint64(offset)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= prime
-	}
-	return h
-}
-
-// String returns "I/N", or "" for the zero Shard.
-func (s Shard) String() string {
-	if s.Count == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%d/%d", s.Index, s.Count)
-}
 
 // HaltWhen says what --halt does once its condition holds.
 type HaltWhen int
@@ -131,7 +47,8 @@ type Halt struct {
 // ParseHalt parses a --halt value as GNU parallel does: "never",
 // "now|soon,fail|success|done=N|P%", a bare "P%" (soon,fail=P%), and the
 // legacy numbers 0 (never), 1 (soon,fail=1), 2 (now,fail=1), -1
-// (soon,success=1), -2 (now,success=1). Errors wrap ErrUsage.
+// (soon,success=1), -2 (now,success=1). The error quotes s and says
+// what is wanted.
 func ParseHalt(s string) (Halt, error) {
 	legacy := map[string]string{"0": "never", "1": "soon,fail=1", "2": "now,fail=1", "-1": "soon,success=1", "-2": "now,success=1"}
 	v := strings.TrimSpace(s)
@@ -142,7 +59,7 @@ func ParseHalt(s string) (Halt, error) {
 		v = "soon,fail=" + v
 	}
 	bad := func() (Halt, error) {
-		return Halt{}, fmt.Errorf("%w: --halt %q: want never, or now|soon,fail|success|done=N|P%%", ErrUsage, s)
+		return Halt{}, fmt.Errorf("%q: want never, or now|soon,fail|success|done=N|P%%", s)
 	}
 	if v == "never" {
 		return Halt{}, nil

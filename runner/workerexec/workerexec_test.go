@@ -1,4 +1,4 @@
-package runner
+package workerexec_test
 
 import (
 	"context"
@@ -10,10 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ration-run/ration/internal/testutil"
+	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
 	"github.com/ration-run/ration/runner/joblog"
 	"github.com/ration-run/ration/runner/worker"
+	"github.com/ration-run/ration/runner/workerexec"
 )
 
 // TestWorkerExecutor runs jobs on real Python workers through the runner:
@@ -26,23 +29,21 @@ func TestWorkerExecutor(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("no python3")
 	}
-	py, err := filepath.Abs(filepath.Join("worker", "examples", "worker.py"))
+	py, err := filepath.Abs(filepath.Join("..", "worker", "examples", "worker.py"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec recorder
-	var poolEvents recorder
-	p, err := worker.New(context.Background(), worker.Config{Command: []string{"python3", py}, Size: 2,
-		Observer: WorkerEvents(&poolEvents, nil), Stderr: &syncBuf{}})
+	var rec, poolEvents testutil.Recorder
+	x, err := workerexec.New(worker.Config{Command: []string{"python3", py}, Size: 2,
+		Observer: &poolEvents, Stderr: &testutil.Buffer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close(context.Background())
-	var stdout, stderr syncBuf
+	var stdout, stderr testutil.Buffer
 	jl := filepath.Join(t.TempDir(), "joblog")
 	inputs := []string{"a", "fail:boom", "kill:9", "sleep:100", "b"}
-	r, err := New(Config{Command: []string{"worker", "{}"}, Input: input.Args(inputs), Jobs: 2, KeepOrder: true,
-		Joblog: jl, Observer: &rec, Stdout: &stdout, Stderr: &stderr, Executor: &WorkerExecutor{Pool: p}})
+	r, err := runner.New(runner.Config{Command: []string{"worker", "{}"}, Input: input.Args(inputs), Jobs: 2, KeepOrder: true,
+		Joblog: jl, Observer: &rec, Stdout: &stdout, Stderr: &stderr, Executor: x})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func TestWorkerExecutor(t *testing.T) {
 		t.Errorf("stderr %q: want one line per failed task with its input", errs)
 	}
 	started, finished := map[int64]int{}, map[int64]int{}
-	for _, e := range rec.ev {
+	for _, e := range rec.Events() {
 		switch e.Kind {
 		case event.JobStarted:
 			started[e.Seq]++
@@ -84,21 +85,26 @@ func TestWorkerExecutor(t *testing.T) {
 			t.Errorf("job %d: %d JobStarted, %d JobFinished, want 1 each", seq, started[seq], finished[seq])
 		}
 	}
-	// Replacement workers keep reporting until the pool is closed.
-	if err := p.Close(context.Background()); err != nil {
-		t.Fatal(err)
+	// The run closed the pool when it ended: no worker is left.
+	if ws := x.Pool().Workers(); len(ws) != 0 {
+		t.Errorf("workers left after the run: %+v", ws)
 	}
+	// The pool reports worker events only; the job events are the runner's.
 	for _, k := range []event.Kind{event.JobStarted, event.JobFinished, event.JobRetried} {
-		if n := len(poolEvents.kinds(k)); n > 0 {
-			t.Errorf("%d of the pool's %v events reached the observer", n, k)
+		if n := poolEvents.Count(k); n > 0 {
+			t.Errorf("the pool reported %d %v events", n, k)
 		}
 	}
-	broken := poolEvents.kinds(event.WorkerBroken)
+	// The run's observer sees the pool's worker events too, once each.
+	if a, b := rec.Count(event.WorkerBroken), poolEvents.Count(event.WorkerBroken); a != b {
+		t.Errorf("%d WorkerBroken events reached the run's observer, the pool reported %d", a, b)
+	}
+	broken := poolEvents.Kind(event.WorkerBroken)
 	if len(broken) != 2 {
 		t.Fatalf("%d WorkerBroken events, want 2", len(broken))
 	}
 	// The job's events name the worker's slot, as the pool's own do.
-	for _, e := range rec.kinds(event.JobFinished) {
+	for _, e := range rec.Kind(event.JobFinished) {
 		if e.Seq == 3 && (e.Slot != broken[1].Slot || e.PID != broken[1].PID) {
 			t.Errorf("kill:9 finished on slot %d pid %d, want the last broken worker's: slot %d pid %d",
 				e.Slot, e.PID, broken[1].Slot, broken[1].PID)
@@ -126,29 +132,27 @@ func TestWorkerExecutorDrain(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("no python3")
 	}
-	py, err := filepath.Abs(filepath.Join("worker", "examples", "worker.py"))
+	py, err := filepath.Abs(filepath.Join("..", "worker", "examples", "worker.py"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := worker.New(context.Background(), worker.Config{Command: []string{"python3", py}, Size: 1,
-		Observer: WorkerEvents(nil, nil), Stderr: &syncBuf{}})
+	x, err := workerexec.New(worker.Config{Command: []string{"python3", py}, Size: 1, Stderr: &testutil.Buffer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close(context.Background())
 	// Both jobs wait for the one worker; whichever gets it first runs and
 	// the other must never start.
-	var r *Runner
-	var rec recorder
+	var r *runner.Runner
+	var rec testutil.Recorder
 	var first atomic.Pointer[string]
 	obs := event.Multi{&rec, event.Func(func(e event.Event) {
 		if e.Kind == event.JobStarted && first.CompareAndSwap(nil, &e.Input) {
 			go r.Drain() // not from the observer's own call: Drain does not block, but be plain
 		}
 	})}
-	var stdout syncBuf
-	r, err = New(Config{Command: []string{"worker", "{}"}, Input: input.Args([]string{"sleep:500:a", "sleep:500:b"}),
-		Jobs: 2, TermTimeout: time.Minute, Observer: obs, Stdout: &stdout, Executor: &WorkerExecutor{Pool: p}})
+	var stdout testutil.Buffer
+	r, err = runner.New(runner.Config{Command: []string{"worker", "{}"}, Input: input.Args([]string{"sleep:500:a", "sleep:500:b"}),
+		Jobs: 2, TermTimeout: time.Minute, Observer: obs, Stdout: &stdout, Executor: x})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +167,10 @@ func TestWorkerExecutorDrain(t *testing.T) {
 	if strings.TrimSpace(stdout.String()) != ran {
 		t.Errorf("stdout %q, want only %s's answer", stdout.String(), ran)
 	}
-	for _, e := range rec.ev {
+	for _, e := range rec.Events() {
+		if e.Kind >= event.WorkerStarted {
+			continue // the pool's own events
+		}
 		if e.Input != ran && (e.Kind != event.JobFinished || e.Outcome != event.NotStarted) {
 			t.Errorf("%s: event %v %v, want only JobFinished NotStarted", e.Input, e.Kind, e.Outcome)
 		}

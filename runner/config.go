@@ -1,0 +1,162 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/ration-run/ration/limits"
+	"github.com/ration-run/ration/runner/adapt"
+	"github.com/ration-run/ration/runner/event"
+	"github.com/ration-run/ration/runner/input"
+)
+
+// The causes with which the runner stops running jobs; context.Cause of an
+// attempt's context is one of these (or the caller's) when it was stopped.
+var (
+	// ErrTimeout: the attempt ran longer than Config.Timeout.
+	ErrTimeout = errors.New("job timed out")
+	// ErrInterrupted: Drain's wait ran out, or Kill was called.
+	ErrInterrupted = errors.New("run interrupted")
+	// ErrHalted: --halt now stopped the run.
+	ErrHalted = errors.New("run halted")
+	// ErrOOMKilled is a JobFinished's error for a job whose last attempt
+	// was OOM-killed.
+	ErrOOMKilled = errors.New("OOM-killed (SIGKILL with a rise of the memory cgroup's oom_kill counter)")
+	// ErrInput is wrapped by Run's error when the input could not be read
+	// to its end; the jobs already started were run and recorded.
+	ErrInput = errors.New("input error")
+)
+
+// Config is everything a run needs. The zero value of each field is a
+// usable default unless its comment says otherwise.
+type Config struct {
+	// Command is the command template (required); see package template.
+	Command []string
+	// Shell runs the command through sh -c with quoted substitutions.
+	Shell bool
+	// Input yields the inputs; nil means none.
+	Input input.Seq
+
+	// Jobs is the number of jobs run at once; <= 0 asks limits.Decide
+	// with default options. JobsReason says why, for the summary.
+	Jobs       int
+	JobsReason string
+	// Adapt, when set, makes the Runner own a concurrency controller
+	// (Runner.Controller) that adapts the number of jobs run at once to
+	// the run's events; its Limit is Jobs and its LimitReason JobsReason
+	// when empty. Nil: the size changes only through Resize.
+	Adapt *adapt.Config
+
+	// Timeout stops an attempt that runs longer (0: no limit).
+	Timeout time.Duration
+	// TermTimeout is how long Drain lets running jobs finish before
+	// stopping them (0: stop them at once).
+	TermTimeout time.Duration
+	// Grace is the time between SIGTERM and SIGKILL when a job is stopped
+	// (0: DefaultGrace).
+	Grace time.Duration
+	// Retries is the number of attempts a failing job gets in all, as in
+	// GNU parallel (0 and 1: one attempt). Only the last attempt's output is
+	// printed and logged.
+	Retries int
+	// Halt stops the run early on failures or successes.
+	Halt Halt
+	// DryRun prints each job's command on Stdout instead of running it.
+	DryRun bool
+	// DryRunLine, when set, is the line DryRun prints for a job instead of
+	// its command (e.g. the task line a worker would get); seq is the job
+	// number ({#}).
+	DryRunLine func(input string, seq int64) string
+	// KeepOrder prints the output of jobs in input order (-k); a job's
+	// output waits for the jobs before it, within a window of Jobs+1 jobs.
+	KeepOrder bool
+	// LineBuffer prints output line by line as jobs write it; it cannot be
+	// combined with KeepOrder.
+	LineBuffer bool
+
+	// Joblog is the path of a GNU parallel joblog to write ("" for none).
+	Joblog string
+	// Resume skips the jobs the joblog records (as ended, whatever their
+	// status); ResumeFailed skips only those recorded as succeeded. Both
+	// append to the joblog and need Joblog.
+	Resume, ResumeFailed bool
+	// Shard restricts the run to one shard of the input.
+	Shard Shard
+
+	// Observer receives the run's events (nil: none).
+	Observer event.Observer
+	// Stdout and Stderr receive the jobs' output (nil: discarded).
+	Stdout, Stderr io.Writer
+	// Logger receives warnings (nil: discarded).
+	Logger *slog.Logger
+	// OmitErrorLines leaves out the line ration writes into a job's stderr
+	// when the job could not start or its worker task failed ("ration:
+	// ..."); the JobFinished event's Err carries the same error. For runs
+	// whose stderr must hold log records only (--log-format json).
+	OmitErrorLines bool
+	// Executor runs the attempts (nil: a ProcessExecutor).
+	Executor Executor
+	// OOMKills, when set, reads the oom_kill counter of the memory cgroup
+	// the jobs run in (cgroup.OOMKills of ration's own memory cgroup). An
+	// attempt killed by SIGKILL while the counter rose was OOM-killed
+	// (event.CauseOOM): the job is retried once more without counting
+	// against Retries, and that retry waits until fewer than the pool
+	// size of other jobs run, so it runs at the concurrency the
+	// controller (Adapt with HalveOnJobOOM) lowered on the JobRetried
+	// event. Nil: no OOM classification. A failing read counts as unknown.
+	// It is called from several goroutines, at most about every 50 ms as
+	// jobs start plus a few times after each SIGKILL.
+	OOMKills func() (int64, error)
+	// SpillBytes is the output of one stream of one job held in memory
+	// before it goes to a temporary file in TempDir (0: DefaultSpill;
+	// TempDir "": os.TempDir()).
+	SpillBytes int
+	TempDir    string
+}
+
+// check reports the first invalid field of c, in the Config's own terms.
+func (c *Config) check() error {
+	switch {
+	case len(c.Command) == 0:
+		return errors.New("runner: no command given")
+	case c.KeepOrder && c.LineBuffer:
+		return errors.New("runner: LineBuffer and KeepOrder cannot be combined")
+	case (c.Resume || c.ResumeFailed) && c.Joblog == "":
+		return errors.New("runner: Resume and ResumeFailed need Joblog")
+	case c.Timeout < 0 || c.TermTimeout < 0 || c.Grace < 0 || c.Retries < 0:
+		return errors.New("runner: negative Timeout, TermTimeout, Grace or Retries")
+	case c.Shard.Count < 0 || (c.Shard.Count > 0 && (c.Shard.Index < 0 || c.Shard.Index >= c.Shard.Count)):
+		return fmt.Errorf("runner: Shard %d/%d: want 0 <= Index < Count", c.Shard.Index, c.Shard.Count)
+	}
+	return nil
+}
+
+// withDefaults fills the zero values that have defaults.
+func (c *Config) withDefaults() error {
+	if c.Jobs <= 0 {
+		d, err := limits.Decide(limits.Options{})
+		if err != nil {
+			return fmt.Errorf("runner: deciding Jobs: %w", err)
+		}
+		c.Jobs, c.JobsReason = d.Jobs, d.Reason
+	}
+	if c.Stdout == nil {
+		c.Stdout = io.Discard
+	}
+	if c.Stderr == nil {
+		c.Stderr = io.Discard
+	}
+	if c.SpillBytes <= 0 {
+		c.SpillBytes = DefaultSpill
+	}
+	if c.Grace == 0 {
+		c.Grace = DefaultGrace
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return nil
+}

@@ -1,0 +1,68 @@
+// Package runner runs a command once per input, in parallel, the way GNU
+// parallel and xargs -P do, within a job count decided elsewhere (package
+// limits), and never loses track of a job: every job that starts ends with
+// one event, one joblog line (unless the run itself stopped it) and one
+// count in the Summary, even when the run is interrupted.
+//
+// Inputs are pulled lazily from an input.Seq through a bounded pool, so the
+// first jobs start before the input ends and memory stays flat whatever the
+// input's length. Each job's argv comes from a template.Template; each
+// attempt runs through an Executor: by default one process per attempt, in
+// its own process group (ProcessExecutor), or a task on a long-lived worker
+// process (package runner/workerexec).
+//
+// # One job engine
+//
+// The Runner is the only source of job events (JobStarted, JobRetried,
+// JobFinished) and of the outcome counts in the Summary, whatever the
+// executor: an executor runs one attempt and hands back one AttemptResult.
+// Executors that own processes beyond one attempt (a worker pool) report
+// their own worker and pool events through the observer Run gives them
+// (Starter).
+//
+// # Concurrency
+//
+// The Runner owns the run's concurrency controller (adapt.Controller,
+// Config.Adapt): the controller's inputs are job outcomes (successes grow
+// the size back, OOM kills halve it, peak RSS teaches the memory per job),
+// and those are the Runner's events; its output is the number of jobs that
+// run at once, which the Runner enforces for every executor and passes on to
+// an executor that sizes processes of its own (an adapt.Resizer, such as a
+// worker pool). So there is one controller and one size, in both modes.
+//
+// # Out of memory
+//
+// With Config.OOMKills, an attempt killed by SIGKILL while the memory
+// cgroup's oom_kill counter rose is OOM-killed (event.CauseOOM). The job
+// gets one more attempt that does not count against Retries, and that
+// attempt waits until fewer jobs than the pool size run beside it: the
+// controller with HalveOnJobOOM lowers the size on the JobRetried event, so
+// the retry runs at the lower concurrency.
+//
+// # Stopping
+//
+// Drain stops starting jobs at once (inputs already pulled do not start),
+// lets the running jobs finish for Config.TermTimeout, then stops them
+// (SIGTERM to their process groups, SIGKILL after Config.Grace). Kill stops
+// them at once with SIGKILL. Canceling Run's context is like Drain with no
+// wait. Jobs the run stopped are not written to the joblog, so --resume runs
+// them again; they count as Killed, not Failed.
+//
+// # Events
+//
+// The runner emits one event.JobStarted per attempt, event.JobRetried
+// between attempts, exactly one event.JobFinished per job pulled from the
+// input (Outcome NotStarted for pulled jobs that never started,
+// Quarantined for a job its executor set aside), event.JobSkipped and
+// event.PoolResized to Config.Observer, never while holding a lock. So
+// started = succeeded + failed + quarantined + running holds for the
+// observers (runner/metrics) whatever the executor.
+//
+// # Platforms
+//
+// Process groups, oom_score_adj, the OOM-kill counter and the PID-1 reaper
+// are Linux (process groups: Unix) features. On other Unix systems jobs
+// still run in their own process groups, without OOM classification; on
+// Windows, ProcessExecutor starts jobs with os/exec, without process groups
+// (stopping a job kills its process only) and without peak RSS.
+package runner

@@ -1,0 +1,304 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/ration-run/ration/pool"
+	"github.com/ration-run/ration/runner/event"
+	"github.com/ration-run/ration/runner/joblog"
+)
+
+// job is one job's state across its attempts.
+type job struct {
+	it   item
+	slot int // the runner's slot ({%})
+	rj   *runningJob
+	out  *output
+	argv []string
+
+	n        int           // the attempt running or last run, 1-based
+	res      AttemptResult // the last attempt's result
+	cause    event.Cause
+	outcome  event.Outcome
+	byRun    bool // stopped by the run itself, not by the job or its timeout
+	oomRetry bool // the OOM retry was granted (it does not count against Retries)
+}
+
+// runJob runs one job to its end: attempts, retries, output, joblog,
+// events, halt.
+func (r *Runner) runJob(ctx context.Context, it item, jl *joblog.Writer) jobResult {
+	if r.stopping.Load() || ctx.Err() != nil {
+		r.jobNotStarted(it)
+		return jobResult{}
+	}
+	j := r.newJob(ctx, it)
+	defer r.jobGone(j)
+	if !r.attempts(ctx, j) {
+		r.jobNotStarted(it)
+		j.out.discard()
+		return jobResult{}
+	}
+	return r.finishJob(ctx, j, jl)
+}
+
+// newJob registers a job as running (not yet started).
+func (r *Runner) newJob(ctx context.Context, it item) *job {
+	slot := pool.Slot(ctx)
+	out := newOutput(r.out, r.cfg.LineBuffer, r.cfg.SpillBytes, r.cfg.TempDir)
+	j := &job{it: it, slot: slot, out: out, argv: r.tmpl.Expand(it.input, it.seq, slot),
+		rj: &runningJob{RunningJob: RunningJob{Slot: slot, Seq: it.seq, Input: it.input, Start: time.Now()}, out: out}}
+	r.mu.Lock()
+	r.running[it.seq] = j.rj
+	r.mu.Unlock()
+	return j
+}
+
+// jobGone removes an ended job from the running ones.
+func (r *Runner) jobGone(j *job) {
+	r.mu.Lock()
+	delete(r.running, j.it.seq)
+	r.wakeLocked()
+	r.mu.Unlock()
+}
+
+// attempts runs the job's attempts until one succeeds, the attempts run
+// out or the run stops. It returns false when the first attempt never
+// started.
+func (r *Runner) attempts(ctx context.Context, j *job) bool {
+	for j.n = 1; ; j.n++ {
+		if j.n > 1 && j.cause == event.CauseOOM && !r.waitForRoom(ctx, j.rj) {
+			// The run stopped while the retry waited: it counts as an
+			// attempt the run stopped, so every JobRetried is followed by a
+			// JobStarted, as observers (metrics) expect.
+			st := &attemptStart{r: r, j: j, n: j.n}
+			st.started(j.slot, 0)
+			j.res = AttemptResult{Outcome: event.Failed, Start: time.Now(), ExitCode: -1, Stopped: true}
+			j.byRun, j.outcome = true, event.Failed
+			return true
+		}
+		if !r.attempt(ctx, j) {
+			return false
+		}
+		if !r.retry(j) {
+			return true
+		}
+	}
+}
+
+// attemptStart reports the start of one attempt, once.
+type attemptStart struct {
+	r        *Runner
+	j        *job
+	n        int
+	reported atomic.Bool
+}
+
+// started is the attempt's Attempt.Started.
+func (s *attemptStart) started(slot, pid int) {
+	if slot <= 0 {
+		slot = s.j.slot
+	}
+	now := time.Now()
+	first := !s.reported.Swap(true)
+	rj := s.j.rj
+	s.r.mu.Lock()
+	rj.PID, rj.Slot = pid, slot
+	if first {
+		rj.Attempt, rj.Start, rj.started = s.n, now, true
+	}
+	s.r.mu.Unlock()
+	if first {
+		s.r.emit(event.Event{Kind: event.JobStarted, Time: now, Seq: s.j.it.seq, Slot: slot, PID: pid,
+			Input: s.j.it.input, Attempt: s.n, QueueWait: now.Sub(s.j.it.read)})
+	}
+}
+
+// attempt runs the job's attempt j.n and classifies how it ended. It
+// returns false when it was the first attempt and it never started.
+func (r *Runner) attempt(ctx context.Context, j *job) bool {
+	st := &attemptStart{r: r, j: j, n: j.n}
+	actx, cancel := ctx, context.CancelFunc(func() {})
+	if r.cfg.Timeout > 0 {
+		actx, cancel = context.WithTimeoutCause(ctx, r.cfg.Timeout, ErrTimeout)
+	}
+	a := &Attempt{
+		Seq: j.it.seq, Slot: j.slot, Input: j.it.input, Attempt: j.n, Argv: j.argv,
+		Stdout: streamWriter{o: j.out}, Stderr: streamWriter{o: j.out, stderr: true},
+		Grace: r.cfg.Grace, Kill: r.killCh, Drain: r.drainCh, Started: st.started,
+	}
+	if r.cfg.OmitErrorLines {
+		a.Diag = io.Discard
+	}
+	base := r.oom.base()
+	res := r.exec.Exec(actx, a)
+	timedOut := res.Stopped && errors.Is(context.Cause(actx), ErrTimeout) && ctx.Err() == nil
+	cancel()
+	if !st.reported.Load() {
+		if j.n == 1 && res.Outcome == event.NotStarted {
+			return false
+		}
+		// A later attempt that never started, or an executor that did
+		// not report the start: report it now, so that events stay
+		// balanced (one JobStarted per attempt).
+		st.started(j.slot, res.PID)
+		if res.Outcome == event.NotStarted {
+			res.Stopped = true
+		}
+	}
+	j.res = res
+	j.byRun = res.Stopped && !timedOut
+	oom := base >= 0 && res.Signal == int(syscall.SIGKILL) && !res.Stopped && res.Cause == event.CauseNone && r.oom.rose(base)
+	j.cause = classify(res, timedOut, oom)
+	j.outcome = outcomeOf(res, timedOut || j.byRun)
+	return true
+}
+
+// outcomeOf is the job's outcome after an attempt: the executor's, unless
+// the runner stopped the attempt (its timeout, or the run).
+func outcomeOf(res AttemptResult, stopped bool) event.Outcome {
+	switch {
+	case res.Outcome == event.Quarantined:
+		return event.Quarantined
+	case res.Outcome == event.Succeeded && res.ExitCode == 0 && res.Signal == 0 && res.Err == nil && !stopped:
+		return event.Succeeded
+	}
+	return event.Failed
+}
+
+// retry decides whether the job runs again after its last attempt, and
+// reports the retry.
+func (r *Runner) retry(j *job) bool {
+	if j.outcome != event.Failed || j.byRun || r.stopping.Load() {
+		return false
+	}
+	free := j.cause == event.CauseOOM && !j.oomRetry
+	if !free && j.n-b2i(j.oomRetry) >= max(r.cfg.Retries, 1) {
+		return false
+	}
+	if free {
+		j.oomRetry = true
+		r.oomRetried.Add(1)
+	}
+	r.mu.Lock()
+	j.rj.started = false
+	r.mu.Unlock()
+	res := j.res
+	r.emit(event.Event{Kind: event.JobRetried, Seq: j.it.seq, Slot: r.slotOf(j.rj), PID: res.PID, Input: j.it.input, Attempt: j.n,
+		Duration: res.Duration, ExitCode: res.ExitCode, Signal: res.Signal, PeakRSS: res.PeakRSS, Cause: j.cause, Err: res.Err})
+	j.out.discard()
+	return true
+}
+
+// finishJob prints and records a job that started, counts it and reports
+// its JobFinished.
+func (r *Runner) finishJob(ctx context.Context, j *job, jl *joblog.Writer) jobResult {
+	if j.byRun {
+		j.cause = event.CauseSignal
+	}
+	received := j.out.bytesReceived()
+	var result jobResult
+	if r.cfg.KeepOrder {
+		result.out = j.out
+	} else if err := j.out.flush(); err != nil {
+		r.setErr(fmt.Errorf("write output: %w", err))
+	}
+	if jl != nil && !j.byRun {
+		r.writeJoblog(jl, j, received)
+	}
+	res := j.res
+	r.rss.add(res.PeakRSS)
+	r.count(j)
+	r.emit(event.Event{Kind: event.JobFinished, Seq: j.it.seq, Slot: r.slotOf(j.rj), PID: res.PID, Input: j.it.input, Attempt: j.n,
+		Duration: res.Duration, ExitCode: res.ExitCode, Signal: res.Signal, PeakRSS: res.PeakRSS,
+		Outcome: j.outcome, Cause: j.cause, Err: r.finishErr(ctx, j)})
+	if !j.byRun && r.cfg.Halt.triggered(r.failed.Load(), r.succeeded.Load()) {
+		r.halt()
+	}
+	return result
+}
+
+// writeJoblog writes the job's joblog line; a failed write stops the run.
+func (r *Runner) writeJoblog(jl *joblog.Writer, j *job, received int64) {
+	res := j.res
+	sig := res.Signal
+	if res.Stopped && sig == 0 {
+		sig = 15 // timed out but exited on its own after SIGTERM
+	}
+	e := joblog.Entry{Seq: j.it.seq, Start: res.Start, Runtime: res.Duration, Receive: received,
+		Exitval: res.ExitCode, Signal: sig, Command: r.tmpl.Display(j.it.input, j.it.seq, j.slot)}
+	if err := jl.Write(e); err != nil {
+		r.setErr(err)
+		r.stopping.Store(true)
+	}
+}
+
+// count adds the ended job to the Summary's counts.
+func (r *Runner) count(j *job) {
+	switch {
+	case j.byRun:
+		r.killed.Add(1)
+	case j.outcome == event.Succeeded:
+		r.succeeded.Add(1)
+	default:
+		if j.outcome == event.Quarantined {
+			r.quarantined.Add(1)
+		}
+		r.failed.Add(1)
+	}
+}
+
+// finishErr is the error a job's JobFinished carries.
+func (r *Runner) finishErr(ctx context.Context, j *job) error {
+	switch {
+	case j.byRun:
+		if err := context.Cause(ctx); err != nil {
+			return err
+		}
+		return ErrInterrupted
+	case j.cause == event.CauseTimeout && j.res.Cause == event.CauseNone:
+		return fmt.Errorf("%w after %s", ErrTimeout, r.cfg.Timeout)
+	case j.cause == event.CauseOOM && j.res.Err == nil:
+		return ErrOOMKilled
+	}
+	return j.res.Err
+}
+
+// slotOf returns the slot a job's events report: the runner's, or the
+// executor's own worker slot (Attempt.Started).
+func (r *Runner) slotOf(rj *runningJob) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return rj.Slot
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// classify names why an attempt ended abnormally, CauseNone when it
+// exited on its own. It is the one place that decides: a timeout first,
+// then the executor's own cause (a worker's break), then an OOM kill
+// (SIGKILL together with a rise of the cgroup's oom_kill counter, measured
+// by the caller), then any other signal.
+func classify(res AttemptResult, timedOut, oomKilled bool) event.Cause {
+	switch {
+	case timedOut:
+		return event.CauseTimeout
+	case res.Cause != event.CauseNone:
+		return res.Cause
+	case oomKilled:
+		return event.CauseOOM
+	case res.Signal != 0:
+		return event.CauseSignal
+	}
+	return event.CauseNone
+}

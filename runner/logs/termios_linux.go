@@ -1,0 +1,7 @@
+//go:build linux
+
+package logs
+
+import "golang.org/x/sys/unix"
+
+const ioctlGetTermios = unix.TCGETS

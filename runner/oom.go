@@ -1,0 +1,107 @@
+package runner
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/ration-run/ration/runner/internal/oomkill"
+)
+
+// oomBaseMaxAge is how old an OOM-kill count may be to serve as a job's
+// base. Reading the count is three system calls; with thousands of short
+// jobs a second, re-reading it for each one was a tenth of ration's own CPU
+// time. The price: a kill in the last oomBaseMaxAge before a job started
+// that no job's end accounted for could make that job's later SIGKILL by
+// someone else look like an OOM kill (as a kill of another process while
+// the job ran always could).
+const oomBaseMaxAge = 50 * time.Millisecond
+
+// oomCounter reads Config.OOMKills and keeps the last reading.
+type oomCounter struct {
+	read func() (int64, error) // nil: no OOM classification
+
+	mu   sync.Mutex // guards seen and at, never held across read
+	seen int64      // the OOM-kill count last read
+	at   time.Time  // when it was read; zero: never
+}
+
+// base is the OOM-kill count to compare a job's end against: a reading
+// at most oomBaseMaxAge old, -1 when unknown.
+func (c *oomCounter) base() int64 {
+	if c.read == nil {
+		return -1
+	}
+	c.mu.Lock()
+	n, at := c.seen, c.at
+	c.mu.Unlock()
+	if !at.IsZero() && time.Since(at) < oomBaseMaxAge {
+		return n
+	}
+	return c.kills()
+}
+
+// kills reads the counter: -1 when unknown. Every reading, also the
+// re-reads after a SIGKILL, refreshes the one base hands out.
+func (c *oomCounter) kills() int64 {
+	if c.read == nil {
+		return -1
+	}
+	now := time.Now()
+	n, err := c.read()
+	if err != nil {
+		n = -1
+	}
+	c.mu.Lock()
+	if now.After(c.at) {
+		c.seen, c.at = n, now
+	}
+	c.mu.Unlock()
+	return n
+}
+
+// rose reports whether the counter rose above base (oomkill.Rose).
+func (c *oomCounter) rose(base int64) bool { return oomkill.Rose(c.kills, base) }
+
+// waitForRoom waits until fewer than the pool size of other jobs run, so
+// that a job retried after an OOM kill runs at the concurrency lowered in
+// reaction to it, not beside as many jobs as the one that was killed. It
+// returns false when the run stops first.
+func (r *Runner) waitForRoom(ctx context.Context, rj *runningJob) bool {
+	// Halt sets stopping without a channel; the tick notices it.
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rj.waiting = true
+	defer func() { rj.waiting = false }()
+	for {
+		if r.stopping.Load() || ctx.Err() != nil {
+			return false
+		}
+		if r.othersRunningLocked(rj) < r.size {
+			return true
+		}
+		wake := r.wake
+		r.mu.Unlock()
+		select {
+		case <-wake:
+		case <-tick.C:
+		case <-ctx.Done():
+		case <-r.drainCh:
+		}
+		r.mu.Lock()
+	}
+}
+
+// othersRunningLocked counts the running jobs other than rj that are not
+// waiting for room themselves.
+func (r *Runner) othersRunningLocked(rj *runningJob) int {
+	n := 0
+	for _, j := range r.running {
+		if j != rj && !j.waiting {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,192 @@
+//go:build unix
+
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Exec runs a and waits for it. See Executor for the stopping rules. The
+// process group is killed (SIGKILL) after a stopped job's leader exits, so
+// no child outlives a stopped job; a job that ends on its own keeps its
+// background children, as in a shell, and its output is read until they
+// close it.
+func (e *ProcessExecutor) Exec(ctx context.Context, a *Attempt) AttemptResult {
+	res := AttemptResult{Start: time.Now()}
+	if len(a.Argv) == 0 {
+		exited(&res, 127, 0, errors.New("empty command"))
+		return res
+	}
+	pid, outR, errR, err := e.start(a)
+	if err != nil {
+		return startFailed(a, res, err)
+	}
+	res.PID = pid
+	e.victims.Prefer(pid)
+	a.started(a.Slot, pid)
+
+	stop := newGroupStopper(pid, a)
+	stopWatch := context.AfterFunc(ctx, stop.stop)
+	var (
+		status syscall.WaitStatus
+		usage  syscall.Rusage
+	)
+	copyErr, waitErr := e.collect(pid, a, outR, errR, &status, &usage)
+	stopWatch()
+	res.Stopped = stop.exited()
+	if res.Stopped {
+		// The leader is gone; take any child that survived SIGTERM with it.
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+	}
+	res.Duration = time.Since(res.Start)
+	if waitErr != nil {
+		exited(&res, -1, 0, fmt.Errorf("wait: %w", waitErr))
+		return res
+	}
+	code, sig := status.ExitStatus(), 0
+	if status.Signaled() {
+		code, sig = -1, int(status.Signal())
+	}
+	exited(&res, code, sig, copyErr) // copyErr: e.g. writing the output failed
+	res.PeakRSS = maxRSSBytes(&usage)
+	return res
+}
+
+// start starts the job's process in its own process group, with stdin
+// from /dev/null and two pipes for its output.
+func (e *ProcessExecutor) start(a *Attempt) (pid int, outR, errR *os.File, err error) {
+	path, err := e.lookPath(a.Argv[0])
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	stdin, err := e.devNull()
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	outR, outW, err := outputPipe()
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	errR, errW, err := outputPipe()
+	if err != nil {
+		outR.Close()
+		_ = syscall.Close(outW)
+		return 0, nil, nil, err
+	}
+	pid, err = e.Reaper.ForkExec(path, a.Argv, &syscall.ProcAttr{
+		Env:   os.Environ(),
+		Files: []uintptr{stdin.Fd(), uintptr(outW), uintptr(errW)},
+		Sys:   &syscall.SysProcAttr{Setpgid: true},
+	})
+	runtime.KeepAlive(stdin)
+	_ = syscall.Close(outW)
+	_ = syscall.Close(errW)
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		return 0, nil, nil, err
+	}
+	return pid, outR, errR, nil
+}
+
+// groupStopper stops a job's process group when its context ends: SIGTERM,
+// then SIGKILL after the grace (at once when the run kills).
+type groupStopper struct {
+	pid int
+	a   *Attempt
+
+	mu      sync.Mutex
+	stopped bool
+	done    chan struct{} // closed once the job was waited for
+}
+
+func newGroupStopper(pid int, a *Attempt) *groupStopper {
+	return &groupStopper{pid: pid, a: a, done: make(chan struct{})}
+}
+
+// stop runs when the attempt's context ends.
+func (g *groupStopper) stop() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	select {
+	case <-g.done:
+		return
+	default:
+	}
+	g.stopped = true
+	select {
+	case <-g.a.Kill:
+		_ = syscall.Kill(-g.pid, syscall.SIGKILL)
+		return
+	default:
+	}
+	_ = syscall.Kill(-g.pid, syscall.SIGTERM)
+	go g.killAfterGrace()
+}
+
+func (g *groupStopper) killAfterGrace() {
+	grace := g.a.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-g.a.Kill:
+	case <-g.done:
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	select {
+	case <-g.done:
+	default:
+		_ = syscall.Kill(-g.pid, syscall.SIGKILL)
+	}
+}
+
+// exited marks the job as waited for (no signal is sent after this) and
+// reports whether it was stopped.
+func (g *groupStopper) exited() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	close(g.done)
+	return g.stopped
+}
+
+// collect copies the job's stdout and stderr until both are closed and
+// waits for the process. Stdout is read on this goroutine and the process
+// is waited for only after it: by then a job that did not close its stdout
+// early has exited, so the wait does not block a thread.
+func (e *ProcessExecutor) collect(pid int, a *Attempt, outR, errR *os.File, status *syscall.WaitStatus, usage *syscall.Rusage) (copyErr, waitErr error) {
+	stderrDone := make(chan error, 1)
+	go func() {
+		err := e.copyOutput(a.Stderr, errR)
+		errR.Close()
+		stderrDone <- err
+	}()
+	copyErr = e.copyOutput(a.Stdout, outR)
+	outR.Close()
+	waitErr = e.Reaper.Wait4(pid, status, usage)
+	if err := <-stderrDone; copyErr == nil {
+		copyErr = err
+	}
+	return copyErr, waitErr
+}
+
+// maxRSSBytes is the peak RSS of a waited-for process in bytes: rusage
+// counts kilobytes, except on macOS, which counts bytes.
+func maxRSSBytes(u *syscall.Rusage) int64 {
+	if runtime.GOOS == "darwin" || runtime.GOOS == "ios" {
+		return int64(u.Maxrss)
+	}
+	return int64(u.Maxrss) * 1024
+}

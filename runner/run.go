@@ -1,0 +1,253 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/ration-run/ration/pool"
+	"github.com/ration-run/ration/runner/event"
+	"github.com/ration-run/ration/runner/joblog"
+)
+
+// item is one input on its way to a job.
+type item struct {
+	seq   int64
+	input string
+	read  time.Time
+}
+
+// jobResult is what a job hands back to Run's loop.
+type jobResult struct {
+	out *output // KeepOrder: to print in order; nil when printed
+}
+
+// inputState is how far the input was read.
+type inputState struct {
+	done bool  // read to its end
+	err  error // the error that stopped it
+}
+
+// Run runs the jobs and returns when every started job has ended. The
+// error is non-nil when the input could not be read to its end (wrapping
+// ErrInput), the joblog could not be read or written, the executor could
+// not start (Starter), or output could not be written; the Summary is
+// valid in every case. Run may be called once.
+func (r *Runner) Run(ctx context.Context) (Summary, error) {
+	if !r.ran.CompareAndSwap(false, true) {
+		return Summary{}, errors.New("runner: Run called twice")
+	}
+	start := time.Now()
+	sum := Summary{Jobs: r.cfg.Jobs, JobsReason: r.cfg.JobsReason}
+	rec, jl, err := r.openJoblog()
+	if err != nil {
+		return sum, err
+	}
+	if jl != nil {
+		defer jl.Close()
+	}
+	var in inputState
+	items := r.items(rec, &in)
+	switch {
+	case r.cfg.DryRun:
+		r.dryRun(items)
+	default:
+		if err := r.startExecutor(ctx); err != nil {
+			return sum, err
+		}
+		r.runPool(ctx, items, jl)
+		r.stopExecutor()
+	}
+	return r.summary(ctx, sum, start, in)
+}
+
+// openJoblog loads the joblog for --resume and opens it for writing.
+func (r *Runner) openJoblog() (*joblog.Record, *joblog.Writer, error) {
+	var rec *joblog.Record
+	if r.cfg.Resume || r.cfg.ResumeFailed {
+		var err error
+		if rec, err = joblog.Load(r.cfg.Joblog); err != nil {
+			return nil, nil, err
+		}
+		if rec.Malformed > 0 {
+			r.log.Warn("joblog has malformed lines; their jobs run again", "joblog", r.cfg.Joblog, "lines", rec.Malformed)
+		}
+	}
+	if r.cfg.Joblog == "" || r.cfg.DryRun {
+		return rec, nil, nil
+	}
+	jl, err := joblog.Create(r.cfg.Joblog, r.cfg.Resume || r.cfg.ResumeFailed)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rec, jl, nil
+}
+
+// startExecutor starts a Starter with the run's event stream.
+func (r *Runner) startExecutor(ctx context.Context) error {
+	s, ok := r.exec.(Starter)
+	if !ok {
+		return nil
+	}
+	if err := s.Start(ctx, event.Func(r.emit)); err != nil {
+		return fmt.Errorf("runner: starting the executor: %w", err)
+	}
+	return nil
+}
+
+func (r *Runner) stopExecutor() {
+	if s, ok := r.exec.(Starter); ok {
+		s.Stop()
+	}
+}
+
+// summary fills in the counts at the end of Run and joins its errors.
+func (r *Runner) summary(ctx context.Context, sum Summary, start time.Time, in inputState) (Summary, error) {
+	sum.Succeeded, sum.Failed, sum.Killed = r.succeeded.Load(), r.failed.Load(), r.killed.Load()
+	sum.NotStarted, sum.Skipped = r.notStarted.Load(), r.skipped.Load()
+	sum.Quarantined, sum.OOMRetried = r.quarantined.Load(), r.oomRetried.Load()
+	sum.PeakRSSMax, sum.PeakRSSP95 = r.rss.max(), r.rss.quantile(0.95)
+	sum.Interrupted = r.interrupted.Load() || ctx.Err() != nil
+	sum.Halted = r.halted.Load()
+	sum.InputDone = in.done
+	sum.Wall = time.Since(start)
+	var errs []error
+	if in.err != nil {
+		errs = append(errs, fmt.Errorf("%w: %w", ErrInput, in.err))
+	}
+	if p := r.firstErr.Load(); p != nil {
+		errs = append(errs, *p)
+	}
+	return sum, errors.Join(errs...)
+}
+
+// dryRun prints each job's command (or Config.DryRunLine) instead of
+// running it.
+func (r *Runner) dryRun(items iter.Seq[item]) {
+	for it := range items {
+		r.succeeded.Add(1)
+		line := ""
+		if r.cfg.DryRunLine != nil {
+			line = r.cfg.DryRunLine(it.input, it.seq)
+		} else {
+			line = r.tmpl.Display(it.input, it.seq, 1)
+		}
+		if _, err := fmt.Fprintln(r.cfg.Stdout, line); err != nil {
+			r.setErr(fmt.Errorf("write output: %w", err))
+			return
+		}
+	}
+}
+
+// items numbers the inputs, keeps this shard's, skips the recorded ones,
+// and stops at the first input error or once the run is stopping. It runs
+// on Run's goroutine (the pool pulls on the consumer's goroutine).
+func (r *Runner) items(rec *joblog.Record, st *inputState) iter.Seq[item] {
+	return func(yield func(item) bool) {
+		if r.cfg.Input == nil {
+			st.done = true
+			return
+		}
+		var seq int64
+		for in, err := range r.cfg.Input {
+			if err != nil {
+				// Stop reading; the jobs already pulled still run.
+				st.err = err
+				return
+			}
+			seq++
+			if !r.cfg.Shard.Contains(in) {
+				continue
+			}
+			if rec != nil && (rec.Succeeded(seq) || (r.cfg.Resume && rec.Ended(seq))) {
+				r.skipped.Add(1)
+				r.emit(event.Event{Kind: event.JobSkipped, Seq: seq, Input: in})
+				continue
+			}
+			if r.stopping.Load() {
+				return
+			}
+			if !yield(item{seq: seq, input: in, read: time.Now()}) {
+				return
+			}
+		}
+		st.done = true
+	}
+}
+
+// runPool runs the items' jobs on a bounded pool until the items end or
+// the run stops, and prints the output of -k jobs in order.
+func (r *Runner) runPool(ctx context.Context, items iter.Seq[item], jl *joblog.Writer) {
+	jobsCtx, terminate := context.WithCancelCause(ctx)
+	defer terminate(nil)
+	r.mu.Lock()
+	p := pool.New(r.size)
+	r.pool = p
+	r.terminate = terminate
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.terminate = nil
+		r.mu.Unlock()
+		_, _ = p.Close(context.Background())
+	}()
+	select {
+	case <-r.killCh:
+		terminate(ErrInterrupted)
+	default:
+	}
+	runDone := make(chan struct{})
+	defer close(runDone)
+	go r.drainClock(terminate, runDone)
+
+	fn := func(ctx context.Context, it item) (jobResult, error) {
+		return r.runJob(ctx, it, jl), nil
+	}
+	var results iter.Seq[pool.Result[item, jobResult]]
+	if r.cfg.KeepOrder {
+		results = pool.MapOrdered(jobsCtx, p, items, fn)
+	} else {
+		results = pool.Map(jobsCtx, p, items, fn)
+	}
+	for res := range results {
+		if res.Err != nil {
+			if errors.Is(res.Err, pool.ErrNotStarted) || errors.Is(res.Err, pool.ErrClosed) {
+				r.jobNotStarted(res.Input)
+				continue
+			}
+			// A panic in the runner's own code: report it, keep the run.
+			r.setErr(fmt.Errorf("job %d: %w", res.Input.seq, res.Err))
+			continue
+		}
+		if o := res.Value.out; o != nil {
+			if err := o.flush(); err != nil {
+				r.setErr(fmt.Errorf("write output: %w", err))
+			}
+		}
+	}
+}
+
+// drainClock stops the running jobs when Drain's TermTimeout runs out,
+// unless the run ends first.
+func (r *Runner) drainClock(terminate context.CancelCauseFunc, runDone <-chan struct{}) {
+	select {
+	case <-r.drainCh:
+	case <-runDone:
+		return
+	}
+	t := time.NewTimer(r.cfg.TermTimeout)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		terminate(ErrInterrupted)
+	case <-runDone:
+	}
+}
+
+// jobNotStarted records a pulled job that never started.
+func (r *Runner) jobNotStarted(it item) {
+	r.notStarted.Add(1)
+	r.emit(event.Event{Kind: event.JobFinished, Seq: it.seq, Input: it.input, Outcome: event.NotStarted})
+}
