@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -215,7 +214,7 @@ func buildRation(t *testing.T) string {
 	t.Helper()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+		goBin = filepath.Join(os.Getenv("GOROOT"), "bin", "go") // go test sets GOROOT
 	}
 	bin := filepath.Join(t.TempDir(), "ration")
 	build := exec.Command(goBin, "build", "-o", bin, "./cmd/ration")

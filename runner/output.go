@@ -210,11 +210,3 @@ func (o *output) flush() error {
 	}
 	return nil
 }
-
-// close releases the temporary files without printing.
-func (o *output) close() {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.out.reset()
-	o.err.reset()
-}

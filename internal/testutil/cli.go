@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -59,7 +58,7 @@ func (b *Binaries) Build(t testing.TB, pkg string) string {
 			name = filepath.Base(wd)
 		}
 		bd.path = filepath.Join(b.dir, name)
-		out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bd.path, pkg).CombinedOutput()
+		out, err := exec.Command(GoTool(), "build", "-o", bd.path, pkg).CombinedOutput()
 		if err != nil {
 			bd.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 		}

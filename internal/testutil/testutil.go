@@ -6,6 +6,9 @@ package testutil
 
 import (
 	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -120,4 +123,16 @@ func Eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// GoTool returns the go command that runs the tests: the one on PATH, else
+// the one under $GOROOT (go test sets it for the test binary), else "go".
+func GoTool() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	if root := os.Getenv("GOROOT"); root != "" {
+		return filepath.Join(root, "bin", "go")
+	}
+	return "go"
 }

@@ -19,10 +19,7 @@ func BuildRation(dir string) (string, error) {
 	}
 	// The module's root is where go.mod lives; `go list` finds it from
 	// whatever package directory the test runs in.
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		goCmd = filepath.Join(runtime.GOROOT(), "bin", "go") // go test runs with GOROOT set
-	}
+	goCmd := GoTool()
 	root, err := exec.Command(goCmd, "list", "-m", "-f", "{{.Dir}}").Output()
 	if err != nil {
 		return "", fmt.Errorf("find module root: %w", err)

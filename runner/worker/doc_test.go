@@ -8,10 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/ration-run/ration/internal/testutil"
 	"github.com/ration-run/ration/runner/worker"
 )
 
@@ -46,7 +46,7 @@ func TestDocExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(dir, "goworker")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, src)
+	build := exec.Command(testutil.GoTool(), "build", "-o", bin, src)
 	build.Dir = dir
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the Go worker of docs/workers.md: %v\n%s", err, out)

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,7 +31,7 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	goWorker = filepath.Join(dir, "goworker")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", goWorker, "./examples/goworker")
+	build := exec.Command(testutil.GoTool(), "build", "-o", goWorker, "./examples/goworker")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building examples/goworker:", err)
