@@ -199,7 +199,7 @@ func (r *Runner) retry(j *job) bool {
 // its JobFinished.
 func (r *Runner) finishJob(ctx context.Context, j *job, jl *joblog.Writer) jobResult {
 	if j.byRun {
-		j.cause = event.CauseSignal
+		j.cause, j.outcome = event.CauseSignal, event.Stopped
 	}
 	received := j.out.bytesReceived()
 	var result jobResult

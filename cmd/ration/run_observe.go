@@ -27,6 +27,7 @@ type observation struct {
 	srv     *metrics.Server
 	srvLvl  slog.Level // of the "serving metrics" record
 	wd      *watchdog.Watchdog
+	quiet   bool // --quiet: no job records
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -36,7 +37,7 @@ type observation struct {
 // error, before any job runs) and makes the watchdog, which reads the
 // running jobs from rows once started.
 func newObservation(o observePlan, log *slog.Logger, stderr io.Writer, d limits.Decision, fsRoot string, rows func() []watchdog.Row) (*observation, error) {
-	ob := &observation{log: log}
+	ob := &observation{log: log, quiet: o.quiet}
 	// A JSON log carries the stall table in its record; otherwise the
 	// table goes to stderr as a block a person reads.
 	var out io.Writer = stderr
@@ -70,7 +71,7 @@ func newObservation(o observePlan, log *slog.Logger, stderr io.Writer, d limits.
 
 // observers returns the run's observers: logs, watchdog, metrics.
 func (o *observation) observers() event.Multi {
-	obs := event.Multi{logs.NewObserver(o.log), o.wd}
+	obs := event.Multi{logs.NewObserver(o.log, logs.Options{Quiet: o.quiet}), o.wd}
 	if o.metrics != nil {
 		obs = append(obs, o.metrics) // a nil *Metrics in Multi would not be skipped
 	}

@@ -265,7 +265,9 @@ func planLogs(p *runPlan, f *runFlags, _ func(string) string) error {
 	if _, err := logs.New(io.Discard, p.log); err != nil {
 		return flagErr("--log-format", err)
 	}
-	p.cfg.OmitErrorLines = f.logFormat == logs.FormatJSON
+	// A failed job is one line: its log record, which carries the error
+	// (not also a "ration: ..." line in the job's stderr).
+	p.cfg.OmitErrorLines = true
 	return nil
 }
 

@@ -60,7 +60,7 @@ func mustHalt(s string) runner.Halt {
 // inputs from stdin.
 func basePlan() runPlan {
 	return runPlan{
-		cfg:     runner.Config{Command: []string{"echo"}, TermTimeout: defaultTermTimeout, Halt: mustHalt("never")},
+		cfg:     runner.Config{Command: []string{"echo"}, TermTimeout: defaultTermTimeout, Halt: mustHalt("never"), OmitErrorLines: true},
 		input:   inputPlan{kind: inputStdin, sep: '\n', total: -1},
 		log:     logs.Options{Format: logs.FormatAuto},
 		observe: observePlan{slowFactor: 5},
@@ -163,7 +163,7 @@ func planCases() []planCase {
 		{args: c("--metrics-addr", ":0", "echo"), want: func(p *runPlan) { p.observe.metricsAddr = ":0" }},
 		{args: c("--debug", "echo"), want: func(p *runPlan) { p.observe.debug, p.log.Debug = true, true }},
 		{args: c("--log-format", "json", "echo"), want: func(p *runPlan) {
-			p.log.Format, p.observe.json, p.cfg.OmitErrorLines = logs.FormatJSON, true, true
+			p.log.Format, p.observe.json = logs.FormatJSON, true
 		}},
 		{args: c("--log-format", "human", "echo"), want: func(p *runPlan) { p.log.Format = logs.FormatHuman }},
 		{args: c("--log-format", "xml", "echo"), err: "--log-format: " + errOf(logs.New(nil, logs.Options{Format: "xml"})), flag: "--log-format"},

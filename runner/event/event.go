@@ -68,9 +68,13 @@ const (
 	Quarantined
 	// NotStarted: the run was interrupted before the job started.
 	NotStarted
+	// Stopped: the run stopped the job before it ended on its own (an
+	// interrupt, --halt now). It is neither a success nor a failure: it
+	// is not in the joblog, and --resume runs it again.
+	Stopped
 )
 
-var outcomeNames = [...]string{"", "succeeded", "failed", "quarantined", "not_started"}
+var outcomeNames = [...]string{"", "succeeded", "failed", "quarantined", "not_started", "stopped"}
 
 // String returns the snake_case name of o.
 func (o Outcome) String() string {

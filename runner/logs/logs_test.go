@@ -50,7 +50,7 @@ func TestJSONParsesLineByLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	obs := NewObserver(l)
+	obs := NewObserver(l, Options{})
 	const goroutines = 4
 	var wg sync.WaitGroup
 	for g := range goroutines {
@@ -109,7 +109,7 @@ func TestLevels(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, e := range allEvents(1) {
-			NewObserver(l).Observe(e)
+			NewObserver(l, Options{}).Observe(e)
 		}
 		for line := range strings.Lines(out.String()) {
 			switch {
@@ -221,7 +221,7 @@ func ExampleNewObserver() {
 		return a
 	}
 	l := slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{ReplaceAttr: noTime}))
-	obs := NewObserver(l)
+	obs := NewObserver(l, Options{})
 	obs.Observe(event.Event{Kind: event.JobRetried, Seq: 7, Attempt: 1, ExitCode: 1, Duration: 2 * time.Second, Input: "x.csv"})
 	obs.Observe(event.Event{Kind: event.JobFinished, Seq: 7, Attempt: 2, Outcome: event.Failed, ExitCode: 1, Duration: time.Second, Input: "x.csv"})
 	// Output:
@@ -238,7 +238,7 @@ func TestPoolClosedRetirementIsDebug(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	obs := NewObserver(l)
+	obs := NewObserver(l, Options{})
 	obs.Observe(event.Event{Kind: event.WorkerRetired, Slot: 1, PID: 10, Reason: event.ReasonPoolClosed})
 	obs.Observe(event.Event{Kind: event.WorkerRetired, Slot: 2, PID: 11, Reason: "recycled after 3 tasks"})
 	var levels []string

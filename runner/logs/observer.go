@@ -15,13 +15,15 @@ const MaxInputLen = 200
 // Observer logs a run's events. It is an event.Observer; create it with
 // NewObserver.
 type Observer struct {
-	l *slog.Logger
+	l     *slog.Logger
+	quiet bool
 }
 
 // NewObserver returns an Observer logging to l. Records and levels:
 //
 //	job_started    debug  seq slot pid attempt input queue_wait
 //	job_finished   debug  succeeded or not_started
+//	               info   stopped (by the run: an interrupt, --halt now)
 //	               warn   failed, quarantined (exit, signal, cause, err)
 //	job_retried    info   seq attempt exit signal cause err duration
 //	job_skipped    debug  seq input
@@ -32,8 +34,16 @@ type Observer struct {
 //	pool_recreated warn   size reason
 //
 // Every record has an "event" attribute with the kind's name, so JSON logs
-// can be filtered on it.
-func NewObserver(l *slog.Logger) *Observer { return &Observer{l: l} }
+// can be filtered on it. A failed job is one record, which carries its
+// error: run it with runner.Config.OmitErrorLines so that the error is not
+// also written into the job's stderr.
+//
+// With opts.Quiet (--quiet) no job record is logged, failures included:
+// the exit status, the joblog and the metrics count them. Records about
+// ration itself (worker breaks, pool recreation) stay.
+func NewObserver(l *slog.Logger, opts Options) *Observer {
+	return &Observer{l: l, quiet: opts.Quiet}
+}
 
 // Observe logs e. It is safe for concurrent use.
 func (o *Observer) Observe(e event.Event) {
@@ -43,6 +53,9 @@ func (o *Observer) Observe(e event.Event) {
 	var msg string
 	switch e.Kind {
 	case event.JobStarted, event.JobFinished, event.JobRetried, event.JobSkipped:
+		if o.quiet {
+			return
+		}
 		level, msg = r.jobRecord()
 	default:
 		level, msg = r.poolRecord()
@@ -101,6 +114,8 @@ func finished(o event.Outcome) (slog.Level, string) {
 		return slog.LevelDebug, "job not started"
 	case event.Quarantined:
 		return slog.LevelWarn, "job quarantined"
+	case event.Stopped:
+		return slog.LevelInfo, "job stopped"
 	}
 	return slog.LevelWarn, "job failed"
 }

@@ -18,7 +18,7 @@
 // (first attempts only), ration_jobs_running counts attempts in flight, and
 // at any scrape
 //
-//	started = succeeded + failed + quarantined + running
+//	started = succeeded + failed + quarantined + stopped + running
 //
 // holds once every event has been observed.
 package metrics
@@ -88,6 +88,7 @@ type Metrics struct {
 	jobsSucceeded    prometheus.Counter
 	jobsFailed       prometheus.Counter
 	jobsQuarantined  prometheus.Counter
+	jobsStopped      prometheus.Counter
 	jobsNotStarted   prometheus.Counter
 	jobsRetried      prometheus.Counter
 	jobsSkipped      prometheus.Counter
@@ -135,6 +136,7 @@ func New(opts Options) *Metrics {
 		jobsSucceeded:   c("ration_jobs_succeeded_total", "Jobs that ended with exit status 0."),
 		jobsFailed:      c("ration_jobs_failed_total", "Jobs that ended failed after their last attempt."),
 		jobsQuarantined: c("ration_jobs_quarantined_total", "Jobs set aside because they broke too many workers."),
+		jobsStopped:     c("ration_jobs_stopped_total", "Jobs the run stopped before they ended on their own (interrupt, --halt now); --resume runs them again."),
 		jobsNotStarted:  c("ration_jobs_not_started_total", "Jobs given up because the run was interrupted before they started."),
 		jobsRetried:     c("ration_jobs_retried_total", "Failed attempts that were retried."),
 		jobsSkipped:     c("ration_jobs_skipped_total", "Jobs skipped because the joblog records them as done (--resume)."),
@@ -214,9 +216,12 @@ func (m *Metrics) Observe(e event.Event) {
 			m.jobsSucceeded.Inc()
 		case event.Quarantined:
 			m.jobsQuarantined.Inc()
+		case event.Stopped:
+			m.jobsStopped.Inc()
 		default:
 			// Failed, and any outcome added later: counting it as a failure
-			// keeps started = succeeded + failed + quarantined + running.
+			// keeps started = succeeded + failed + quarantined + stopped +
+			// running.
 			m.jobsFailed.Inc()
 		}
 		m.jobsRunning.Dec()
@@ -244,7 +249,7 @@ func (m *Metrics) Observe(e event.Event) {
 
 func (m *Metrics) collectors() []prometheus.Collector {
 	return []prometheus.Collector{
-		m.jobsStarted, m.jobsSucceeded, m.jobsFailed, m.jobsQuarantined, m.jobsNotStarted,
+		m.jobsStarted, m.jobsSucceeded, m.jobsFailed, m.jobsQuarantined, m.jobsStopped, m.jobsNotStarted,
 		m.jobsRetried, m.jobsSkipped, m.jobsRunning, m.jobDuration, m.queueWait,
 		m.workerStarts, m.workerBreaks, m.workerRetires, m.poolSize, m.poolResizes,
 		m.poolRecreations, m.effectiveCPUs, m.limitJobs, m.cgroupReadErrors,

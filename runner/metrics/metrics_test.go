@@ -363,6 +363,7 @@ func Example() {
 	// ration_jobs_running 0
 	// ration_jobs_skipped_total 0
 	// ration_jobs_started_total 1
+	// ration_jobs_stopped_total 0
 	// ration_jobs_succeeded_total 1
 	// <nil>
 }
