@@ -93,6 +93,7 @@ func TestRunE2E(t *testing.T) {
 		{"Shards", e2e.shards},
 		{"ShardFromEnv", e2e.shardFromEnv},
 		{"ArgFileDryRunBar", e2e.argFileDryRunBar},
+		{"FailureLines", e2e.failureLines},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
