@@ -354,6 +354,11 @@ func (c *consumer[T, R]) drain() {
 	m.done = c.spare[:0]
 	m.ndone.Store(0)
 	m.mu.Unlock()
+	// The spare array now belongs to the workers. Forget it before
+	// delivering: if the loop body panics, the deferred cleanup drains
+	// again, and handing the workers the array that batch (still being
+	// read) shares with them would race and corrupt the list.
+	c.spare = nil
 	// Account first: if the loop body panics inside deliver, the deferred
 	// cleanup must not wait for items it already holds.
 	c.running -= len(batch)
