@@ -4,7 +4,11 @@ package pool_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ration-run/ration/pool"
 )
@@ -28,5 +32,85 @@ func TestLoopBodyPanic(t *testing.T) {
 				}
 			}
 		}()
+	}
+}
+
+// TestFailFastRealErrorFirst: with FailFast, the first error the consumer
+// sees is the failing item's own, never a sibling's context error (the
+// siblings honour their context and are still running when it fails, and
+// one more item is pulled and waiting for a worker).
+func TestFailFastRealErrorFirst(t *testing.T) {
+	for _, ordered := range []bool{false, true} {
+		t.Run(fmt.Sprintf("ordered=%v", ordered), func(t *testing.T) {
+			p := newPool(t, 4)
+			boom := errors.New("boom")
+			mapper := pool.Map[int, int]
+			if ordered {
+				mapper = pool.MapOrdered[int, int]
+			}
+			for run := range 100 {
+				fn := func(ctx context.Context, i int) (int, error) {
+					if i == 2 {
+						return 0, boom
+					}
+					select {
+					case <-ctx.Done():
+						return 0, ctx.Err()
+					case <-time.After(time.Millisecond):
+						return i, nil
+					}
+				}
+				var first *pool.Result[int, int]
+				for r := range mapper(context.Background(), p, seqN(50), fn, pool.FailFast()) {
+					if r.Err != nil && first == nil {
+						first = &r
+					}
+				}
+				if first == nil || first.Index != 2 || !errors.Is(first.Err, boom) {
+					t.Fatalf("run %d: first error seen: %+v, want item 2's boom", run, first)
+				}
+			}
+		})
+	}
+}
+
+// TestNotStartedAfterCancel: an item whose Map context is done before a
+// worker starts it does not run and yields ErrNotStarted, whether FailFast
+// or the caller canceled.
+func TestNotStartedAfterCancel(t *testing.T) {
+	boom := errors.New("boom")
+	for _, how := range []string{"failfast", "caller"} {
+		t.Run(how, func(t *testing.T) {
+			p := newPool(t, 1)
+			for run := range 100 {
+				ctx, cancel := context.WithCancel(context.Background())
+				var ran [2]atomic.Bool
+				fn := func(_ context.Context, i int) (int, error) {
+					ran[i].Store(true)
+					if i == 0 {
+						time.Sleep(time.Millisecond)
+						if how == "caller" {
+							cancel()
+							return 0, nil
+						}
+						return 0, boom
+					}
+					return i, nil
+				}
+				var opts []pool.MapOption
+				if how == "failfast" {
+					opts = append(opts, pool.FailFast())
+				}
+				for r := range pool.Map(ctx, p, seqN(2), fn, opts...) {
+					if r.Index == 1 && !errors.Is(r.Err, pool.ErrNotStarted) {
+						t.Fatalf("run %d: item 1 after cancellation: %+v, want ErrNotStarted", run, r)
+					}
+				}
+				cancel()
+				if ran[1].Load() {
+					t.Fatalf("run %d: item 1 ran after the Map's context was done", run)
+				}
+			}
+		})
 	}
 }

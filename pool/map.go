@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -107,7 +108,8 @@ func mapSeq[T, R any](ctx context.Context, p *Pool, in iter.Seq[T], fn func(cont
 			return
 		}
 		mctx, cancel := context.WithCancelCause(ctx)
-		m := &mapState[T, R]{fn: fn, ctx: mctx, cancel: cancel, failFast: cfg.failFast, signal: make(chan struct{}, 1)}
+		m := &mapState[T, R]{fn: fn, ctx: mctx, cancel: cancel, failFast: cfg.failFast, ordered: ordered, signal: make(chan struct{}, 1)}
+		m.failIdx.Store(math.MaxInt64)
 		c := &consumer[T, R]{p: p, m: m, cfg: cfg, ordered: ordered, yield: yield}
 		// The consumer only ever blocks on m.signal: cancellation, Close,
 		// Resize and finished results all send it.
@@ -139,7 +141,12 @@ type mapState[T, R any] struct {
 	ctx      context.Context
 	cancel   context.CancelCauseFunc
 	failFast bool
-	failed   atomic.Bool
+	ordered  bool
+	// failIdx is the lowest index of an item that failed with FailFast
+	// set (MaxInt64: none); failErr is the error to cancel with, wrapping
+	// that item's error. Both are written under mu.
+	failIdx atomic.Int64
+	failErr atomic.Pointer[error]
 
 	mu     sync.Mutex
 	done   []*item[T, R] // finished, not yet taken by the consumer
@@ -166,16 +173,55 @@ func (it *item[T, R]) run(ctx context.Context) (err error) {
 
 // finish publishes the result. It never blocks: the consumer reserved room
 // for it (the done list) before it pulled the item.
-func (it *item[T, R]) finish(err error) {
+//
+// With FailFast, a failure is published (and recorded as the Map's
+// failure) before anything is canceled, so the consumer receives it before
+// any result that the cancellation causes. Map cancels at once; MapOrdered
+// leaves that to the consumer, when it reaches the failed item in input
+// order (see consumer.deliver): the items before it run undisturbed, as the
+// consumer must wait for them anyway.
+func (it *item[T, R]) finish(err error, started bool) {
 	m := it.m
+	idx := it.res.Index // it belongs to the consumer once published
 	it.res.Err = err
-	if err != nil && m.failFast && m.failed.CompareAndSwap(false, true) {
-		m.cancel(fmt.Errorf("%w: item %d: %w", ErrFailFast, it.res.Index, err))
-	}
+	failed := err != nil && started && m.failFast
+	var cause error
 	m.mu.Lock()
 	m.done = append(m.done, it)
 	m.ndone.Store(int64(len(m.done)))
+	if failed && int64(idx) < m.failIdx.Load() {
+		cause = fmt.Errorf("%w: item %d: %w", ErrFailFast, idx, err)
+		m.failErr.Store(&cause)
+		m.failIdx.Store(int64(idx))
+	}
 	m.mu.Unlock()
+	if cause != nil && !m.ordered {
+		m.cancel(cause)
+	}
+}
+
+// notStarted returns why the item must not start (nil if it may): the
+// Map's context is done, or, with FailFast, an item before it failed.
+func (it *item[T, R]) notStarted() error {
+	m := it.m
+	if m.ctx.Err() != nil {
+		return fmt.Errorf("%w: %w", ErrNotStarted, context.Cause(m.ctx))
+	}
+	if int64(it.res.Index) > m.failIdx.Load() {
+		return fmt.Errorf("%w: %w", ErrNotStarted, *m.failErr.Load())
+	}
+	return nil
+}
+
+// stopCause is why the Map must not start more items, or nil.
+func (m *mapState[T, R]) stopCause() error {
+	if m.ctx.Err() != nil {
+		return context.Cause(m.ctx)
+	}
+	if e := m.failErr.Load(); e != nil {
+		return *e
+	}
+	return nil
 }
 
 func (it *item[T, R]) signal() { it.m.wake() }
@@ -233,7 +279,7 @@ func (c *consumer[T, R]) bound() int {
 }
 
 func (c *consumer[T, R]) loop(in iter.Seq[T]) {
-	if c.m.ctx.Err() == nil {
+	if c.m.stopCause() == nil {
 		for v := range in {
 			it := c.alloc()
 			it.res.Index, it.res.Input = c.next, v
@@ -303,8 +349,8 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 		p.waiting.add(1)
 		var err error
 		for {
-			if m.ctx.Err() != nil {
-				err = fmt.Errorf("%w: %w", ErrNotStarted, context.Cause(m.ctx))
+			if cause := m.stopCause(); cause != nil {
+				err = fmt.Errorf("%w: %w", ErrNotStarted, cause)
 				break
 			}
 			if p.closed.Load() {
@@ -325,7 +371,14 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 		}
 		p.waiting.add(-1)
 		if err != nil {
-			c.reject(it, err)
+			// A failure that stopped the Map was published before the
+			// stop: deliver it before this item's ErrNotStarted.
+			c.poll()
+			if c.stopped {
+				c.discard(it)
+			} else {
+				c.reject(it, err)
+			}
 			return false
 		}
 	}
@@ -336,7 +389,7 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 func (c *consumer[T, R]) makeRoom() bool {
 	for {
 		c.poll()
-		if c.stopped || c.m.ctx.Err() != nil || c.p.closed.Load() {
+		if c.stopped || c.m.stopCause() != nil || c.p.closed.Load() {
 			return false
 		}
 		if c.outstanding < c.bound() {
@@ -394,6 +447,11 @@ func (c *consumer[T, R]) deliver(it *item[T, R]) {
 		}
 		c.ring[i] = nil
 		c.head++
+		if int64(h.res.Index) == c.m.failIdx.Load() {
+			// Every item before the first failure has been delivered:
+			// now cancel the ones after it.
+			c.m.cancel(*c.m.failErr.Load())
+		}
 		c.emit(h)
 	}
 	if c.stopped {

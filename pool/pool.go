@@ -138,8 +138,12 @@ type mapItem interface {
 	// run runs the item with the task context and returns its error.
 	run(ctx context.Context) error
 	// finish publishes the item's result (err includes hook panics)
-	// without waking the consumer.
-	finish(err error)
+	// without waking the consumer; started is false for an item that
+	// never ran.
+	finish(err error, started bool)
+	// notStarted returns the error of an item that must not start (its
+	// Map's context is done, or an earlier item failed fast), else nil.
+	notStarted() error
 	// signal wakes the consumer of the item's Map.
 	signal()
 	// owner identifies the item's Map.
@@ -493,6 +497,14 @@ func (p *Pool) Close(ctx context.Context) (notStarted int, err error) {
 // an inline job). If timed, start is a clock reading at its start, and run
 // returns the clock reading at its end (else 0).
 func (p *Pool) run(j job, inline, timed bool, start int64) int64 {
+	if j.item != nil {
+		// An item may wait a little between its hand-over and its start;
+		// one whose Map stopped meanwhile never starts.
+		if err := j.item.notStarted(); err != nil {
+			j.item.finish(err, false)
+			return 0
+		}
+	}
 	slot, tctx := p.slots.acquire(p, j.ctx)
 	wait := int64(-1) // not measured
 	switch {
@@ -563,7 +575,7 @@ func (p *Pool) finish(j job, slot int, wait, run int64, err error, inline bool) 
 	p.st.busy.Add(-1)
 	p.slots.release(slot)
 	if j.item != nil {
-		j.item.finish(err)
+		j.item.finish(err, true)
 		return
 	}
 	if err != nil {
