@@ -114,3 +114,64 @@ func TestNotStartedAfterCancel(t *testing.T) {
 		})
 	}
 }
+
+// TestTryGoIdle: TryGo succeeds whenever a worker is idle, also on a pool
+// just created or just grown, and fails once every worker is busy.
+func TestTryGoIdle(t *testing.T) {
+	for run := range 50 {
+		p := pool.New(4)
+		release := make(chan struct{})
+		block := func(context.Context) error { <-release; return nil }
+		for i := range 4 {
+			if !p.TryGo(block) {
+				t.Fatalf("run %d: TryGo %d on a pool of 4 with %d busy workers = false", run, i+1, i)
+			}
+		}
+		if p.TryGo(block) {
+			t.Fatalf("run %d: TryGo on a pool with every worker busy = true", run)
+		}
+		p.Resize(6)
+		for i := range 2 {
+			if !p.TryGo(block) {
+				t.Fatalf("run %d: TryGo %d after growing to 6 = false", run, i+1)
+			}
+		}
+		close(release)
+		if err := p.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestStatsExact: Busy counts every accepted task as soon as Go returned,
+// and Workers is 0 once Close returned.
+func TestStatsExact(t *testing.T) {
+	p := pool.New(4)
+	for run := range 200 {
+		release := make(chan struct{})
+		for i := range 4 {
+			if err := p.Go(context.Background(), func(context.Context) error { <-release; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if s := p.Stats(); s.Busy != i+1 {
+				t.Fatalf("run %d: Busy = %d after %d accepted tasks", run, s.Busy, i+1)
+			}
+		}
+		close(release)
+		if err := p.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		if s := p.Stats(); s.Busy != 0 {
+			t.Fatalf("run %d: Busy = %d after Wait", run, s.Busy)
+		}
+	}
+	if _, err := p.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Stats(); s.Workers != 0 || s.Busy != 0 || s.Size != 4 {
+		t.Fatalf("after Close: %+v, want 0 workers, 0 busy", s)
+	}
+}

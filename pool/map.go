@@ -322,15 +322,13 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 		c.reject(it, ErrClosed)
 		return false
 	}
-	select {
-	case p.tasks <- j:
+	if p.offer(j) {
 		c.running++
 		return true
-	default:
 	}
 	if p.isTaskOf(m.ctx) {
 		c.running++
-		p.run(j, true, true, p.now())
+		p.runInline(j)
 		return true
 	}
 	if sampled {
@@ -360,6 +358,7 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 			}
 			select {
 			case p.tasks <- j:
+				p.st.busy.Add(1)
 				p.waiting.add(-1)
 				c.running++
 				return true

@@ -312,11 +312,19 @@ func (p *Pool) worker() {
 	}
 	for {
 		wake := p.wake.Load()
-		if p.retire() || p.closed.Load() {
+		if p.retire() {
 			if pend != nil {
 				pend.signal()
 			}
-			// Once closed, Resize is a no-op, so the live count may stay.
+			return
+		}
+		if p.closed.Load() {
+			if pend != nil {
+				pend.signal()
+			}
+			// Once closed, Resize is a no-op: every worker leaves, and
+			// Stats.Workers counts down to 0.
+			p.live.Add(-1)
 			return
 		}
 		select {
@@ -374,13 +382,11 @@ func (p *Pool) Go(ctx context.Context, task func(context.Context) error) error {
 	if sampled {
 		j.enq = enqNoWait
 	}
-	select {
-	case p.tasks <- j:
+	if p.offer(j) {
 		return nil
-	default:
 	}
 	if p.isTaskOf(ctx) {
-		p.run(j, true, true, p.now())
+		p.runInline(j)
 		return nil
 	}
 	if sampled {
@@ -390,6 +396,7 @@ func (p *Pool) Go(ctx context.Context, task func(context.Context) error) error {
 	defer p.waiting.add(-1)
 	select {
 	case p.tasks <- j:
+		p.st.busy.Add(1)
 		return nil
 	case <-ctx.Done():
 		p.goPending.add(-1)
@@ -401,22 +408,55 @@ func (p *Pool) Go(ctx context.Context, task func(context.Context) error) error {
 	}
 }
 
-// TryGo submits task if a worker is idle and reports whether it did. It
-// never blocks and never runs the task inline. The task receives a context
-// derived from [context.Background] that identifies the pool. TryGo returns
-// false for a closed pool and for a nil task.
+// TryGo submits task if a worker is idle and reports whether it did: it
+// returns true whenever fewer tasks run on the pool's workers than its
+// size (a worker that has just been started, or is finishing the
+// bookkeeping of its previous task, counts as idle), false when every
+// worker is busy, for a closed pool and for a nil task. It never waits for
+// a task to finish and never runs the task inline. The task receives a
+// context derived from [context.Background] that identifies the pool.
 func (p *Pool) TryGo(task func(context.Context) error) bool {
 	if task == nil || p.closed.Load() {
 		return false
 	}
 	p.goPending.add(1)
-	select {
-	case p.tasks <- job{fn: task, ctx: context.Background(), enq: p.tryGoEnq()}:
+	if p.offer(job{fn: task, ctx: context.Background(), enq: p.tryGoEnq()}) {
 		return true
-	default:
-		p.goPending.add(-1)
-		return false
 	}
+	p.goPending.add(-1)
+	return false
+}
+
+// offer hands j to an idle worker without blocking and reports whether it
+// did; the task is then counted in Stats.Busy. A worker counts as idle
+// from the moment its previous task is finished (or it started) and the
+// pool is below its size, even before it waits on the channel: offer
+// yields the processor until that worker takes j or some other submitter
+// takes the worker. This waits for the pool's own bookkeeping only, never
+// for a task.
+func (p *Pool) offer(j job) bool {
+	p.st.busy.Add(1) // before the hand-over, so Busy never lags Go's return
+	for {
+		select {
+		case p.tasks <- j:
+			return true
+		default:
+		}
+		onWorkers := p.st.busy.Load() - 1 - p.st.inlineRunning.Load() // minus j
+		if onWorkers >= min(p.live.Load(), p.want.Load()) || p.closed.Load() {
+			p.st.busy.Add(-1)
+			return false
+		}
+		runtime.Gosched()
+	}
+}
+
+// runInline runs j on the calling goroutine, as a nested submission.
+func (p *Pool) runInline(j job) {
+	p.st.busy.Add(1)
+	p.st.inlineRunning.Add(1)
+	defer p.st.inlineRunning.Add(-1)
+	p.run(j, true, true, p.now())
 }
 
 // tryGoEnq is the enq of a TryGo submission, which never blocks.
@@ -501,6 +541,7 @@ func (p *Pool) run(j job, inline, timed bool, start int64) int64 {
 		// An item may wait a little between its hand-over and its start;
 		// one whose Map stopped meanwhile never starts.
 		if err := j.item.notStarted(); err != nil {
+			p.st.busy.Add(-1)
 			j.item.finish(err, false)
 			return 0
 		}
@@ -513,7 +554,6 @@ func (p *Pool) run(j job, inline, timed bool, start int64) int64 {
 	case j.enq > 0 && timed:
 		wait = max(start-j.enq, 0)
 	}
-	p.st.busy.Add(1)
 	info := TaskInfo{Slot: slot, Wait: time.Duration(max(wait, 0)), Inline: inline}
 	returned := false
 	defer func() {
@@ -594,6 +634,7 @@ func (p *Pool) replaceWorker() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed.Load() {
+		p.live.Add(-1) // the dying worker leaves for good
 		return
 	}
 	p.workers.add(1)
