@@ -90,11 +90,11 @@ func (p *Pool) Stats() Stats {
 type stats struct {
 	busy          atomic.Int64 // accepted, not finished (inline included)
 	inlineRunning atomic.Int64 // inline tasks running
-	completed atomic.Int64
-	failed    atomic.Int64
-	panics    atomic.Int64
-	inline    atomic.Int64
-	wait, run hist
+	completed     atomic.Int64
+	failed        atomic.Int64
+	panics        atomic.Int64
+	inline        atomic.Int64
+	wait, run     hist
 }
 
 func (s *stats) record(wait, run int64, err error, inline bool) {
