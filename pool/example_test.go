@@ -303,3 +303,30 @@ func ExampleOnStats() {
 	fmt.Println(calls.Load())
 	// Output: 1
 }
+
+func ExamplePool_Group() {
+	// One pool for the whole process, bounded by the container's CPUs.
+	p := pool.New(4)
+	defer p.Close(context.Background())
+
+	// Each request gets its own group: it waits for its own tasks only and
+	// sees only their errors.
+	handle := func(ctx context.Context, files []string) error {
+		g, ctx := p.Group(ctx)
+		for _, f := range files {
+			g.Go(func(ctx context.Context) error {
+				if strings.HasSuffix(f, ".bad") {
+					return fmt.Errorf("%s: %w", f, errors.ErrUnsupported)
+				}
+				<-time.After(time.Millisecond) // work, or stop when a sibling fails
+				return ctx.Err()
+			})
+		}
+		return g.Wait() // the first failure, never a sibling's context.Canceled
+	}
+	fmt.Println(handle(context.Background(), []string{"a", "b", "c"}))
+	fmt.Println(handle(context.Background(), []string{"a", "x.bad", "c"}))
+	// Output:
+	// <nil>
+	// x.bad: unsupported operation
+}

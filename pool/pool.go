@@ -107,6 +107,7 @@ func OnStats(every time.Duration, fn func(ctx context.Context, s Stats)) Option 
 // through an unbuffered channel, so submitting allocates nothing.
 type job struct {
 	fn   func(context.Context) error // a Go/TryGo task, or nil
+	grp  *Group                      // the Group of a task, or nil
 	item mapItem                     // a Map item, or nil
 	ctx  context.Context             // parent of the task's context
 	// enq samples the queue wait: p.now() when a sampled submitter started
@@ -370,14 +371,19 @@ func (p *Pool) Go(ctx context.Context, task func(context.Context) error) error {
 	if task == nil {
 		return ErrNilTask
 	}
+	return p.submit(ctx, job{fn: task, ctx: ctx}, &p.goPending)
+}
+
+// submit is Go for a task whose outcome is counted by pending (the pool's
+// or a Group's).
+func (p *Pool) submit(ctx context.Context, j job, pending *zeroWaiter) error {
 	if p.closed.Load() {
 		return ErrClosed
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	p.goPending.add(1)
-	j := job{fn: task, ctx: ctx}
+	pending.add(1)
 	sampled := p.sampleSubmission()
 	if sampled {
 		j.enq = enqNoWait
@@ -399,11 +405,11 @@ func (p *Pool) Go(ctx context.Context, task func(context.Context) error) error {
 		p.st.busy.Add(1)
 		return nil
 	case <-ctx.Done():
-		p.goPending.add(-1)
+		pending.add(-1)
 		return ctx.Err()
 	case <-p.closing:
 		p.notStarted.Add(1) // before the counters Close waits for
-		p.goPending.add(-1)
+		pending.add(-1)
 		return ErrClosed
 	}
 }
@@ -470,8 +476,9 @@ func (p *Pool) tryGoEnq() int64 {
 // Wait blocks until every task submitted with Go or TryGo has finished
 // (tasks submitted concurrently with Wait may or may not be waited for) and
 // returns the first non-nil error returned by such a task since the previous
-// call to Wait returned. Map items are not included: Map's iterator waits
-// for its own items. Calling Wait from a task deadlocks.
+// call to Wait returned. Map items and the tasks of a [Group] are not
+// included: Map's iterator and Group.Wait wait for their own. Calling Wait
+// from a task deadlocks.
 func (p *Pool) Wait() error {
 	p.goPending.wait(nil)
 	p.errMu.Lock()
@@ -616,6 +623,13 @@ func (p *Pool) finish(j job, slot int, wait, run int64, err error, inline bool) 
 	p.slots.release(slot)
 	if j.item != nil {
 		j.item.finish(err, true)
+		return
+	}
+	if g := j.grp; g != nil {
+		if err != nil {
+			g.record(err)
+		}
+		g.pending.add(-1)
 		return
 	}
 	if err != nil {
