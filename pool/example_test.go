@@ -330,3 +330,29 @@ func ExamplePool_Group() {
 	// <nil>
 	// x.bad: unsupported operation
 }
+
+func ExampleCollect() {
+	p := pool.New(4)
+	defer p.Close(context.Background())
+
+	lengths, err := pool.Collect(context.Background(), p, slices.Values([]string{"lazy", "bounded", "pool"}),
+		func(ctx context.Context, s string) (int, error) { return len(s), nil })
+	fmt.Println(lengths, err)
+	// Output: [4 7 4] <nil>
+}
+
+func ExampleStopErr() {
+	p := pool.New(2)
+	defer p.Close(context.Background())
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // e.g. the request was abandoned before the Map started
+	var why error
+	n := 0
+	for range pool.Map(ctx, p, slices.Values([]int{1, 2, 3}), func(ctx context.Context, i int) (int, error) { return i, nil }, pool.StopErr(&why)) {
+		n++
+	}
+	// No results, and why says it was not because the input was empty.
+	fmt.Println(n, why)
+	// Output: 0 context canceled
+}

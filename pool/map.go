@@ -46,6 +46,7 @@ type MapOption func(*mapConfig)
 type mapConfig struct {
 	failFast bool
 	window   int
+	stopErr  *error
 }
 
 // FailFast makes Map stop at the first item whose fn returns an error (or
@@ -63,6 +64,26 @@ func FailFast() MapOption { return func(c *mapConfig) { c.failFast = true } }
 // holding more finished results.
 func Window(n int) MapOption { return func(c *mapConfig) { c.window = max(n, 1) } }
 
+// StopErr makes Map and MapOrdered report why they ended: each time
+// their iterator returns, it stores in *dst
+//
+//   - nil if the Map ran to completion: the input was exhausted and the
+//     Map's context was still live when the last result was delivered (or
+//     the consumer broke out of its loop, which it knows);
+//   - otherwise the cause (see [context.Cause]) of the Map's context,
+//     which was done before that: ctx's cause (context.Canceled,
+//     context.DeadlineExceeded or the cause given to its cancel function),
+//     an error wrapping [ErrFailFast] and the first failure when
+//     [FailFast] stopped it, or an error wrapping [ErrClosed] when a Close
+//     deadline canceled it;
+//   - [ErrClosed] if the pool was closed before the input was exhausted;
+//   - [ErrNilTask] if p, in or fn is nil.
+//
+// So a caller can tell a Map cut short (by a canceled context before it
+// started, say, which yields no results at all) from one whose input was
+// exhausted, without checking ctx itself. A nil dst is ignored.
+func StopErr(dst *error) MapOption { return func(c *mapConfig) { c.stopErr = dst } }
+
 // Map calls fn on every item of in, using p's workers, and returns the
 // results in completion order. The input is pulled lazily, on the
 // consumer's goroutine, only while fewer than Pool.Size()+PullSlack items are
@@ -76,7 +97,10 @@ func Window(n int) MapOption { return func(c *mapConfig) { c.window = max(n, 1) 
 // remaining results and returns. When the consumer breaks out of its loop,
 // Map stops pulling, cancels the running tasks and waits for them before
 // the loop ends, so no goroutine outlives it. A panic in the input iterator
-// or in the loop body propagates to the caller after the same cleanup.
+// or in the loop body propagates to the caller, as itself, after the same
+// cleanup. An item whose Map's context is done before a worker starts it
+// does not start and yields ErrNotStarted. [StopErr] reports why a Map
+// ended.
 //
 // Called from a task of p with the task's context, Map runs an item inline
 // on the calling goroutine whenever no worker is idle, so mapping over the
@@ -95,6 +119,35 @@ func MapOrdered[T, R any](ctx context.Context, p *Pool, in iter.Seq[T], fn func(
 	return mapSeq(ctx, p, in, fn, true, opts)
 }
 
+// Collect maps fn over in with MapOrdered and [FailFast] (whatever opts
+// say) and returns the values in input order, in one call: the errgroup
+// shape for a Map. On success the slice has one value per input item and
+// the error is nil. Otherwise the error is the first failure in input order
+// (fn's error, a [*PanicError], or an error wrapping [ErrNotStarted] or
+// [ErrClosed]), or, if no item failed but the Map stopped early, the
+// [StopErr] reason; the slice then holds the values of the items before
+// the first failure. If p, in or fn is nil, Collect returns nil,
+// [ErrNilTask].
+func Collect[T, R any](ctx context.Context, p *Pool, in iter.Seq[T], fn func(context.Context, T) (R, error), opts ...MapOption) ([]R, error) {
+	var stop, first error
+	var out []R
+	opts = append(opts[:len(opts):len(opts)], FailFast(), StopErr(&stop))
+	for r := range MapOrdered(ctx, p, in, fn, opts...) {
+		if first != nil {
+			continue
+		}
+		if r.Err != nil {
+			first = r.Err
+			continue
+		}
+		out = append(out, r.Value)
+	}
+	if first != nil {
+		return out, first
+	}
+	return out, stop
+}
+
 func mapSeq[T, R any](ctx context.Context, p *Pool, in iter.Seq[T], fn func(context.Context, T) (R, error), ordered bool, opts []MapOption) iter.Seq[Result[T, R]] {
 	var cfg mapConfig
 	for _, o := range opts {
@@ -104,6 +157,9 @@ func mapSeq[T, R any](ctx context.Context, p *Pool, in iter.Seq[T], fn func(cont
 	}
 	return func(yield func(Result[T, R]) bool) {
 		if p == nil || fn == nil || in == nil {
+			if cfg.stopErr != nil {
+				*cfg.stopErr = ErrNilTask
+			}
 			yield(Result[T, R]{Index: -1, Err: ErrNilTask})
 			return
 		}
@@ -130,6 +186,9 @@ func mapSeq[T, R any](ctx context.Context, p *Pool, in iter.Seq[T], fn func(cont
 			p.unregisterMap(m)
 		}()
 		c.loop(in)
+		if cfg.stopErr != nil {
+			*cfg.stopErr = c.why()
+		}
 	}
 }
 
@@ -261,9 +320,10 @@ type consumer[T, R any] struct {
 	ordered bool
 	yield   func(Result[T, R]) bool
 
-	next        int // index of the next item to pull
-	outstanding int // pulled and not yet delivered (or discarded)
-	running     int // handed to a worker and not yet taken back
+	closed      bool // pulling stopped because the pool was closed
+	next        int  // index of the next item to pull
+	outstanding int  // pulled and not yet delivered (or discarded)
+	running     int  // handed to a worker and not yet taken back
 	stopped     bool
 	free        []*item[T, R]
 	spare       []*item[T, R]
@@ -319,6 +379,7 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 		j.enq = enqNoWait
 	}
 	if p.closed.Load() {
+		c.closed = true
 		c.reject(it, ErrClosed)
 		return false
 	}
@@ -353,6 +414,7 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 			}
 			if p.closed.Load() {
 				p.notStarted.Add(1)
+				c.closed = true
 				err = ErrClosed
 				break
 			}
@@ -383,12 +445,29 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 	}
 }
 
+// why is StopErr's report, once the loop has returned.
+func (c *consumer[T, R]) why() error {
+	switch {
+	case c.stopped:
+		return nil
+	case c.m.ctx.Err() != nil:
+		return context.Cause(c.m.ctx)
+	case c.closed:
+		return ErrClosed
+	}
+	return nil
+}
+
 // makeRoom delivers finished results and waits until one more item may be
 // pulled. It returns false when pulling must stop.
 func (c *consumer[T, R]) makeRoom() bool {
 	for {
 		c.poll()
-		if c.stopped || c.m.stopCause() != nil || c.p.closed.Load() {
+		if c.stopped || c.m.stopCause() != nil {
+			return false
+		}
+		if c.p.closed.Load() {
+			c.closed = true
 			return false
 		}
 		if c.outstanding < c.bound() {
