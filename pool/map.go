@@ -244,18 +244,18 @@ func (it *item[T, R]) finish(err error, started bool) {
 	idx := it.res.Index // it belongs to the consumer once published
 	it.res.Err = err
 	failed := err != nil && started && m.failFast
-	var cause error
+	var cause *error
 	m.mu.Lock()
 	m.done = append(m.done, it)
 	m.ndone.Store(int64(len(m.done)))
 	if failed && int64(idx) < m.failIdx.Load() {
-		cause = fmt.Errorf("%w: item %d: %w", ErrFailFast, idx, err)
-		m.failErr.Store(&cause)
+		cause = new(fmt.Errorf("%w: item %d: %w", ErrFailFast, idx, err))
+		m.failErr.Store(cause)
 		m.failIdx.Store(int64(idx))
 	}
 	m.mu.Unlock()
 	if cause != nil && !m.ordered {
-		m.cancel(cause)
+		m.cancel(*cause)
 	}
 }
 
