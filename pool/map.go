@@ -18,8 +18,11 @@ import (
 const PullSlack = 1
 
 // ErrNotStarted is wrapped by the error of a Map result whose item was
-// pulled from the input but never started, because the Map's context was
-// canceled (by the caller, by [FailFast] or by a Close deadline) first.
+// pulled from the input but never started: the Map's context was done (ctx
+// canceled, [FailFast], a Close deadline) before a worker started it, or,
+// with FailFast, an earlier item had failed. The error also wraps that
+// cause. An item never starts once this holds, even if it was already
+// handed to a worker.
 var ErrNotStarted = errors.New("pool: item not started")
 
 // ErrFailFast is the cause (see [context.Cause]) with which [FailFast]
@@ -50,10 +53,18 @@ type mapConfig struct {
 }
 
 // FailFast makes Map stop at the first item whose fn returns an error (or
-// panics): it cancels the context of the running items with cause
-// [ErrFailFast] and stops pulling input. Every item already pulled still
-// yields its Result (the running ones typically with the context's error),
-// so the consumer sees the first failure and what it interrupted.
+// panics). The failure is published before anything is canceled, so the
+// consumer receives it before any result that the cancellation causes:
+// the first error it sees is the real one, never a sibling's
+// context.Canceled. Pulling stops at once, and items pulled but not yet
+// started yield [ErrNotStarted].
+//
+// Map then cancels the context of the running items, with a cause (see
+// [context.Cause]) wrapping [ErrFailFast] and the failure. MapOrdered
+// cancels only the items after the failed one, and only when the consumer
+// reaches the failed item in input order: the items before it run
+// undisturbed, as the consumer waits for them anyway, and their Results
+// are their own. Every item already pulled still yields its Result.
 func FailFast() MapOption { return func(c *mapConfig) { c.failFast = true } }
 
 // Window fixes the maximum number of items pulled from the input and not yet

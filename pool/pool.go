@@ -353,9 +353,12 @@ func (p *Pool) worker() {
 }
 
 // Go submits task and blocks until a worker accepts it (backpressure: the
-// pool holds no queue). It returns nil once the task has been accepted; the
-// task's own error is reported by Wait. The task receives a context derived
-// from ctx that identifies the pool (see [Slot]).
+// pool holds no queue). It returns nil once the task has been accepted (it
+// is then counted in Stats.Busy); the task's own error is reported by
+// Wait. A worker that is idle but not yet waiting for work (just started,
+// or finishing its previous task's bookkeeping) accepts the task when it
+// gets there. The task receives a context derived from ctx that identifies
+// the pool (see [Slot]).
 //
 // Go returns ctx.Err() without running the task if ctx is done before a
 // worker accepts it, [ErrClosed] if the pool is or gets closed first, and
