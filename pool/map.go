@@ -131,7 +131,8 @@ func MapOrdered[T, R any](ctx context.Context, p *Pool, in iter.Seq[T], fn func(
 }
 
 // Collect maps fn over in with MapOrdered and [FailFast] (whatever opts
-// say) and returns the values in input order, in one call: the errgroup
+// say; a [StopErr] in opts is not filled in) and returns the values in
+// input order, in one call: the errgroup
 // shape for a Map. On success the slice has one value per input item and
 // the error is nil. Otherwise the error is the first failure in input order
 // (fn's error, a [*PanicError], or an error wrapping [ErrNotStarted] or

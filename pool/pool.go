@@ -520,9 +520,13 @@ func (p *Pool) offer(j job) bool {
 
 // runInline runs j on the calling goroutine, as a nested submission.
 func (p *Pool) runInline(j job) {
-	p.st.busy.Add(1)
+	// inlineRunning goes up first and down last, so that offer never
+	// counts this task as one on a worker (which could make TryGo fail
+	// while a worker is idle); in between, offer may see one task too few
+	// on the workers and retry for a moment.
 	p.st.inlineRunning.Add(1)
 	defer p.st.inlineRunning.Add(-1)
+	p.st.busy.Add(1)
 	p.run(j, true, true, p.now())
 }
 
