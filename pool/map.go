@@ -459,12 +459,15 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 
 // why is StopErr's report, once the loop has returned.
 func (c *consumer[T, R]) why() error {
-	switch {
-	case c.stopped:
+	if c.stopped {
 		return nil
-	case c.m.ctx.Err() != nil:
-		return context.Cause(c.m.ctx)
-	case c.closed:
+	}
+	// stopCause, not the context alone: Map's worker cancels just after
+	// publishing the failure, and the loop may have ended in between.
+	if err := c.m.stopCause(); err != nil {
+		return err
+	}
+	if c.closed {
 		return ErrClosed
 	}
 	return nil
