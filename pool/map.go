@@ -404,6 +404,10 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 		p.runInline(j)
 		return true
 	}
+	if p.retryOffer(j) {
+		c.running++
+		return true
+	}
 	if sampled {
 		j.enq = p.now()
 	}

@@ -456,6 +456,9 @@ func (p *Pool) submit(ctx context.Context, j job, pending *zeroWaiter) error {
 		p.runInline(j)
 		return nil
 	}
+	if p.retryOffer(j) {
+		return nil
+	}
 	if sampled {
 		j.enq = p.now()
 	}
@@ -516,6 +519,29 @@ func (p *Pool) offer(j job) bool {
 		}
 		runtime.Gosched()
 	}
+}
+
+// submitYields is how often a submitter that found every worker busy
+// yields the processor and offers again before it blocks, when tasks have
+// recently been short: a yield lets a worker on the same processor finish
+// its task, which costs less than the submitter parking and being woken.
+// (More yields measured no better on 2 cores; spinning idle workers
+// measured worse.)
+const submitYields = 2
+
+// retryOffer is offer after up to submitYields yields, for a submitter
+// that would block otherwise.
+func (p *Pool) retryOffer(j job) bool {
+	if p.long.Load() {
+		return false
+	}
+	for range submitYields {
+		runtime.Gosched()
+		if p.offer(j) {
+			return true
+		}
+	}
+	return false
 }
 
 // runInline runs j on the calling goroutine, as a nested submission.
