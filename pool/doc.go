@@ -3,14 +3,22 @@
 //
 // A [Pool] owns a fixed number of worker goroutines (its size), which can be
 // changed while the pool is running with [Pool.Resize]. Work reaches the
-// workers in two ways:
+// workers in three ways:
 //
 //   - [Pool.Go] and [Pool.TryGo] submit heterogeneous tasks. Go blocks until a
 //     worker is free (backpressure: nothing is queued inside the pool), TryGo
-//     never blocks. [Pool.Wait] waits for every task submitted with them.
+//     never blocks and succeeds whenever a worker is idle. [Pool.Wait] waits
+//     for every task submitted with them.
+//   - [Pool.Group] scopes tasks to one caller, in the shape of errgroup's
+//     WithContext: a service keeps one process-wide pool, and each request
+//     submits through its own [Group], waits only for its own tasks and gets
+//     only their first error; the group's context is canceled when a task
+//     fails.
 //   - [Map] and [MapOrdered] apply a function to a lazily pulled
 //     [iter.Seq] and return the results as an iterator, in completion order or
-//     in input order.
+//     in input order. [Collect] gathers a Map's values in input order into
+//     a slice in one call; [StopErr] tells a Map that ran to completion from
+//     one cut short (a canceled context, FailFast, Close).
 //
 // # Bounds
 //
@@ -51,13 +59,20 @@
 //
 // # Errors
 //
-// A task's error is returned by Wait (for Go and TryGo) or carried in its
-// [Result] (for Map). A panic in a task or a hook is recovered and becomes a
-// [*PanicError] carrying the panic value and stack; the worker survives. A
-// task that calls [runtime.Goexit] fails with [ErrGoexit] and its worker is
-// replaced, so the pool keeps its size. With
-// [FailFast], Map cancels the context of its running tasks and stops pulling
-// input at the first error.
+// A task's error is returned by Wait (for Go and TryGo; Group.Wait for a
+// group's tasks) or carried in its [Result] (for Map). A panic in a task or a
+// hook is recovered and becomes a [*PanicError] carrying the panic value and
+// stack; the worker survives. A task that calls [runtime.Goexit] fails with
+// [ErrGoexit] and its worker is replaced, so the pool keeps its size. A
+// panic in a Map loop body or input iterator propagates to the caller as
+// itself, after the Map's running items were canceled and waited for.
+//
+// The first error is always recorded before anything is canceled: a
+// Group's Wait returns the failing task's error and [FailFast] delivers the
+// failed item's Result before any result its cancellation causes, so the
+// real failure is never hidden behind a sibling's context.Canceled. A Map
+// item whose context is done before it starts never starts: it yields
+// [ErrNotStarted].
 //
 // # Slots
 //

@@ -303,3 +303,56 @@ func ExampleOnStats() {
 	fmt.Println(calls.Load())
 	// Output: 1
 }
+
+func ExamplePool_Group() {
+	// One pool for the whole process, bounded by the container's CPUs.
+	p := pool.New(4)
+	defer p.Close(context.Background())
+
+	// Each request gets its own group: it waits for its own tasks only and
+	// sees only their errors.
+	handle := func(ctx context.Context, files []string) error {
+		g, ctx := p.Group(ctx)
+		for _, f := range files {
+			g.Go(func(ctx context.Context) error {
+				if strings.HasSuffix(f, ".bad") {
+					return fmt.Errorf("%s: %w", f, errors.ErrUnsupported)
+				}
+				<-time.After(time.Millisecond) // work, or stop when a sibling fails
+				return ctx.Err()
+			})
+		}
+		return g.Wait() // the first failure, never a sibling's context.Canceled
+	}
+	fmt.Println(handle(context.Background(), []string{"a", "b", "c"}))
+	fmt.Println(handle(context.Background(), []string{"a", "x.bad", "c"}))
+	// Output:
+	// <nil>
+	// x.bad: unsupported operation
+}
+
+func ExampleCollect() {
+	p := pool.New(4)
+	defer p.Close(context.Background())
+
+	lengths, err := pool.Collect(context.Background(), p, slices.Values([]string{"lazy", "bounded", "pool"}),
+		func(ctx context.Context, s string) (int, error) { return len(s), nil })
+	fmt.Println(lengths, err)
+	// Output: [4 7 4] <nil>
+}
+
+func ExampleStopErr() {
+	p := pool.New(2)
+	defer p.Close(context.Background())
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // e.g. the request was abandoned before the Map started
+	var why error
+	n := 0
+	for range pool.Map(ctx, p, slices.Values([]int{1, 2, 3}), func(ctx context.Context, i int) (int, error) { return i, nil }, pool.StopErr(&why)) {
+		n++
+	}
+	// No results, and why says it was not because the input was empty.
+	fmt.Println(n, why)
+	// Output: 0 context canceled
+}

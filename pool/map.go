@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -17,8 +18,11 @@ import (
 const PullSlack = 1
 
 // ErrNotStarted is wrapped by the error of a Map result whose item was
-// pulled from the input but never started, because the Map's context was
-// canceled (by the caller, by [FailFast] or by a Close deadline) first.
+// pulled from the input but never started: the Map's context was done (ctx
+// canceled, [FailFast], a Close deadline) before a worker started it, or,
+// with FailFast, an earlier item had failed. The error also wraps that
+// cause. An item never starts once this holds, even if it was already
+// handed to a worker.
 var ErrNotStarted = errors.New("pool: item not started")
 
 // ErrFailFast is the cause (see [context.Cause]) with which [FailFast]
@@ -45,13 +49,22 @@ type MapOption func(*mapConfig)
 type mapConfig struct {
 	failFast bool
 	window   int
+	stopErr  *error
 }
 
 // FailFast makes Map stop at the first item whose fn returns an error (or
-// panics): it cancels the context of the running items with cause
-// [ErrFailFast] and stops pulling input. Every item already pulled still
-// yields its Result (the running ones typically with the context's error),
-// so the consumer sees the first failure and what it interrupted.
+// panics). The failure is published before anything is canceled, so the
+// consumer receives it before any result that the cancellation causes:
+// the first error it sees is the real one, never a sibling's
+// context.Canceled. Pulling stops at once, and items pulled but not yet
+// started yield [ErrNotStarted].
+//
+// Map then cancels the context of the running items, with a cause (see
+// [context.Cause]) wrapping [ErrFailFast] and the failure. MapOrdered
+// cancels only the items after the failed one, and only when the consumer
+// reaches the failed item in input order: the items before it run
+// undisturbed, as the consumer waits for them anyway, and their Results
+// are their own. Every item already pulled still yields its Result.
 func FailFast() MapOption { return func(c *mapConfig) { c.failFast = true } }
 
 // Window fixes the maximum number of items pulled from the input and not yet
@@ -61,6 +74,26 @@ func FailFast() MapOption { return func(c *mapConfig) { c.failFast = true } }
 // lets MapOrdered keep workers busy behind a slow head item, at the cost of
 // holding more finished results.
 func Window(n int) MapOption { return func(c *mapConfig) { c.window = max(n, 1) } }
+
+// StopErr makes Map and MapOrdered report why they ended: each time
+// their iterator returns, it stores in *dst
+//
+//   - nil if the Map ran to completion: the input was exhausted and the
+//     Map's context was still live when the last result was delivered (or
+//     the consumer broke out of its loop, which it knows);
+//   - otherwise the cause (see [context.Cause]) of the Map's context,
+//     which was done before that: ctx's cause (context.Canceled,
+//     context.DeadlineExceeded or the cause given to its cancel function),
+//     an error wrapping [ErrFailFast] and the first failure when
+//     [FailFast] stopped it, or an error wrapping [ErrClosed] when a Close
+//     deadline canceled it;
+//   - [ErrClosed] if the pool was closed before the input was exhausted;
+//   - [ErrNilTask] if p, in or fn is nil.
+//
+// So a caller can tell a Map cut short (by a canceled context before it
+// started, say, which yields no results at all) from one whose input was
+// exhausted, without checking ctx itself. A nil dst is ignored.
+func StopErr(dst *error) MapOption { return func(c *mapConfig) { c.stopErr = dst } }
 
 // Map calls fn on every item of in, using p's workers, and returns the
 // results in completion order. The input is pulled lazily, on the
@@ -75,7 +108,10 @@ func Window(n int) MapOption { return func(c *mapConfig) { c.window = max(n, 1) 
 // remaining results and returns. When the consumer breaks out of its loop,
 // Map stops pulling, cancels the running tasks and waits for them before
 // the loop ends, so no goroutine outlives it. A panic in the input iterator
-// or in the loop body propagates to the caller after the same cleanup.
+// or in the loop body propagates to the caller, as itself, after the same
+// cleanup. An item whose Map's context is done before a worker starts it
+// does not start and yields ErrNotStarted. [StopErr] reports why a Map
+// ended.
 //
 // Called from a task of p with the task's context, Map runs an item inline
 // on the calling goroutine whenever no worker is idle, so mapping over the
@@ -94,6 +130,36 @@ func MapOrdered[T, R any](ctx context.Context, p *Pool, in iter.Seq[T], fn func(
 	return mapSeq(ctx, p, in, fn, true, opts)
 }
 
+// Collect maps fn over in with MapOrdered and [FailFast] (whatever opts
+// say; a [StopErr] in opts is not filled in) and returns the values in
+// input order, in one call: the errgroup
+// shape for a Map. On success the slice has one value per input item and
+// the error is nil. Otherwise the error is the first failure in input order
+// (fn's error, a [*PanicError], or an error wrapping [ErrNotStarted] or
+// [ErrClosed]), or, if no item failed but the Map stopped early, the
+// [StopErr] reason; the slice then holds the values of the items before
+// the first failure. If p, in or fn is nil, Collect returns nil,
+// [ErrNilTask].
+func Collect[T, R any](ctx context.Context, p *Pool, in iter.Seq[T], fn func(context.Context, T) (R, error), opts ...MapOption) ([]R, error) {
+	var stop, first error
+	var out []R
+	opts = append(opts[:len(opts):len(opts)], FailFast(), StopErr(&stop))
+	for r := range MapOrdered(ctx, p, in, fn, opts...) {
+		if first != nil {
+			continue
+		}
+		if r.Err != nil {
+			first = r.Err
+			continue
+		}
+		out = append(out, r.Value)
+	}
+	if first != nil {
+		return out, first
+	}
+	return out, stop
+}
+
 func mapSeq[T, R any](ctx context.Context, p *Pool, in iter.Seq[T], fn func(context.Context, T) (R, error), ordered bool, opts []MapOption) iter.Seq[Result[T, R]] {
 	var cfg mapConfig
 	for _, o := range opts {
@@ -103,11 +169,15 @@ func mapSeq[T, R any](ctx context.Context, p *Pool, in iter.Seq[T], fn func(cont
 	}
 	return func(yield func(Result[T, R]) bool) {
 		if p == nil || fn == nil || in == nil {
+			if cfg.stopErr != nil {
+				*cfg.stopErr = ErrNilTask
+			}
 			yield(Result[T, R]{Index: -1, Err: ErrNilTask})
 			return
 		}
 		mctx, cancel := context.WithCancelCause(ctx)
-		m := &mapState[T, R]{fn: fn, ctx: mctx, cancel: cancel, failFast: cfg.failFast, signal: make(chan struct{}, 1)}
+		m := &mapState[T, R]{fn: fn, ctx: mctx, cancel: cancel, failFast: cfg.failFast, ordered: ordered, signal: make(chan struct{}, 1)}
+		m.failIdx.Store(math.MaxInt64)
 		c := &consumer[T, R]{p: p, m: m, cfg: cfg, ordered: ordered, yield: yield}
 		// The consumer only ever blocks on m.signal: cancellation, Close,
 		// Resize and finished results all send it.
@@ -128,6 +198,9 @@ func mapSeq[T, R any](ctx context.Context, p *Pool, in iter.Seq[T], fn func(cont
 			p.unregisterMap(m)
 		}()
 		c.loop(in)
+		if cfg.stopErr != nil {
+			*cfg.stopErr = c.why()
+		}
 	}
 }
 
@@ -139,7 +212,12 @@ type mapState[T, R any] struct {
 	ctx      context.Context
 	cancel   context.CancelCauseFunc
 	failFast bool
-	failed   atomic.Bool
+	ordered  bool
+	// failIdx is the lowest index of an item that failed with FailFast
+	// set (MaxInt64: none); failErr is the error to cancel with, wrapping
+	// that item's error. Both are written under mu.
+	failIdx atomic.Int64
+	failErr atomic.Pointer[error]
 
 	mu     sync.Mutex
 	done   []*item[T, R] // finished, not yet taken by the consumer
@@ -166,16 +244,55 @@ func (it *item[T, R]) run(ctx context.Context) (err error) {
 
 // finish publishes the result. It never blocks: the consumer reserved room
 // for it (the done list) before it pulled the item.
-func (it *item[T, R]) finish(err error) {
+//
+// With FailFast, a failure is published (and recorded as the Map's
+// failure) before anything is canceled, so the consumer receives it before
+// any result that the cancellation causes. Map cancels at once; MapOrdered
+// leaves that to the consumer, when it reaches the failed item in input
+// order (see consumer.deliver): the items before it run undisturbed, as the
+// consumer must wait for them anyway.
+func (it *item[T, R]) finish(err error, started bool) {
 	m := it.m
+	idx := it.res.Index // it belongs to the consumer once published
 	it.res.Err = err
-	if err != nil && m.failFast && m.failed.CompareAndSwap(false, true) {
-		m.cancel(fmt.Errorf("%w: item %d: %w", ErrFailFast, it.res.Index, err))
-	}
+	failed := err != nil && started && m.failFast
+	var cause *error
 	m.mu.Lock()
 	m.done = append(m.done, it)
 	m.ndone.Store(int64(len(m.done)))
+	if failed && int64(idx) < m.failIdx.Load() {
+		cause = new(fmt.Errorf("%w: item %d: %w", ErrFailFast, idx, err))
+		m.failErr.Store(cause)
+		m.failIdx.Store(int64(idx))
+	}
 	m.mu.Unlock()
+	if cause != nil && !m.ordered {
+		m.cancel(*cause)
+	}
+}
+
+// notStarted returns why the item must not start (nil if it may): the
+// Map's context is done, or, with FailFast, an item before it failed.
+func (it *item[T, R]) notStarted() error {
+	m := it.m
+	if m.ctx.Err() != nil {
+		return fmt.Errorf("%w: %w", ErrNotStarted, context.Cause(m.ctx))
+	}
+	if int64(it.res.Index) > m.failIdx.Load() {
+		return fmt.Errorf("%w: %w", ErrNotStarted, *m.failErr.Load())
+	}
+	return nil
+}
+
+// stopCause is why the Map must not start more items, or nil.
+func (m *mapState[T, R]) stopCause() error {
+	if m.ctx.Err() != nil {
+		return context.Cause(m.ctx)
+	}
+	if e := m.failErr.Load(); e != nil {
+		return *e
+	}
+	return nil
 }
 
 func (it *item[T, R]) signal() { it.m.wake() }
@@ -215,9 +332,10 @@ type consumer[T, R any] struct {
 	ordered bool
 	yield   func(Result[T, R]) bool
 
-	next        int // index of the next item to pull
-	outstanding int // pulled and not yet delivered (or discarded)
-	running     int // handed to a worker and not yet taken back
+	closed      bool // pulling stopped because the pool was closed
+	next        int  // index of the next item to pull
+	outstanding int  // pulled and not yet delivered (or discarded)
+	running     int  // handed to a worker and not yet taken back
 	stopped     bool
 	free        []*item[T, R]
 	spare       []*item[T, R]
@@ -233,7 +351,7 @@ func (c *consumer[T, R]) bound() int {
 }
 
 func (c *consumer[T, R]) loop(in iter.Seq[T]) {
-	if c.m.ctx.Err() == nil {
+	if c.m.stopCause() == nil {
 		for v := range in {
 			it := c.alloc()
 			it.res.Index, it.res.Input = c.next, v
@@ -273,18 +391,21 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 		j.enq = enqNoWait
 	}
 	if p.closed.Load() {
+		c.closed = true
 		c.reject(it, ErrClosed)
 		return false
 	}
-	select {
-	case p.tasks <- j:
+	if p.offer(j) {
 		c.running++
 		return true
-	default:
 	}
 	if p.isTaskOf(m.ctx) {
 		c.running++
-		p.run(j, true, true, p.now())
+		p.runInline(j)
+		return true
+	}
+	if p.retryOffer(j) {
+		c.running++
 		return true
 	}
 	if sampled {
@@ -303,17 +424,19 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 		p.waiting.add(1)
 		var err error
 		for {
-			if m.ctx.Err() != nil {
-				err = fmt.Errorf("%w: %w", ErrNotStarted, context.Cause(m.ctx))
+			if cause := m.stopCause(); cause != nil {
+				err = fmt.Errorf("%w: %w", ErrNotStarted, cause)
 				break
 			}
 			if p.closed.Load() {
 				p.notStarted.Add(1)
+				c.closed = true
 				err = ErrClosed
 				break
 			}
 			select {
 			case p.tasks <- j:
+				p.st.busy.Add(1)
 				p.waiting.add(-1)
 				c.running++
 				return true
@@ -325,10 +448,33 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 		}
 		p.waiting.add(-1)
 		if err != nil {
-			c.reject(it, err)
+			// A failure that stopped the Map was published before the
+			// stop: deliver it before this item's ErrNotStarted.
+			c.poll()
+			if c.stopped {
+				c.discard(it)
+			} else {
+				c.reject(it, err)
+			}
 			return false
 		}
 	}
+}
+
+// why is StopErr's report, once the loop has returned.
+func (c *consumer[T, R]) why() error {
+	if c.stopped {
+		return nil
+	}
+	// stopCause, not the context alone: Map's worker cancels just after
+	// publishing the failure, and the loop may have ended in between.
+	if err := c.m.stopCause(); err != nil {
+		return err
+	}
+	if c.closed {
+		return ErrClosed
+	}
+	return nil
 }
 
 // makeRoom delivers finished results and waits until one more item may be
@@ -336,7 +482,11 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 func (c *consumer[T, R]) makeRoom() bool {
 	for {
 		c.poll()
-		if c.stopped || c.m.ctx.Err() != nil || c.p.closed.Load() {
+		if c.stopped || c.m.stopCause() != nil {
+			return false
+		}
+		if c.p.closed.Load() {
+			c.closed = true
 			return false
 		}
 		if c.outstanding < c.bound() {
@@ -354,6 +504,11 @@ func (c *consumer[T, R]) drain() {
 	m.done = c.spare[:0]
 	m.ndone.Store(0)
 	m.mu.Unlock()
+	// The spare array now belongs to the workers. Forget it before
+	// delivering: if the loop body panics, the deferred cleanup drains
+	// again, and handing the workers the array that batch (still being
+	// read) shares with them would race and corrupt the list.
+	c.spare = nil
 	// Account first: if the loop body panics inside deliver, the deferred
 	// cleanup must not wait for items it already holds.
 	c.running -= len(batch)
@@ -389,6 +544,11 @@ func (c *consumer[T, R]) deliver(it *item[T, R]) {
 		}
 		c.ring[i] = nil
 		c.head++
+		if int64(h.res.Index) == c.m.failIdx.Load() {
+			// Every item before the first failure has been delivered:
+			// now cancel the ones after it.
+			c.m.cancel(*c.m.failErr.Load())
+		}
 		c.emit(h)
 	}
 	if c.stopped {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/bits"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -46,38 +47,66 @@ func Slot(ctx context.Context) int {
 }
 
 // slotSet hands out the lowest free slot and caches one task context per
-// slot. The lock is held only for a few instructions and never around user
-// code.
+// slot. Slots 1..64 are taken and released with one atomic operation on a
+// bit mask (a lock here was a tenth of a trivial task's cost); slots above
+// 64, needed only when more than 64 tasks run at once, under a lock that
+// is held for a few instructions and never around user code. A slot's
+// cache entry is touched only by the holder of the slot.
 type slotSet struct {
-	mu    sync.Mutex
-	used  []uint64   // bit s-1 set: slot s in use
-	cache []*taskCtx // cache[s-1]: last task context of slot s
+	low   atomic.Uint64 // bit s-1 set: slot s (1..64) in use
+	cache [64]*taskCtx  // cache[s-1]: last task context of slot s
+
+	mu        sync.Mutex
+	used      []uint64   // slots above 64: bit s-65 set: slot s in use
+	highCache []*taskCtx // highCache[s-65]: last task context of slot s
 }
 
 func (s *slotSet) acquire(p *Pool, parent context.Context) (int, *taskCtx) {
+	for {
+		b := s.low.Load()
+		if b == ^uint64(0) {
+			return s.acquireHigh(p, parent)
+		}
+		i := bits.TrailingZeros64(^b)
+		if s.low.CompareAndSwap(b, b|1<<i) {
+			tc := s.cache[i]
+			if tc == nil || !sameCtx(tc.Context, parent) {
+				tc = &taskCtx{Context: parent, pool: p, slot: i + 1}
+				s.cache[i] = tc
+			}
+			return i + 1, tc
+		}
+	}
+}
+
+func (s *slotSet) acquireHigh(p *Pool, parent context.Context) (int, *taskCtx) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	w := 0
 	for w < len(s.used) && s.used[w] == ^uint64(0) {
 		w++
 	}
 	if w == len(s.used) {
 		s.used = append(s.used, 0)
-		s.cache = append(s.cache, make([]*taskCtx, 64)...)
+		s.highCache = append(s.highCache, make([]*taskCtx, 64)...)
 	}
 	b := bits.TrailingZeros64(^s.used[w])
 	s.used[w] |= 1 << b
 	i := w*64 + b
-	tc := s.cache[i]
+	tc := s.highCache[i]
 	if tc == nil || !sameCtx(tc.Context, parent) {
-		tc = &taskCtx{Context: parent, pool: p, slot: i + 1}
-		s.cache[i] = tc
+		tc = &taskCtx{Context: parent, pool: p, slot: 65 + i}
+		s.highCache[i] = tc
 	}
-	s.mu.Unlock()
-	return i + 1, tc
+	return 65 + i, tc
 }
 
 func (s *slotSet) release(slot int) {
-	i := slot - 1
+	if slot <= 64 {
+		s.low.And(^(uint64(1) << (slot - 1)))
+		return
+	}
+	i := slot - 65
 	s.mu.Lock()
 	s.used[i/64] &^= 1 << (i % 64)
 	s.mu.Unlock()

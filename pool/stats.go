@@ -13,10 +13,17 @@ import (
 type Stats struct {
 	// Size is the target size, as last set by New or Resize.
 	Size int
-	// Workers is the number of worker goroutines (differs from Size while
-	// a shrink waits for busy workers to finish their task).
+	// Workers is the number of worker goroutines that have not decided to
+	// exit. It differs from Size while a shrink waits for busy workers to
+	// finish their task; once the pool is closed it counts down as the
+	// workers leave, and it is 0 when Close has returned nil.
 	Workers int
-	// Busy is the number of tasks running now, inline ones included.
+	// Busy is the number of tasks accepted and not yet finished, inline
+	// ones included: a task is counted by the time Go, TryGo or Map's
+	// hand-over to a worker returns, and until just before its outcome is
+	// published (before Wait returns it or its Result is delivered). A
+	// snapshot taken while a submission is being attempted may be off by
+	// that one submission.
 	Busy int
 	// Waiting is the number of submitters (Go callers and Map dispatchers)
 	// blocked waiting for a free worker.
@@ -69,7 +76,7 @@ func (p *Pool) Stats() Stats {
 	return Stats{
 		Size:      int(p.want.Load()),
 		Workers:   int(p.live.Load()),
-		Busy:      int(p.st.busy.Load()),
+		Busy:      int(max(p.st.busy.Load(), 0)),
 		Waiting:   int(p.waiting.n.Load()),
 		Completed: p.st.completed.Load(),
 		Failed:    p.st.failed.Load(),
@@ -81,12 +88,13 @@ func (p *Pool) Stats() Stats {
 }
 
 type stats struct {
-	busy      atomic.Int64
-	completed atomic.Int64
-	failed    atomic.Int64
-	panics    atomic.Int64
-	inline    atomic.Int64
-	wait, run hist
+	busy          atomic.Int64 // accepted, not finished (inline included)
+	inlineRunning atomic.Int64 // inline tasks running
+	completed     atomic.Int64
+	failed        atomic.Int64
+	panics        atomic.Int64
+	inline        atomic.Int64
+	wait, run     hist
 }
 
 func (s *stats) record(wait, run int64, err error, inline bool) {

@@ -156,6 +156,21 @@ var libs = []lib{
 		}
 		b.StopTimer()
 	}},
+	// A per-request Group on the shared pool: errgroup.WithContext's shape.
+	{"ration-group", func(b *testing.B, fn func()) {
+		p := pool.New(size)
+		defer p.Close(context.Background())
+		task := func(context.Context) error { fn(); return nil }
+		b.ResetTimer()
+		g, _ := p.Group(context.Background())
+		for range b.N {
+			g.Go(task)
+		}
+		if err := g.Wait(); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+	}},
 	{"ration-map", func(b *testing.B, fn func()) { benchMap(b, fn, pool.Map[int, int]) }},
 	{"ration-map-ordered", func(b *testing.B, fn func()) { benchMap(b, fn, pool.MapOrdered[int, int]) }},
 }

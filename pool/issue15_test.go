@@ -1,0 +1,177 @@
+package pool_test
+
+// Regression tests for issue 15: each failed on the code before its fix.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ration-run/ration/pool"
+)
+
+// TestLoopBodyPanic: a panic in the loop body comes back as itself after
+// the cleanup, while workers keep delivering results (under -race: no data
+// race between the workers and the cleanup).
+func TestLoopBodyPanic(t *testing.T) {
+	p := newPool(t, 4)
+	for run := range 300 {
+		func() {
+			defer func() {
+				if v := recover(); v != "body" {
+					t.Fatalf("run %d: recovered %v, want the loop body's own panic", run, v)
+				}
+			}()
+			n := 0
+			for range pool.Map(context.Background(), p, seqN(100), func(_ context.Context, i int) (int, error) { return i, nil }) {
+				if n++; n == 1+run%5 {
+					panic("body")
+				}
+			}
+		}()
+	}
+}
+
+// TestFailFastRealErrorFirst: with FailFast, the first error the consumer
+// sees is the failing item's own, never a sibling's context error (the
+// siblings honour their context and are still running when it fails, and
+// one more item is pulled and waiting for a worker).
+func TestFailFastRealErrorFirst(t *testing.T) {
+	for _, ordered := range []bool{false, true} {
+		t.Run(fmt.Sprintf("ordered=%v", ordered), func(t *testing.T) {
+			p := newPool(t, 4)
+			boom := errors.New("boom")
+			mapper := pool.Map[int, int]
+			if ordered {
+				mapper = pool.MapOrdered[int, int]
+			}
+			for run := range 100 {
+				fn := func(ctx context.Context, i int) (int, error) {
+					if i == 2 {
+						return 0, boom
+					}
+					select {
+					case <-ctx.Done():
+						return 0, ctx.Err()
+					case <-time.After(time.Millisecond):
+						return i, nil
+					}
+				}
+				var first *pool.Result[int, int]
+				for r := range mapper(context.Background(), p, seqN(50), fn, pool.FailFast()) {
+					if r.Err != nil && first == nil {
+						first = &r
+					}
+				}
+				if first == nil || first.Index != 2 || !errors.Is(first.Err, boom) {
+					t.Fatalf("run %d: first error seen: %+v, want item 2's boom", run, first)
+				}
+			}
+		})
+	}
+}
+
+// TestNotStartedAfterCancel: an item whose Map context is done before a
+// worker starts it does not run and yields ErrNotStarted, whether FailFast
+// or the caller canceled.
+func TestNotStartedAfterCancel(t *testing.T) {
+	boom := errors.New("boom")
+	for _, how := range []string{"failfast", "caller"} {
+		t.Run(how, func(t *testing.T) {
+			p := newPool(t, 1)
+			for run := range 100 {
+				ctx, cancel := context.WithCancel(context.Background())
+				var ran [2]atomic.Bool
+				fn := func(_ context.Context, i int) (int, error) {
+					ran[i].Store(true)
+					if i == 0 {
+						time.Sleep(time.Millisecond)
+						if how == "caller" {
+							cancel()
+							return 0, nil
+						}
+						return 0, boom
+					}
+					return i, nil
+				}
+				var opts []pool.MapOption
+				if how == "failfast" {
+					opts = append(opts, pool.FailFast())
+				}
+				for r := range pool.Map(ctx, p, seqN(2), fn, opts...) {
+					if r.Index == 1 && !errors.Is(r.Err, pool.ErrNotStarted) {
+						t.Fatalf("run %d: item 1 after cancellation: %+v, want ErrNotStarted", run, r)
+					}
+				}
+				cancel()
+				if ran[1].Load() {
+					t.Fatalf("run %d: item 1 ran after the Map's context was done", run)
+				}
+			}
+		})
+	}
+}
+
+// TestTryGoIdle: TryGo succeeds whenever a worker is idle, also on a pool
+// just created or just grown, and fails once every worker is busy.
+func TestTryGoIdle(t *testing.T) {
+	for run := range 50 {
+		p := pool.New(4)
+		release := make(chan struct{})
+		block := func(context.Context) error { <-release; return nil }
+		for i := range 4 {
+			if !p.TryGo(block) {
+				t.Fatalf("run %d: TryGo %d on a pool of 4 with %d busy workers = false", run, i+1, i)
+			}
+		}
+		if p.TryGo(block) {
+			t.Fatalf("run %d: TryGo on a pool with every worker busy = true", run)
+		}
+		p.Resize(6)
+		for i := range 2 {
+			if !p.TryGo(block) {
+				t.Fatalf("run %d: TryGo %d after growing to 6 = false", run, i+1)
+			}
+		}
+		close(release)
+		if err := p.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestStatsExact: Busy counts every accepted task as soon as Go returned,
+// and Workers is 0 once Close returned.
+func TestStatsExact(t *testing.T) {
+	p := pool.New(4)
+	for run := range 200 {
+		release := make(chan struct{})
+		for i := range 4 {
+			if err := p.Go(context.Background(), func(context.Context) error { <-release; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if s := p.Stats(); s.Busy != i+1 {
+				t.Fatalf("run %d: Busy = %d after %d accepted tasks", run, s.Busy, i+1)
+			}
+		}
+		close(release)
+		if err := p.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		if s := p.Stats(); s.Busy != 0 {
+			t.Fatalf("run %d: Busy = %d after Wait", run, s.Busy)
+		}
+	}
+	if _, err := p.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Stats(); s.Workers != 0 || s.Busy != 0 || s.Size != 4 {
+		t.Fatalf("after Close: %+v, want 0 workers, 0 busy", s)
+	}
+}
