@@ -228,6 +228,7 @@ func ExamplePanicError() {
 
 	p.Go(context.Background(), func(context.Context) error {
 		var m map[string]int
+		//lint:ignore SA5000 the panic is what this example shows
 		m["x"] = 1 // panics
 		return nil
 	})

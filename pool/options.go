@@ -1,0 +1,60 @@
+package pool
+
+import (
+	"context"
+	"time"
+)
+
+// TaskInfo describes one task to the hooks set by [OnStart] and [OnFinish].
+type TaskInfo struct {
+	// Slot is the task's slot, see [Slot].
+	Slot int
+	// Wait is how long the task's submitter was blocked waiting for a free
+	// worker before the task started (0 when a worker was idle, as the pool
+	// has no queue, and for inline tasks).
+	Wait time.Duration
+	// Run is the task's run time (0 for OnStart).
+	Run time.Duration
+	// Err is the task's error (nil for OnStart); a panic is a *PanicError.
+	Err error
+	// Inline reports whether the task ran inline on a submitting task's
+	// goroutine because no worker was free (see the package documentation).
+	Inline bool
+}
+
+// Option configures a Pool.
+type Option func(*config)
+
+type config struct {
+	onStart    func(context.Context, TaskInfo)
+	onFinish   func(context.Context, TaskInfo)
+	onStats    func(context.Context, Stats)
+	statsEvery time.Duration
+}
+
+// OnStart sets a hook called on the worker goroutine just before each task
+// starts, with the task's context. It is never called while the pool holds a
+// lock and may call Go (with ctx, to run inline when the pool is full),
+// TryGo, Resize and Stats; it must not call Wait or Close. A panic in the
+// hook is recovered and becomes the task's error; the task does not run.
+func OnStart(fn func(ctx context.Context, t TaskInfo)) Option {
+	return func(c *config) { c.onStart = fn }
+}
+
+// OnFinish sets a hook called on the worker goroutine after each task
+// returned and before its result is published (so Wait and Map observe the
+// hook's effects), with the task's context. The same rules as for [OnStart]
+// apply. A panic in the hook is recovered and joined to the task's error.
+func OnFinish(fn func(ctx context.Context, t TaskInfo)) Option {
+	return func(c *config) { c.onFinish = fn }
+}
+
+// OnStats sets a hook called with a snapshot of the pool's statistics at most
+// once per interval, by the worker that finishes a task after the interval
+// elapsed (so an idle pool makes no calls and needs no extra goroutine);
+// every <= 0 means after every task. The first task to finish always calls
+// it. The same rules as for [OnStart] apply; a panic in the hook is
+// recovered and counted in Stats.Panics.
+func OnStats(every time.Duration, fn func(ctx context.Context, s Stats)) Option {
+	return func(c *config) { c.onStats, c.statsEvery = fn, every }
+}

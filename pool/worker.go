@@ -1,0 +1,301 @@
+package pool
+
+import (
+	"context"
+	"errors"
+	"runtime/debug"
+	"time"
+)
+
+// surplus reports whether the pool has more workers than its size.
+func (p *Pool) surplus() bool { return p.live.Load() > p.want.Load() }
+
+// retire reports whether the calling worker must exit because the pool
+// has more workers than its size, and if so, accounts for its exit.
+func (p *Pool) retire() bool {
+	for {
+		l := p.live.Load()
+		if l <= p.want.Load() {
+			return false
+		}
+		if p.live.CompareAndSwap(l, l-1) {
+			return true
+		}
+	}
+}
+
+func (p *Pool) worker() {
+	defer func() {
+		if p.workers.add(-1) == 0 && p.closed.Load() {
+			// No worker starts after Close: this is the last one.
+			p.exitOne.Do(func() { close(p.exited) })
+		}
+	}()
+	// last is the clock reading at the end of the previous task if it was
+	// timed, else 0. A task received without blocking starts then, which
+	// saves a clock read.
+	var last int64
+	var n uint32 // tasks run, for sampling
+	long := false
+	// pend is the Map item this worker finished last and whose consumer has
+	// not been woken yet. Waking a consumer costs it a full select; when the
+	// next task is an item of the same Map, that consumer is running (it
+	// just handed the item over) and will find the result by polling, so the
+	// wake-up is skipped. Otherwise it is sent before this worker blocks,
+	// exits or starts anything else, so a result never waits for a wake-up
+	// behind an unrelated task.
+	var pend mapItem
+	do := func(j job, start int64) {
+		n++
+		timed := p.timeAll || long || j.enq > 0 || n%sampleEvery == 1
+		if !timed {
+			p.run(j, false, false, 0)
+			last = 0
+			return
+		}
+		if start == 0 {
+			start = p.now()
+		}
+		last = p.run(j, false, true, start)
+		if l := last-start >= int64(longTask); l != long {
+			long = l
+			p.long.Store(l)
+		}
+	}
+	for {
+		if p.retire() {
+			if pend != nil {
+				pend.signal()
+			}
+			return
+		}
+		if p.closed.Load() {
+			if pend != nil {
+				pend.signal()
+			}
+			// Once closed, Resize is a no-op: every worker leaves, and
+			// Stats.Workers counts down to 0.
+			p.live.Add(-1)
+			return
+		}
+		select {
+		case j := <-p.tasks:
+			if j.isKick() {
+				continue
+			}
+			if pend != nil && (j.item == nil || j.item.owner() != pend.owner()) {
+				pend.signal()
+			}
+			do(j, last)
+			pend = j.item
+			continue
+		default:
+		}
+		if pend != nil {
+			pend.signal()
+			pend = nil
+		}
+		// Park on a plain receive (a select here cost a fifth of a trivial
+		// task). Resize and Close reach parked workers with kicks (see
+		// kick); announcing the park before re-checking the size and the
+		// closed flag, which they store before reading parked, means that
+		// either this worker sees their change or they see it parked.
+		p.parked.Add(1)
+		if p.surplus() || p.closed.Load() {
+			p.parked.Add(-1)
+			continue
+		}
+		j := <-p.tasks
+		p.parked.Add(-1)
+		last = 0
+		if j.isKick() {
+			continue
+		}
+		do(j, 0)
+		pend = j.item
+	}
+}
+
+// isKick reports whether j is a kick (see Pool.kick) rather than a task.
+func (j *job) isKick() bool { return j.fn == nil && j.item == nil }
+
+// kick makes every parked worker re-check the pool's size and closed
+// flag, which the caller has just changed: it sends one kick per worker
+// that announced a park. The workers already blocked in their receive get
+// theirs now, before kick returns (so a surplus worker cannot take a task
+// after Resize returned); the rest (a worker may not have reached its
+// receive yet) get theirs from a goroutine, which ends when they are taken
+// or when every worker has exited after Close.
+func (p *Pool) kick() {
+	n := p.parked.Load()
+	for n > 0 {
+		select {
+		case p.tasks <- job{}:
+			n--
+			continue
+		default:
+		}
+		break
+	}
+	if n == 0 {
+		return
+	}
+	go func() {
+		for range n {
+			select {
+			case p.tasks <- job{}:
+			case <-p.exited:
+				return
+			}
+		}
+	}()
+}
+
+// run runs one job on the calling goroutine (a worker, or the submitter for
+// an inline job). If timed, start is a clock reading at its start, and run
+// returns the clock reading at its end (else 0).
+func (p *Pool) run(j job, inline, timed bool, start int64) int64 {
+	if j.item != nil {
+		// An item may wait a little between its hand-over and its start;
+		// one whose Map stopped meanwhile never starts.
+		if err := j.item.notStarted(); err != nil {
+			p.st.busy.Add(-1)
+			j.item.finish(err, false)
+			return 0
+		}
+	}
+	slot, tctx := p.slots.acquire(p, j.ctx)
+	wait := int64(-1) // not measured
+	switch {
+	case j.enq == enqNoWait:
+		wait = 0
+	case j.enq > 0 && timed:
+		wait = max(start-j.enq, 0)
+	}
+	info := TaskInfo{Slot: slot, Wait: time.Duration(max(wait, 0)), Inline: inline}
+	returned := false
+	defer func() {
+		if returned {
+			return
+		}
+		// The task or a hook called runtime.Goexit (t.FailNow, for
+		// instance): recover cannot stop it, and this goroutine is ending.
+		// Account for the task as failed, and put a new worker in the dying
+		// one's place so the pool keeps its size.
+		run := int64(-1)
+		if timed {
+			run = p.now() - start
+		}
+		p.finish(j, slot, wait, run, ErrGoexit, inline)
+		if j.item != nil {
+			j.item.signal() // this worker will not wake the consumer later
+		}
+		if !inline {
+			p.replaceWorker()
+		}
+	}()
+	var err error
+	if p.cfg.onStart != nil {
+		err = p.callHook(func() { p.cfg.onStart(tctx, info) })
+	}
+	if err == nil {
+		if j.item != nil {
+			err = j.item.run(tctx)
+		} else {
+			err = safeCall(j.fn, tctx)
+		}
+	}
+	var end int64
+	run := int64(-1)
+	if timed {
+		end = p.now()
+		run = end - start
+		info.Run = time.Duration(run)
+	}
+	info.Err = err
+	if p.cfg.onFinish != nil {
+		if herr := p.callHook(func() { p.cfg.onFinish(tctx, info) }); herr != nil {
+			err = errors.Join(err, herr)
+		}
+	}
+	if p.cfg.onStats != nil {
+		p.maybeStats(tctx, end)
+	}
+	returned = true
+	p.finish(j, slot, wait, run, err, inline)
+	return end
+}
+
+// finish does the bookkeeping after a task and publishes its outcome; wait
+// and run are -1 when not measured.
+func (p *Pool) finish(j job, slot int, wait, run int64, err error, inline bool) {
+	p.st.record(wait, run, err, inline)
+	p.st.busy.Add(-1)
+	p.slots.release(slot)
+	if j.item != nil {
+		j.item.finish(err, true)
+		return
+	}
+	if g := j.grp; g != nil {
+		if err != nil {
+			g.record(err)
+		}
+		g.pending.add(-1)
+		return
+	}
+	if err != nil {
+		p.errMu.Lock()
+		if p.firstErr == nil {
+			p.firstErr = err
+		}
+		p.errMu.Unlock()
+	}
+	p.goPending.add(-1)
+}
+
+// replaceWorker starts a worker in place of one whose goroutine is ending
+// abnormally; the live count is unchanged.
+func (p *Pool) replaceWorker() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed.Load() {
+		p.live.Add(-1) // the dying worker leaves for good
+		return
+	}
+	p.workers.add(1)
+	go p.worker()
+}
+
+func (p *Pool) maybeStats(ctx context.Context, now int64) {
+	last := p.lastStats.Load()
+	if last != 0 && now-last < int64(p.cfg.statsEvery) {
+		return
+	}
+	if !p.lastStats.CompareAndSwap(last, max(now, 1)) {
+		return
+	}
+	if err := p.callHook(func() { p.cfg.onStats(ctx, p.Stats()) }); err != nil {
+		p.st.panics.Add(1)
+	}
+}
+
+// callHook runs a hook, turning a panic into a *PanicError.
+func (p *Pool) callHook(fn func()) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &PanicError{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	fn()
+	return nil
+}
+
+// safeCall runs a task, turning a panic into a *PanicError.
+func safeCall(fn func(context.Context) error, ctx context.Context) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &PanicError{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	return fn(ctx)
+}
