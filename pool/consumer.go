@@ -1,6 +1,5 @@
 package pool
 
-
 import (
 	"errors"
 	"fmt"
