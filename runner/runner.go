@@ -14,6 +14,7 @@ import (
 	"github.com/ration-run/ration/pool"
 	"github.com/ration-run/ration/runner/adapt"
 	"github.com/ration-run/ration/runner/event"
+	"github.com/ration-run/ration/runner/joblog"
 	"github.com/ration-run/ration/runner/template"
 )
 
@@ -34,6 +35,7 @@ type Runner struct {
 	size      int
 	terminate context.CancelCauseFunc // cancels every running job; nil outside Run
 	wake      chan struct{}           // closed and replaced when a job ends or the size changes
+	jl        *joblog.Writer          // the open joblog, for Abandon
 
 	ran         atomic.Bool
 	stopping    atomic.Bool // start no more jobs

@@ -48,6 +48,12 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // runMain is cmdRun with the environment read through getenv.
 func runMain(args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runMainWith(nil, args, getenv, stdin, stdout, stderr)
+}
+
+// runMainWith is runMain with the signals handled through h (main's; nil:
+// a handler of the run's own).
+func runMainWith(h *signalHub, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	p, fs, err := planRun(args, getenv)
 	if err != nil {
 		return fail(stderr, "ration run", err)
@@ -63,6 +69,7 @@ func runMain(args []string, getenv func(string) string, stdin io.Reader, stdout,
 		return fail(stderr, "ration run", err)
 	}
 	defer w.close()
+	w.hub = h
 	return w.run()
 }
 
