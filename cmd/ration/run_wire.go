@@ -30,7 +30,7 @@ type wiring struct {
 	adapt    *adaptation
 	bar      *progress.Bar // nil: no bar (a nil Bar does nothing)
 	runner   *runner.Runner
-	stopped  bool // the adaptation and the observation were stopped
+	stopped  bool       // the adaptation and the observation were stopped
 	hub      *signalHub // main's signal handling; nil: the run's own
 }
 

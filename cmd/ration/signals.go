@@ -211,7 +211,9 @@ func handleSignals(h *signalHub, r *runner.Runner, stderr io.Writer, say func(sl
 			}
 			r.Kill()
 			armHatch(grace + hatchDelay)
-			msgs.send(func() { say(slog.LevelWarn, "ration run: ", fmt.Sprintf("got %s again: killing the running jobs", sigName(s))) })
+			msgs.send(func() {
+				say(slog.LevelWarn, "ration run: ", fmt.Sprintf("got %s again: killing the running jobs", sigName(s)))
+			})
 		}
 	})
 	return func() os.Signal {
