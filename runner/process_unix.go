@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/ration-run/ration/runner/internal/pdeath"
 )
 
 // Exec runs a and waits for it. See Executor for the stopping rules. The
@@ -80,11 +82,14 @@ func (e *ProcessExecutor) start(a *Attempt) (pid int, outR, errR *os.File, err e
 		_ = syscall.Close(outW)
 		return 0, nil, nil, err
 	}
-	pid, err = e.Reaper.ForkExec(path, a.Argv, &syscall.ProcAttr{
+	attr := &syscall.ProcAttr{
 		Env:   os.Environ(),
 		Files: []uintptr{stdin.Fd(), uintptr(outW), uintptr(errW)},
-		Sys:   &syscall.SysProcAttr{Setpgid: true},
-	})
+		Sys:   jobProcAttr(),
+	}
+	// On the forking thread: the job's parent-death signal must mean
+	// ration's death, not the end of some thread (package pdeath).
+	pdeath.Do(func() { pid, err = e.Reaper.ForkExec(path, a.Argv, attr) })
 	runtime.KeepAlive(stdin)
 	_ = syscall.Close(outW)
 	_ = syscall.Close(errW)

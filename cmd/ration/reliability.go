@@ -25,9 +25,14 @@ const exitBrokenPipe = 128 + 13
 // none of the input files. It sets cfg.InputFiles for the joblog's own
 // check, and hints when the inputs come from a terminal.
 func (w *wiring) checkRun(cfg *runner.Config, stdin io.Reader, stdout io.Writer) error {
-	if f, ok := stdout.(*os.File); ok && !w.plan.cfg.DryRun {
-		if _, err := f.Stat(); errors.Is(err, syscall.EBADF) || errors.Is(err, os.ErrClosed) || closedAtStart(f) {
-			return errors.New("standard output is closed (>&-): the jobs' output would be lost; redirect it to /dev/null to discard it")
+	if f, ok := stdout.(*os.File); ok {
+		if _, err := f.Stat(); errors.Is(err, syscall.EBADF) || errors.Is(err, os.ErrClosed) {
+			return errors.New("standard output is closed: the jobs' output would be lost; redirect it to /dev/null to discard it")
+		}
+		if closedAtStart(f) {
+			// It may also be a caller's read-write /dev/null (Python's
+			// subprocess.DEVNULL): tell, do not refuse.
+			w.say.say(slog.LevelWarn, "ration run: warning: ", "standard output looks closed (>&-; the Go runtime put /dev/null in its place): the jobs' output is discarded; redirect it to /dev/null to mean that")
 		}
 	}
 	var files []string

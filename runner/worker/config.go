@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/ration-run/ration/runner/event"
@@ -21,7 +22,7 @@ const (
 	DefaultMaxRecreations = 5
 	DefaultStopGrace      = 5 * time.Second
 	DefaultStderrLines    = 20
-	DefaultMaxLine        = 64 << 20
+	DefaultMaxLine        = 16 << 20
 )
 
 // Config configures a Pool. Command is required; every other zero value
@@ -74,8 +75,9 @@ type Config struct {
 	// StderrLines is how many of a worker's last stderr lines a
 	// quarantined task reports; 0 means DefaultStderrLines.
 	StderrLines int
-	// MaxLine bounds one stdout line in bytes; a longer line is a
-	// protocol break. 0 means DefaultMaxLine.
+	// MaxLine bounds one stdout line (an answer) in bytes; a longer
+	// line is a protocol break, so ration's memory stays bounded by a
+	// few times MaxLine per worker. 0 means DefaultMaxLine (16 MiB).
 	MaxLine int
 	// OnStart, when set, is called with the pid of every worker right
 	// after it started and before it gets a task, e.g. to move it into a
@@ -102,7 +104,41 @@ func (c Config) Check() error {
 	if _, err := exec.LookPath(c.Command[0]); err != nil {
 		return fmt.Errorf("worker: %w", err)
 	}
+	if line, ok := shellLine(c.Command); ok {
+		// The shell is there; what matters is the program it execs.
+		if name := firstWord(line); name != "" {
+			if _, err := exec.LookPath(name); err != nil {
+				return fmt.Errorf("worker: %w", err)
+			}
+		}
+	}
 	return nil
+}
+
+// shellLine returns the command line of a ShellCommand argv.
+func shellLine(argv []string) (string, bool) {
+	sh := ShellCommand("")
+	if len(argv) != 3 || argv[0] != sh[0] || argv[1] != sh[1] || !strings.HasPrefix(argv[2], sh[2]) {
+		return "", false
+	}
+	return strings.TrimPrefix(argv[2], sh[2]), true
+}
+
+// firstWord is the program a shell command line runs first, when that is
+// plain to see: the first word after any VAR=value assignments, if the
+// line has no quoting, expansion or other shell syntax before it ends.
+// Otherwise "" (the line is left to the shell).
+func firstWord(line string) string {
+	for _, w := range strings.Fields(line) {
+		if strings.ContainsAny(w, `\"'$`+"`"+`(){}[]*?<>|&;~#!`) {
+			return ""
+		}
+		if i := strings.IndexByte(w, '='); i > 0 {
+			continue // an assignment
+		}
+		return w
+	}
+	return ""
 }
 
 // Task is one unit of work for a pool.
