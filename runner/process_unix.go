@@ -26,6 +26,9 @@ func (e *ProcessExecutor) Exec(ctx context.Context, a *Attempt) AttemptResult {
 		exited(&res, 127, 0, errors.New("empty command"))
 		return res
 	}
+	if err := checkNUL(a.Argv); err != nil {
+		return startFailed(a, res, err)
+	}
 	pid, outR, errR, err := e.start(a)
 	if err != nil {
 		return startFailed(a, res, err)
