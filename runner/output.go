@@ -61,7 +61,7 @@ func (s *spool) Write(p []byte) (int, error) {
 	switch {
 	case s.err != nil:
 		return n, nil
-	case s.f == nil && (s.fallback || len(s.buf)+len(p) <= s.limit):
+	case s.fallback || (s.f == nil && len(s.buf)+len(p) <= s.limit):
 		s.keep(p)
 		return n, nil
 	case s.f == nil:
