@@ -140,8 +140,9 @@ func (m *messages) flush(d time.Duration) {
 // own for this run (in-process tests).
 //
 // The last resort: once the run was told to stop, its jobs get
-// termTimeout (after the first signal, none after the second) and grace
-// to end, and the run hatchDelay more to return; a run that has not
+// termTimeout and grace to end after the first signal (none after the
+// second, which kills them at once), and the run hatchDelay more to
+// return; a run that has not
 // returned by then is blocked on its input (a pipe that never ends) or
 // its output (a reader that stopped reading), and ration exits without
 // it, with the status of the first signal, after closing the joblog
@@ -210,7 +211,8 @@ func handleSignals(h *signalHub, r *runner.Runner, stderr io.Writer, say func(sl
 				return
 			}
 			r.Kill()
-			armHatch(grace + hatchDelay)
+			armHatch(hatchDelay) // Kill sends SIGKILL at once: no grace
+
 			msgs.send(func() {
 				say(slog.LevelWarn, "ration run: ", fmt.Sprintf("got %s again: killing the running jobs", sigName(s)))
 			})
