@@ -173,6 +173,10 @@ type output struct {
 	// gone is the first error writing to the shared stdout or stderr in
 	// line mode: the job's output was not fully delivered.
 	gone error
+	// onGone, when set, is told (on a goroutine of its own) of the
+	// first failed write in line mode, so that the run stops at once
+	// rather than when the job ends.
+	onGone func(error)
 	// delivered, when set (-k), is called after flush with its error:
 	// the job's record waits for its output.
 	delivered func(error)
@@ -263,6 +267,9 @@ func (o *output) deliver(dst io.Writer, b []byte) {
 	}
 	if _, err := dst.Write(b); err != nil {
 		o.gone = err
+		if o.onGone != nil {
+			go o.onGone(fmt.Errorf("%w: %w", ErrOutputGone, err))
+		}
 	}
 }
 
