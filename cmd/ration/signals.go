@@ -64,7 +64,7 @@ func (h *signalHub) loop() {
 			if isStopSignal(s) {
 				// Nothing runs yet (or any more): there is nothing to
 				// drain or to log.
-				fmt.Fprintf(h.stderr, "ration: got %s before any job started; exiting\n", sigName(s))
+				fmt.Fprintf(h.stderr, "ration: got %s; exiting (no job was running)\n", sigName(s))
 				h.exit(signalStatus(s))
 			}
 		case <-h.done:
