@@ -12,6 +12,7 @@ import (
 	"github.com/ration-run/ration/runner/input"
 	"github.com/ration-run/ration/runner/joblog"
 	"github.com/ration-run/ration/runner/logs"
+	"github.com/ration-run/ration/runner/worker"
 )
 
 // exitBrokenPipe is the status of a run whose stdout reader went away
@@ -33,6 +34,12 @@ func (w *wiring) checkRun(cfg *runner.Config, stdin io.Reader, stdout io.Writer)
 			// It may also be a caller's read-write /dev/null (Python's
 			// subprocess.DEVNULL): tell, do not refuse.
 			w.say.say(slog.LevelWarn, "ration run: warning: ", "standard output looks closed (>&-; the Go runtime put /dev/null in its place): the jobs' output is discarded; redirect it to /dev/null to mean that")
+		}
+	}
+	if c := w.plan.worker.command; c != "" && !w.plan.cfg.DryRun {
+		// The shell is there for sure; the program it runs may not be.
+		if err := worker.CheckProgram(c); err != nil {
+			return fmt.Errorf("--worker: %w", err)
 		}
 	}
 	var files []string

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ration-run/ration/internal/testutil"
 	"github.com/ration-run/ration/runner/joblog"
 )
 
@@ -34,13 +35,13 @@ type rcmd struct {
 }
 
 // start starts it; the caller waits with wait.
-func (c rcmd) start(t *testing.T) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+func (c rcmd) start(t *testing.T) (*exec.Cmd, *testutil.Buffer, *testutil.Buffer) {
 	t.Helper()
 	cmd := exec.Command(buildRation(t), c.args...)
 	cmd.Dir = c.dir
 	cmd.Env = append(os.Environ(), c.env...)
 	cmd.Stdin = c.stdin
-	var out, errb bytes.Buffer
+	var out, errb testutil.Buffer
 	cmd.Stdout = &out
 	if c.stdout != nil {
 		cmd.Stdout = c.stdout
@@ -54,7 +55,7 @@ func (c rcmd) start(t *testing.T) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
 
 // wait waits for cmd, at most d, and returns how it ended; past d it kills
 // it and fails t.
-func waitRation(t *testing.T, cmd *exec.Cmd, out, errb *bytes.Buffer, d time.Duration) rres {
+func waitRation(t *testing.T, cmd *exec.Cmd, out, errb *testutil.Buffer, d time.Duration) rres {
 	t.Helper()
 	start := time.Now()
 	done := make(chan error, 1)

@@ -104,29 +104,28 @@ func (c Config) Check() error {
 	if _, err := exec.LookPath(c.Command[0]); err != nil {
 		return fmt.Errorf("worker: %w", err)
 	}
-	if line, ok := shellLine(c.Command); ok {
-		// The shell is there; what matters is the program it execs.
-		if name := firstWord(line); name != "" {
-			if _, err := exec.LookPath(name); err != nil {
-				return fmt.Errorf("worker: %w", err)
-			}
+	return nil
+}
+
+// CheckProgram reports an error wrapping exec.ErrNotFound when the
+// program that the shell command line (as given to ShellCommand) runs
+// cannot be found in PATH, so that a mistyped --worker fails at once
+// rather than breaking every worker. It looks only at a line whose first
+// word is plain (no quoting, expansion or other shell syntax before it);
+// any other line is left to the shell, and nil is returned.
+func CheckProgram(line string) error {
+	if name := firstWord(line); name != "" {
+		if _, err := exec.LookPath(name); err != nil {
+			return fmt.Errorf("worker: %w", err)
 		}
 	}
 	return nil
 }
 
-// shellLine returns the command line of a ShellCommand argv.
-func shellLine(argv []string) (string, bool) {
-	sh := ShellCommand("")
-	if len(argv) != 3 || argv[0] != sh[0] || argv[1] != sh[1] || !strings.HasPrefix(argv[2], sh[2]) {
-		return "", false
-	}
-	return strings.TrimPrefix(argv[2], sh[2]), true
-}
-
 // firstWord is the program a shell command line runs first, when that is
-// plain to see: the first word after any VAR=value assignments, if the
-// line has no quoting, expansion or other shell syntax before it ends.
+// plain to see: the first word after any VAR=value assignments (and exec,
+// command or nohup), if no quoting, expansion, other shell syntax or
+// builtin comes before it.
 // Otherwise "" (the line is left to the shell).
 func firstWord(line string) string {
 	for _, w := range strings.Fields(line) {
@@ -135,6 +134,13 @@ func firstWord(line string) string {
 		}
 		if i := strings.IndexByte(w, '='); i > 0 {
 			continue // an assignment
+		}
+		switch w {
+		case "exec", "command", "nohup":
+			continue // runs the next word
+		case "cd", "eval", "export", "set", ".", "source", "while", "for", "if", "until", "case",
+			"time", "ulimit", "umask", "trap", "unset", "alias", "read", "builtin", "readonly":
+			return "" // a shell builtin or keyword: the shell decides
 		}
 		return w
 	}
