@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"time"
 
@@ -39,14 +38,9 @@ interrupted by signal N; 255 usage or input error.
 
 flags:`
 
-// cmdRun implements `ration run` in three steps: parse the flags and plan
-// the run from them and the environment (planRun, no I/O), build it
-// (wire), run it.
-func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return runMain(args, os.Getenv, stdin, stdout, stderr)
-}
-
-// runMain is cmdRun with the environment read through getenv.
+// runMain implements `ration run` in three steps: parse the flags and
+// plan the run from them and the environment (read through getenv;
+// planRun, no I/O), build it (wire), run it.
 func runMain(args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return runMainWith(nil, args, getenv, stdin, stdout, stderr)
 }
