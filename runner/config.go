@@ -83,6 +83,10 @@ type Config struct {
 	// status); ResumeFailed skips only those recorded as succeeded. Both
 	// append to the joblog and need Joblog.
 	Resume, ResumeFailed bool
+	// InputFiles are the paths of the files the inputs are read from ("-"
+	// for stdin): a Joblog that is one of them is refused before anything
+	// is written (joblog.Options.Inputs).
+	InputFiles []string
 	// Shard restricts the run to one shard of the input.
 	Shard Shard
 

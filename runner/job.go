@@ -51,6 +51,7 @@ func (r *Runner) runJob(ctx context.Context, it item, jl *joblog.Writer) jobResu
 func (r *Runner) newJob(ctx context.Context, it item) *job {
 	slot := pool.Slot(ctx)
 	out := newOutput(r.out, r.cfg.LineBuffer, r.cfg.SpillBytes, r.cfg.TempDir)
+	out.onGone = func(err error) { r.outputGone(fmt.Errorf("job %d: %w", it.seq, err)) }
 	j := &job{it: it, slot: slot, out: out, argv: r.tmpl.Expand(it.input, it.seq, slot),
 		rj: &runningJob{RunningJob: RunningJob{Slot: slot, Seq: it.seq, Input: it.input, Start: time.Now()}, out: out}}
 	r.mu.Lock()
@@ -196,20 +197,42 @@ func (r *Runner) retry(j *job) bool {
 }
 
 // finishJob prints and records a job that started, counts it and reports
-// its JobFinished.
+// its JobFinished. A job is recorded as succeeded only once its whole
+// output was delivered: output that could not be kept or printed fails
+// the job. With -k the output waits for the jobs before it, and so does
+// the record (Runner.deliver).
 func (r *Runner) finishJob(ctx context.Context, j *job, jl *joblog.Writer) jobResult {
 	if j.byRun {
 		j.cause, j.outcome = event.CauseSignal, event.Stopped
 	}
 	received := j.out.bytesReceived()
-	var result jobResult
-	if r.cfg.KeepOrder {
-		result.out = j.out
-	} else if err := j.out.flush(); err != nil {
-		r.setErr(fmt.Errorf("write output: %w", err))
+	if err := j.out.lost(); err != nil && !j.byRun {
+		r.outputFailed(j, fmt.Errorf("job %d: %w", j.it.seq, err))
 	}
-	if jl != nil && !j.byRun {
-		r.writeJoblog(jl, j, received)
+	var result jobResult
+	switch {
+	case r.cfg.KeepOrder:
+		result.out = j.out
+		succeeded := j.outcome == event.Succeeded && !j.byRun
+		j.out.delivered = func(err error) {
+			if err != nil {
+				r.outputFailed(j, err)
+				if succeeded {
+					r.succeeded.Add(-1)
+					r.failed.Add(1)
+				}
+			}
+			if jl != nil && !j.byRun {
+				r.writeJoblog(jl, r.entry(j, received))
+			}
+		}
+	default:
+		if err := j.out.flush(); err != nil {
+			r.outputFailed(j, err)
+		}
+		if jl != nil && !j.byRun {
+			r.writeJoblog(jl, r.entry(j, received))
+		}
 	}
 	res := j.res
 	r.rss.add(res.PeakRSS)
@@ -221,21 +244,6 @@ func (r *Runner) finishJob(ctx context.Context, j *job, jl *joblog.Writer) jobRe
 		r.halt()
 	}
 	return result
-}
-
-// writeJoblog writes the job's joblog line; a failed write stops the run.
-func (r *Runner) writeJoblog(jl *joblog.Writer, j *job, received int64) {
-	res := j.res
-	sig := res.Signal
-	if res.Stopped && sig == 0 {
-		sig = 15 // timed out but exited on its own after SIGTERM
-	}
-	e := joblog.Entry{Seq: j.it.seq, Start: res.Start, Runtime: res.Duration, Receive: received,
-		Exitval: res.ExitCode, Signal: sig, Command: r.tmpl.Display(j.it.input, j.it.seq, j.slot)}
-	if err := jl.Write(e); err != nil {
-		r.setErr(err)
-		r.stopping.Store(true)
-	}
 }
 
 // count adds the ended job to the Summary's counts.

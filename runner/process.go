@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 
 	"github.com/ration-run/ration/runner/event"
@@ -122,6 +123,22 @@ func startFailed(a *Attempt, res AttemptResult, err error) AttemptResult {
 	fmt.Fprintf(a.Diagnostics(), "ration: %s: %v\n", a.Argv[0], unwrapExecErr(err))
 	a.started(a.Slot, 0)
 	return res
+}
+
+// ErrNUL is the error of a job whose command holds a NUL byte, which no
+// argument of a process can: it came from an input that holds one.
+var ErrNUL = errors.New("an argument holds a NUL byte, which no command can take (inputs that hold NUL bytes are read with -0, which separates inputs by NUL)")
+
+// checkNUL fails an argv that holds a NUL byte with ErrNUL rather than
+// exec's bare "invalid argument". The job fails as one that cannot
+// start (126).
+func checkNUL(argv []string) error {
+	for _, a := range argv {
+		if strings.IndexByte(a, 0) >= 0 {
+			return ErrNUL
+		}
+	}
+	return nil
 }
 
 func unwrapExecErr(err error) error {

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/ration-run/ration/runner/internal/pdeath"
 )
 
 // Exec runs a and waits for it. See Executor for the stopping rules. The
@@ -23,6 +25,9 @@ func (e *ProcessExecutor) Exec(ctx context.Context, a *Attempt) AttemptResult {
 	if len(a.Argv) == 0 {
 		exited(&res, 127, 0, errors.New("empty command"))
 		return res
+	}
+	if err := checkNUL(a.Argv); err != nil {
+		return startFailed(a, res, err)
 	}
 	pid, outR, errR, err := e.start(a)
 	if err != nil {
@@ -80,11 +85,14 @@ func (e *ProcessExecutor) start(a *Attempt) (pid int, outR, errR *os.File, err e
 		_ = syscall.Close(outW)
 		return 0, nil, nil, err
 	}
-	pid, err = e.Reaper.ForkExec(path, a.Argv, &syscall.ProcAttr{
+	attr := &syscall.ProcAttr{
 		Env:   os.Environ(),
 		Files: []uintptr{stdin.Fd(), uintptr(outW), uintptr(errW)},
-		Sys:   &syscall.SysProcAttr{Setpgid: true},
-	})
+		Sys:   jobProcAttr(),
+	}
+	// On the forking thread: the job's parent-death signal must mean
+	// ration's death, not the end of some thread (package pdeath).
+	pdeath.Do(func() { pid, err = e.Reaper.ForkExec(path, a.Argv, attr) })
 	runtime.KeepAlive(stdin)
 	_ = syscall.Close(outW)
 	_ = syscall.Close(errW)

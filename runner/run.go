@@ -45,9 +45,7 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	if err != nil {
 		return sum, err
 	}
-	if jl != nil {
-		defer jl.Close()
-	}
+	defer r.closeJoblog(jl) // an early return; Close after Close does nothing
 	var in inputState
 	items := r.items(rec, &in)
 	switch {
@@ -60,29 +58,8 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 		r.runPool(ctx, items, jl)
 		r.stopExecutor()
 	}
+	r.closeJoblog(jl)
 	return r.summary(ctx, sum, start, in)
-}
-
-// openJoblog loads the joblog for --resume and opens it for writing.
-func (r *Runner) openJoblog() (*joblog.Record, *joblog.Writer, error) {
-	var rec *joblog.Record
-	if r.cfg.Resume || r.cfg.ResumeFailed {
-		var err error
-		if rec, err = joblog.Load(r.cfg.Joblog); err != nil {
-			return nil, nil, err
-		}
-		if rec.Malformed > 0 {
-			r.log.Warn("joblog has malformed lines; their jobs run again", "joblog", r.cfg.Joblog, "lines", rec.Malformed)
-		}
-	}
-	if r.cfg.Joblog == "" || r.cfg.DryRun {
-		return rec, nil, nil
-	}
-	jl, err := joblog.Create(r.cfg.Joblog, r.cfg.Resume || r.cfg.ResumeFailed)
-	if err != nil {
-		return nil, nil, err
-	}
-	return rec, jl, nil
 }
 
 // startExecutor starts a Starter with the run's event stream.
@@ -221,11 +198,7 @@ func (r *Runner) runPool(ctx context.Context, items iter.Seq[item], jl *joblog.W
 			r.setErr(fmt.Errorf("job %d: %w", res.Input.seq, res.Err))
 			continue
 		}
-		if o := res.Value.out; o != nil {
-			if err := o.flush(); err != nil {
-				r.setErr(fmt.Errorf("write output: %w", err))
-			}
-		}
+		r.deliver(res.Value.out)
 	}
 }
 

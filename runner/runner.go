@@ -14,8 +14,16 @@ import (
 	"github.com/ration-run/ration/pool"
 	"github.com/ration-run/ration/runner/adapt"
 	"github.com/ration-run/ration/runner/event"
+	"github.com/ration-run/ration/runner/joblog"
 	"github.com/ration-run/ration/runner/template"
 )
+
+// MaxJobs is the most jobs a Runner runs at once: a larger Config.Jobs
+// or Resize is clamped to it (with a warning), so that a typo in -j
+// cannot take the memory of a goroutine and its buffers per slot for
+// millions of slots. Ten thousand processes at once is beyond what one
+// machine's process and file limits usually allow anyway.
+const MaxJobs = 10000
 
 // Runner runs one Config. Its methods are safe for concurrent use; Run may
 // be called once.
@@ -34,6 +42,7 @@ type Runner struct {
 	size      int
 	terminate context.CancelCauseFunc // cancels every running job; nil outside Run
 	wake      chan struct{}           // closed and replaced when a job ends or the size changes
+	jl        *joblog.Writer          // the open joblog, for Abandon
 
 	ran         atomic.Bool
 	stopping    atomic.Bool // start no more jobs
@@ -71,6 +80,11 @@ func New(cfg Config) (*Runner, error) {
 	}
 	if err := cfg.withDefaults(); err != nil {
 		return nil, err
+	}
+	if cfg.Jobs > MaxJobs {
+		cfg.Logger.Warn(fmt.Sprintf("-j %d is more than ration runs at once; using %d", cfg.Jobs, MaxJobs), "jobs", cfg.Jobs, "max", MaxJobs)
+		cfg.JobsReason = fmt.Sprintf("%d, clamped from %d: %s", MaxJobs, cfg.Jobs, cfg.JobsReason)
+		cfg.Jobs = MaxJobs
 	}
 	r := &Runner{
 		cfg:     cfg,
@@ -166,7 +180,7 @@ func (r *Runner) Resize(n int, reason string) {
 // resize applies a size: the job pool's, and the executor's when it sizes
 // processes of its own.
 func (r *Runner) resize(n int, reason string) {
-	n = max(n, 1)
+	n = min(max(n, 1), MaxJobs)
 	r.mu.Lock()
 	r.size = n
 	p := r.pool

@@ -21,7 +21,10 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	// The forking thread lives as long as the process (package pdeath).
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/ration-run/ration/runner/internal/pdeath.loop"))
+}
 
 // The shared test helpers, under the names these tests use.
 type (

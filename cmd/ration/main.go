@@ -22,7 +22,10 @@
 // (building the run in dependency order, running it, the exit status),
 // run_observe.go (metrics, logs, the stall watchdog), run_worker.go
 // (--worker and the adaptation of concurrency), signals*.go (SIGINT,
-// SIGTERM, and SIGUSR1 where it exists); usage.go holds the usage error.
+// SIGTERM, SIGHUP, SIGPIPE, and SIGUSR1 where it exists, from the start of
+// main); reliability.go the checks that keep a run from losing or hiding
+// jobs (a closed stdout, a joblog that is an input, a blocked output);
+// usage.go holds the usage error.
 package main
 
 import (
@@ -41,19 +44,34 @@ type command struct {
 	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 }
 
-func commands() []command {
+func commands() []command { return commandsWith(nil) }
+
+// commandsWith is commands with `ration run` handling its signals through
+// h (nil: a handler of its own for the run).
+func commandsWith(h *signalHub) []command {
+	run := func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		return runMainWith(h, args, os.Getenv, stdin, stdout, stderr)
+	}
 	return []command{
 		{"limits", "show the container's CPU and memory budget and the jobs it allows", cmdLimits},
-		{"run", "run a command once per input, in parallel, within the budget", cmdRun},
+		{"run", "run a command once per input, in parallel, within the budget", run},
 		{"report", "render a joblog as a self-contained HTML or SVG timeline", cmdReport},
 	}
 }
 
 func main() {
-	os.Exit(dispatch(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	// Signals first: from here to the exit, none of them kills ration
+	// unannounced (signalHub).
+	h := newSignalHub(os.Stderr, os.Exit)
+	os.Exit(dispatchWith(h, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
 func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return dispatchWith(nil, args, stdin, stdout, stderr)
+}
+
+// dispatchWith runs the command args name, its signals handled through h.
+func dispatchWith(h *signalHub, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		usage(stderr)
 		return exitUsage
@@ -68,7 +86,7 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "ration", version())
 		return 0
 	}
-	for _, c := range commands() {
+	for _, c := range commandsWith(h) {
 		if c.name == args[0] {
 			return c.run(args[1:], stdin, stdout, stderr)
 		}

@@ -25,7 +25,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	bins.Close()
 	if code == 0 {
-		if err := goleak.Find(); err != nil {
+		if err := goleak.Find(goleak.IgnoreTopFunction("github.com/ration-run/ration/runner/internal/pdeath.loop")); err != nil {
 			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
 			code = 1
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"time"
 
@@ -39,15 +38,16 @@ interrupted by signal N; 255 usage or input error.
 
 flags:`
 
-// cmdRun implements `ration run` in three steps: parse the flags and plan
-// the run from them and the environment (planRun, no I/O), build it
-// (wire), run it.
-func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return runMain(args, os.Getenv, stdin, stdout, stderr)
+// runMain implements `ration run` in three steps: parse the flags and
+// plan the run from them and the environment (read through getenv;
+// planRun, no I/O), build it (wire), run it.
+func runMain(args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runMainWith(nil, args, getenv, stdin, stdout, stderr)
 }
 
-// runMain is cmdRun with the environment read through getenv.
-func runMain(args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+// runMainWith is runMain with the signals handled through h (main's; nil:
+// a handler of the run's own).
+func runMainWith(h *signalHub, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	p, fs, err := planRun(args, getenv)
 	if err != nil {
 		return fail(stderr, "ration run", err)
@@ -63,6 +63,7 @@ func runMain(args []string, getenv func(string) string, stdin io.Reader, stdout,
 		return fail(stderr, "ration run", err)
 	}
 	defer w.close()
+	w.hub = h
 	return w.run()
 }
 

@@ -30,7 +30,8 @@ type wiring struct {
 	adapt    *adaptation
 	bar      *progress.Bar // nil: no bar (a nil Bar does nothing)
 	runner   *runner.Runner
-	stopped  bool // the adaptation and the observation were stopped
+	stopped  bool       // the adaptation and the observation were stopped
+	hub      *signalHub // main's signal handling; nil: the run's own
 }
 
 // runnerRef is the runner as the stall watchdog sees it: the watchdog is
@@ -83,6 +84,9 @@ func wire(p *runPlan, stdin io.Reader, stdout, stderr io.Writer) (_ *wiring, err
 	w.say = sayer{w: stderr, log: w.log, json: p.observe.json}
 	cfg := p.cfg
 	cfg.Stdout, cfg.Stderr, cfg.Logger = stdout, stderr, w.log
+	if err = w.checkRun(&cfg, stdin, stdout); err != nil {
+		return nil, err
+	}
 	if cfg.Input, err = w.inputs(stdin); err != nil {
 		return nil, err
 	}
@@ -119,8 +123,7 @@ func (w *wiring) inputs(stdin io.Reader) (input.Seq, error) {
 			if err != nil {
 				return nil, fmt.Errorf("-a %s: %v", f, unwrapPathErr(err))
 			}
-			fh.Close()
-			srcs = append(srcs, input.File(f, in.sep))
+			srcs = append(srcs, openedInput(fh, f, in.sep))
 		}
 		return input.Concat(srcs...), nil
 	case inputFiles:
@@ -224,7 +227,7 @@ func (w *wiring) close() {
 func (w *wiring) run() int {
 	w.obs.start()
 	w.adapt.start(w.runner.Controller())
-	stopSignals := handleSignals(w.runner, w.stderr, w.say.say, w.plan.cfg.TermTimeout)
+	stopSignals := handleSignals(w.hub, w.runner, w.stderr, w.say.say, w.plan.cfg.TermTimeout, w.plan.cfg.Grace)
 	w.bar.Start()
 	sum, runErr := w.runner.Run(context.Background())
 	w.stop()
@@ -237,6 +240,9 @@ func (w *wiring) run() int {
 // of the run, and returns its exit status.
 func (w *wiring) report(sum runner.Summary, runErr error, got os.Signal) int {
 	say := w.say.say
+	if status, ok := w.outputGone(sum, runErr); ok {
+		return status
+	}
 	// A run that failed before it took a single job (a joblog that cannot
 	// be opened, an input that names nothing) is one line on stderr: the
 	// error. A summary of nothing would only hide it.

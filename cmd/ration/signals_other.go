@@ -7,9 +7,12 @@ import (
 	"syscall"
 )
 
-// runSignals are the signals `ration run` handles: there is no SIGUSR1
-// here, so no running-jobs table on request.
-func runSignals() []os.Signal { return []os.Signal{os.Interrupt, syscall.SIGTERM} }
+// hubSignals are the signals ration handles from start to exit: there is
+// no SIGUSR1 here, so no running-jobs table on request.
+func hubSignals() []os.Signal { return []os.Signal{os.Interrupt, syscall.SIGTERM} }
+
+// isStopSignal reports whether s stops a run (drain, then kill).
+func isStopSignal(s os.Signal) bool { return s == os.Interrupt || s == syscall.SIGTERM }
 
 // isStatusSignal reports whether s asks for the running-jobs table.
 func isStatusSignal(os.Signal) bool { return false }

@@ -9,8 +9,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// runSignals are the signals `ration run` handles.
-func runSignals() []os.Signal { return []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGUSR1} }
+// hubSignals are the signals ration handles from start to exit.
+func hubSignals() []os.Signal {
+	return []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGUSR1, syscall.SIGPIPE}
+}
+
+// isStopSignal reports whether s stops a run (drain, then kill).
+func isStopSignal(s os.Signal) bool {
+	return s == syscall.SIGINT || s == syscall.SIGTERM || s == syscall.SIGHUP
+}
 
 // isStatusSignal reports whether s asks for the running-jobs table.
 func isStatusSignal(s os.Signal) bool { return s == syscall.SIGUSR1 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 )
 
@@ -39,8 +40,17 @@ func (e *usageError) Unwrap() error { return e.err }
 // usage exit status: parse, plan and wiring errors of a subcommand are all
 // errors in how it was called, or in its input, as in GNU parallel.
 func fail(stderr io.Writer, cmd string, err error) int {
-	fmt.Fprintf(stderr, "%s: %s\n", cmd, oneLine(err.Error()))
+	fmt.Fprintf(stderr, "%s: %s\n", cmd, oneLine(plainNumErr(err.Error())))
 	return exitUsage
 }
+
+// strconvErr is the Go-internal part of pflag's message for a number it
+// could not parse: `strconv.ParseInt: parsing "999...": `.
+var strconvErr = regexp.MustCompile(`strconv\.Parse\w+: parsing "[^"]*": `)
+
+// plainNumErr drops strconv's own words from a message about a number
+// (`invalid argument "99999999999999999999" for "--retries" flag: value
+// out of range`), which name Go functions rather than the problem.
+func plainNumErr(s string) string { return strconvErr.ReplaceAllString(s, "") }
 
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/ration-run/ration/runner/event"
@@ -21,7 +22,7 @@ const (
 	DefaultMaxRecreations = 5
 	DefaultStopGrace      = 5 * time.Second
 	DefaultStderrLines    = 20
-	DefaultMaxLine        = 64 << 20
+	DefaultMaxLine        = 16 << 20
 )
 
 // Config configures a Pool. Command is required; every other zero value
@@ -74,8 +75,9 @@ type Config struct {
 	// StderrLines is how many of a worker's last stderr lines a
 	// quarantined task reports; 0 means DefaultStderrLines.
 	StderrLines int
-	// MaxLine bounds one stdout line in bytes; a longer line is a
-	// protocol break. 0 means DefaultMaxLine.
+	// MaxLine bounds one stdout line (an answer) in bytes; a longer
+	// line is a protocol break, so ration's memory stays bounded by a
+	// few times MaxLine per worker. 0 means DefaultMaxLine (16 MiB).
 	MaxLine int
 	// OnStart, when set, is called with the pid of every worker right
 	// after it started and before it gets a task, e.g. to move it into a
@@ -103,6 +105,46 @@ func (c Config) Check() error {
 		return fmt.Errorf("worker: %w", err)
 	}
 	return nil
+}
+
+// CheckProgram reports an error wrapping exec.ErrNotFound when the
+// program that the shell command line (as given to ShellCommand) runs
+// cannot be found in PATH, so that a mistyped --worker fails at once
+// rather than breaking every worker. It looks only at a line whose first
+// word is plain (no quoting, expansion or other shell syntax before it);
+// any other line is left to the shell, and nil is returned.
+func CheckProgram(line string) error {
+	if name := firstWord(line); name != "" {
+		if _, err := exec.LookPath(name); err != nil {
+			return fmt.Errorf("worker: %w", err)
+		}
+	}
+	return nil
+}
+
+// firstWord is the program a shell command line runs first, when that is
+// plain to see: the first word after any VAR=value assignments (and exec,
+// command or nohup), if no quoting, expansion, other shell syntax or
+// builtin comes before it.
+// Otherwise "" (the line is left to the shell).
+func firstWord(line string) string {
+	for _, w := range strings.Fields(line) {
+		if strings.ContainsAny(w, `\"'$`+"`"+`(){}[]*?<>|&;~#!`) {
+			return ""
+		}
+		if i := strings.IndexByte(w, '='); i > 0 {
+			continue // an assignment
+		}
+		switch w {
+		case "exec", "command", "nohup":
+			continue // runs the next word
+		case "cd", "eval", "export", "set", ".", "source", "while", "for", "if", "until", "case",
+			"time", "ulimit", "umask", "trap", "unset", "alias", "read", "builtin", "readonly":
+			return "" // a shell builtin or keyword: the shell decides
+		}
+		return w
+	}
+	return ""
 }
 
 // Task is one unit of work for a pool.

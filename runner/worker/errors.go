@@ -35,6 +35,10 @@ type BreakError struct {
 	Timeout  time.Duration  // CauseTimeout: the timeout that was exceeded
 	When     string         // "while running a task", "while idle"; may be ""
 	Detail   string         // CauseProtocol: what was wrong; otherwise extra context, may be ""
+
+	// workerOnly: the break is the worker's alone (an answer with another
+	// task's id), not the task in flight's.
+	workerOnly bool
 }
 
 // Error names the worker, what happened to it and when, e.g. "worker:

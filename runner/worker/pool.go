@@ -21,14 +21,16 @@ type Pool struct {
 	log *slog.Logger
 	obs event.Observer // nil: none
 
-	taskq   chan *attempt  // first attempts
-	retryq  chan *attempt  // re-dispatches: served first
-	closing chan struct{}  // closed by Close
-	killAll chan struct{}  // closed when Close gives up waiting
-	failed  chan struct{}  // closed when the pool gives up
-	nextID  atomic.Int64   // request ids
-	nextTk  atomic.Int64   // task ids
-	wg      sync.WaitGroup // worker goroutines and the recreation timer
+	taskq   chan *attempt // first attempts
+	retryq  chan *attempt // re-dispatches: served first
+	closing chan struct{} // closed by Close
+	killAll chan struct{} // closed when Close gives up waiting
+	failed  chan struct{} // closed when the pool gives up
+	nextID  atomic.Int64  // request ids of tasks without a Seq
+
+	answerHint atomic.Bool    // the hint about answers on stderr was given
+	nextTk     atomic.Int64   // task ids
+	wg         sync.WaitGroup // worker goroutines and the recreation timer
 
 	stderrMu sync.Mutex
 	stderr   io.Writer
@@ -172,7 +174,7 @@ func (p *Pool) Do(ctx context.Context, input string) (json.RawMessage, error) {
 func (p *Pool) Run(ctx context.Context, t Task) Result {
 	res := Result{Outcome: event.NotStarted}
 	tid := p.nextTk.Add(1)
-	breaks := 0
+	breaks, uncharged := 0, 0
 	for {
 		a := &attempt{id: tid, task: t, n: res.Attempts + 1, abort: make(chan struct{}), done: make(chan attemptResult, 1)}
 		q := p.taskq
@@ -195,7 +197,15 @@ func (p *Pool) Run(ctx context.Context, t Task) Result {
 			outcome, err := settle(ctx, r, &res)
 			return p.finish(res, outcome, err)
 		}
-		breaks++
+		if r.brk.workerOnly && uncharged < p.cfg.MaxBreaks {
+			// The worker answered another task's id: its fault, not this
+			// task's, which goes to another worker without a break
+			// counted (a bounded number of times, in case every worker
+			// does it).
+			uncharged++
+		} else {
+			breaks++
+		}
 		res.Cause = r.brk.Cause
 		if breaks >= p.cfg.MaxBreaks {
 			return p.finish(res, event.Quarantined, &QuarantinedError{Cause: r.brk.Cause, Breaks: breaks, Last: r.brk, LastStderr: r.stderr})

@@ -1,6 +1,8 @@
 package worker
 
 import (
+	"github.com/ration-run/ration/runner/internal/pdeath"
+
 	"bufio"
 	"bytes"
 	"errors"
@@ -93,7 +95,9 @@ func (p *Pool) startProc(slot int) (*proc, error) {
 	if c.Reaper != nil {
 		start = func() error { return c.Reaper.Start(cmd) }
 	}
-	if err := start(); err != nil {
+	// On the forking thread, so that the worker's parent-death signal
+	// means ration's death (package pdeath).
+	if pdeath.Do(func() { err = start() }); err != nil {
 		closeAll()
 		return nil, fmt.Errorf("worker: starting %s: %w", c.Command[0], err)
 	}
@@ -178,6 +182,14 @@ func (pr *proc) send(m lineMsg) bool {
 	}
 }
 
+// looksLikeAnswer reports whether a stderr line looks like a protocol
+// answer, which a worker must write on stdout.
+func looksLikeAnswer(line string) bool {
+	line = strings.TrimSpace(line)
+	return strings.HasPrefix(line, "{") && strings.Contains(line, `"id"`) &&
+		(strings.Contains(line, `"ok"`) || strings.Contains(line, `"output"`))
+}
+
 func (pr *proc) readStderr(p *Pool, slot int) {
 	defer pr.wg.Done()
 	defer close(pr.errEOF)
@@ -198,6 +210,9 @@ func (pr *proc) readStderr(p *Pool, slot int) {
 			}
 			pr.tailMu.Unlock()
 			p.writeStderr(prefix + text + "\n")
+			if looksLikeAnswer(text) && !p.answerHint.Swap(true) {
+				p.writeStderr(fmt.Sprintf("ration: hint: worker %d wrote what looks like an answer on its stderr; answers go to stdout, one JSON line each, and the task waits for one there (docs/workers.md)\n", slot))
+			}
 		}
 		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
 			return

@@ -14,8 +14,9 @@ type request struct {
 
 // RequestLine returns the protocol line, without its newline, that a pool
 // writes to a worker's stdin to give it input as the request with that id,
-// e.g. {"id":1,"input":"a"}. (A pool numbers its requests itself, once per
-// attempt; `ration run --dry-run --worker` shows the job number.)
+// e.g. {"id":1,"input":"a"}. The id of a task is its Task.Seq (the job
+// number, as `ration run --dry-run --worker` shows it), the same for
+// every attempt; a task without one gets a pool-wide number.
 func RequestLine(id int64, input string) string {
 	return string(bytes.TrimSuffix(encodeRequest(id, input), []byte("\n")))
 }
@@ -49,7 +50,7 @@ func parseResponse(line []byte, want int64) (response, error) {
 	case r.ID == nil:
 		return r, fmt.Errorf(`answer has no "id": %s`, quoteLine(line))
 	case *r.ID != want:
-		return r, fmt.Errorf(`answer has "id" %d, the task in flight is %d`, *r.ID, want)
+		return r, &wrongIDError{got: *r.ID, want: want}
 	case r.OK == nil:
 		return r, fmt.Errorf(`answer has no "ok": %s`, quoteLine(line))
 	case *r.OK && r.Output == nil:
@@ -58,6 +59,16 @@ func parseResponse(line []byte, want int64) (response, error) {
 		return r, fmt.Errorf(`answer has "ok":false but no "error" string: %s`, quoteLine(line))
 	}
 	return r, nil
+}
+
+// wrongIDError is an answer whose id is not the task in flight's: a
+// second answer to an earlier task, or an id the pool never sent. It is
+// the worker's break, not the task's: the task in flight did nothing
+// wrong (Pool.Run re-dispatches it without counting the break).
+type wrongIDError struct{ got, want int64 }
+
+func (e *wrongIDError) Error() string {
+	return fmt.Sprintf(`answer has "id" %d, the task in flight is %d`, e.got, e.want)
 }
 
 // quoteLine quotes at most 200 bytes of a line for an error message.

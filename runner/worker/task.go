@@ -29,7 +29,11 @@ type taskRun struct {
 // runTask runs one attempt on the worker. A non-nil break means the worker
 // is dead and reaped.
 func (p *Pool) runTask(w *worker, pr *proc, a *attempt) (attemptResult, *BreakError) {
-	t := &taskRun{p: p, w: w, pr: pr, a: a, id: p.nextID.Add(1), start: time.Now(),
+	id := a.task.Seq
+	if id <= 0 {
+		id = p.nextID.Add(1)
+	}
+	t := &taskRun{p: p, w: w, pr: pr, a: a, id: id, start: time.Now(),
 		r: attemptResult{slot: w.slot, pid: pr.pid}}
 	if a.task.Started != nil {
 		a.task.Started(w.slot, pr.pid)
@@ -130,6 +134,8 @@ func (t *taskRun) answer(m lineMsg) (res attemptResult, b *BreakError, broke boo
 	resp, err := parseResponse(m.line, t.id)
 	if err != nil {
 		res, b = t.protocol(err.Error())
+		var wrong *wrongIDError
+		b.workerOnly = errors.As(err, &wrong)
 		return res, b, true
 	}
 	t.r.duration = time.Since(t.start)

@@ -1,0 +1,143 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ration-run/ration/runner/event"
+	"github.com/ration-run/ration/runner/joblog"
+)
+
+// openJoblog opens the joblog (package joblog: locked against a second
+// run, refused when it is one of Config.InputFiles, its torn last record
+// cut off and reported) and returns what it recorded, for --resume. A dry
+// run reads the record only, without the lock, and writes nothing.
+func (r *Runner) openJoblog() (*joblog.Record, *joblog.Writer, error) {
+	resume := r.cfg.Resume || r.cfg.ResumeFailed
+	if r.cfg.Joblog == "" {
+		return nil, nil, nil
+	}
+	if r.cfg.DryRun {
+		if !resume {
+			return nil, nil, nil
+		}
+		rec, err := joblog.Load(r.cfg.Joblog)
+		if err != nil {
+			return nil, nil, err
+		}
+		r.warnMalformed(rec)
+		return rec, nil, nil
+	}
+	jl, err := joblog.Open(r.cfg.Joblog, joblog.Options{Resume: resume, Inputs: r.cfg.InputFiles})
+	if err != nil {
+		return nil, nil, err
+	}
+	if t := jl.Torn(); t != nil {
+		r.log.Warn("the joblog's last record was cut off, its job runs again", "joblog", r.cfg.Joblog, "torn", t.Error())
+	}
+	rec := jl.Record()
+	if rec != nil {
+		r.warnMalformed(rec)
+	}
+	r.mu.Lock()
+	r.jl = jl
+	r.mu.Unlock()
+	return rec, jl, nil
+}
+
+func (r *Runner) warnMalformed(rec *joblog.Record) {
+	if rec.Malformed > 0 {
+		r.log.Warn("joblog has malformed lines; their jobs run again", "joblog", r.cfg.Joblog, "lines", rec.Malformed)
+	}
+}
+
+// closeJoblog closes the joblog at the end of Run; its error (a failed
+// write or fsync the Writer kept) is the run's.
+func (r *Runner) closeJoblog(jl *joblog.Writer) {
+	if jl == nil {
+		return
+	}
+	if err := jl.Close(); err != nil {
+		r.setErr(err)
+	}
+}
+
+// Abandon closes the joblog (fsyncing what it holds) so that the process
+// can exit at once without waiting for Run: the last resort of a run whose
+// input or output blocks (a reader that stopped reading, an input that
+// never ends) after it was told to stop. The jobs whose records are in the
+// log are never run again; every other job runs again on --resume.
+func (r *Runner) Abandon() error {
+	r.mu.Lock()
+	jl := r.jl
+	r.mu.Unlock()
+	if jl == nil {
+		return nil
+	}
+	return jl.Close()
+}
+
+// entry is the joblog record of an ended job. Its Exitval and Signal are
+// GNU parallel's (joblog.ExitColumns); a job that was stopped by its
+// --timeout but exited on its own is recorded as ended by SIGTERM, and a
+// job that failed for a reason of ration's while exiting 0 (its output
+// was lost, a worker task that failed) gets Exitval -1, so that no failed
+// job ever reads as succeeded.
+func (r *Runner) entry(j *job, received int64) joblog.Entry {
+	res := j.res
+	sig := res.Signal
+	if res.Stopped && sig == 0 {
+		sig = 15 // timed out, and exited on its own after SIGTERM
+	}
+	exitval, signal := joblog.ExitColumns(res.ExitCode, sig, res.Stopped)
+	if j.outcome != event.Succeeded && exitval == 0 && signal == 0 {
+		exitval = -1
+	}
+	return joblog.Entry{Seq: j.it.seq, Start: res.Start, Runtime: res.Duration, Receive: received,
+		Exitval: exitval, Signal: signal, Command: r.tmpl.Display(j.it.input, j.it.seq, j.slot)}
+}
+
+// writeJoblog writes the job's record. A failed write stops the run: no
+// further job starts, the error names the job (not recorded, so --resume
+// runs it again) and Run returns it.
+func (r *Runner) writeJoblog(jl *joblog.Writer, e joblog.Entry) {
+	if err := jl.Write(e); err != nil {
+		r.setErr(err)
+		r.stopping.Store(true)
+	}
+}
+
+// outputFailed fails job j whose output was not fully delivered. When
+// ration's own stdout or stderr is gone, the run stops: nothing more
+// could be printed.
+func (r *Runner) outputFailed(j *job, err error) {
+	j.outcome = event.Failed
+	if j.res.Err == nil {
+		j.res.Err = err
+	}
+	if errors.Is(err, ErrOutputGone) {
+		r.outputGone(fmt.Errorf("job %d: %w", j.it.seq, err))
+	}
+}
+
+// outputGone stops the run because ration's stdout or stderr cannot be
+// written: no job starts, the running ones are stopped (their output
+// could not be printed either), and Run returns err.
+func (r *Runner) outputGone(err error) {
+	r.setErr(err)
+	r.stopping.Store(true)
+	r.stopJobs(err)
+}
+
+// deliver prints the output of a -k job once the jobs before it were
+// printed, then writes its joblog record: a job is recorded only after
+// its output was delivered.
+func (r *Runner) deliver(o *output) {
+	if o == nil {
+		return
+	}
+	err := o.flush()
+	if o.delivered != nil {
+		o.delivered(err)
+	}
+}
