@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // Acceptance tests of issue 7 (metrics, structured logs, stall watchdog)

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // Acceptance tests of issue 5 (worker processes, OOM adaptation, live
