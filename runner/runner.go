@@ -50,6 +50,7 @@ type Runner struct {
 	firstErr                                       atomic.Pointer[error]
 
 	oom oomCounter
+	adm *admission // memory admission and OOM re-queue (admission.go)
 }
 
 type runningJob struct {
@@ -84,6 +85,7 @@ func New(cfg Config) (*Runner, error) {
 		drainCh: make(chan struct{}),
 		killCh:  make(chan struct{}),
 		oom:     oomCounter{read: cfg.OOMKills},
+		adm:     newAdmission(cfg),
 	}
 	if r.exec == nil {
 		r.exec = &ProcessExecutor{}

@@ -170,6 +170,7 @@ func (w *wiring) observe(cfg *runner.Config, ref *runnerRef) error {
 	switch {
 	case p.worker.command == "":
 		cfg.OOMKills = oomCounter(p.limits.FSRoot)
+		cfg.Memory = memorySampler(p.limits.FSRoot)
 		if w.reaper.Active() {
 			cfg.Executor = &runner.ProcessExecutor{Reaper: w.reaper}
 		}

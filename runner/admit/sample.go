@@ -47,6 +47,11 @@ func SamplerFor(dir string, version int) *Sampler {
 	return &Sampler{version: version, leaf: dir, limitAt: dir}
 }
 
+// Limited reports whether a memory limit was found at NewSampler (or the
+// Sampler was made by SamplerFor): without one, admission has nothing to
+// check.
+func (s *Sampler) Limited() bool { return s.limitAt != "" }
+
 // Sample reads the cgroups now. oomKills is the process's memory cgroup's
 // oom_kill counter, -1 when the kernel does not count. The limit is
 // re-read from the cgroup that set it at NewSampler (a resized pod is
