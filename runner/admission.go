@@ -30,8 +30,8 @@ type admission struct {
 	decide sync.Mutex // one decision at a time, held across the cgroup reads
 
 	mu       sync.Mutex
-	admitted map[int64]bool  // attempts running now, by job
-	kills    map[int64]int   // OOM kills so far, by job
+	admitted map[int64]bool   // attempts running now, by job
+	kills    map[int64]int    // OOM kills so far, by job
 	verdicts map[int64]string // why an OOM-killed job was not re-queued
 }
 

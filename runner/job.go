@@ -21,12 +21,12 @@ type job struct {
 	out  *output
 	argv []string
 
-	n        int           // the attempt running or last run, 1-based
-	res      AttemptResult // the last attempt's result
-	cause    event.Cause
-	outcome  event.Outcome
-	byRun    bool // stopped by the run itself, not by the job or its timeout
-	oomRetries int // OOM re-queues granted (they do not count against Retries)
+	n          int           // the attempt running or last run, 1-based
+	res        AttemptResult // the last attempt's result
+	cause      event.Cause
+	outcome    event.Outcome
+	byRun      bool // stopped by the run itself, not by the job or its timeout
+	oomRetries int  // OOM re-queues granted (they do not count against Retries)
 }
 
 // runJob runs one job to its end: attempts, retries, output, joblog,
