@@ -246,7 +246,9 @@ func (r *Runner) memoryBound() string {
 		return ""
 	}
 	st := r.adm.gate.Stats()
-	if st.BoundDecisions == 0 {
+	// Slow start holds jobs before anything is known of their memory:
+	// that is caution, not memory binding (it never follows a peak).
+	if st.BoundDecisions == 0 || st.Bound.Rule == admit.RuleSlowStart {
 		return ""
 	}
 	return st.String()

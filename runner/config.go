@@ -24,8 +24,9 @@ var (
 	// ErrHalted: --halt now stopped the run.
 	ErrHalted = errors.New("run halted")
 	// ErrOOMKilled is a JobFinished's error for a job whose last attempt
-	// was OOM-killed.
-	ErrOOMKilled = errors.New("OOM-killed (SIGKILL with a rise of the memory cgroup's oom_kill counter)")
+	// was OOM-killed (see Config.OOMKills); the error wrapping it says why
+	// the job was not re-queued.
+	ErrOOMKilled = errors.New("OOM-killed (it failed while the memory cgroup's oom_kill counter rose)")
 	// ErrInput is wrapped by Run's error when the input could not be read
 	// to its end; the jobs already started were run and recorded.
 	ErrInput = errors.New("input error")

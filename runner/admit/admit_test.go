@@ -48,7 +48,7 @@ func TestAdmitRules(t *testing.T) {
 		{name: "no memory limit", req: Request{Reading: Reading{WorkingSet: 1 << 40}, Running: []int64{1 << 30}, Limit: 8},
 			start: true, rule: RuleNoLimit},
 		{name: "slow start: window of 1 is full", req: Request{Reading: lim(90 * mib), Running: []int64{85 * mib}, Limit: 4},
-			rule: RuleSlowStart, bound: true, memJobs: 2, perJob: 85 * mib, headroom: 185 * mib, reason: "slow start: 1 jobs run"},
+			rule: RuleSlowStart, bound: true, memJobs: 2, perJob: 85 * mib, headroom: 185 * mib, reason: "slow start: 1 job runs"},
 		{name: "slow start: settled and low: window 2, and it fits", settled: true, req: Request{Reading: lim(90 * mib), Running: []int64{85 * mib}, Limit: 4},
 			start: true, rule: RuleFits, bound: true, memJobs: 2, perJob: 85 * mib, headroom: 185 * mib},
 		{name: "slow start: settled but high: window stays", settled: true, req: Request{Reading: lim(150 * mib), Running: []int64{60 * mib}, Limit: 4},
@@ -210,7 +210,7 @@ func TestStatsString(t *testing.T) {
 		t.Errorf("bound:\n got %q\nwant %q", s, want)
 	}
 	g.Admit(Request{Reading: Reading{Limit: 200 * mib, WorkingSet: 70 * mib, Pressure: true, PressureSome10: 31}, Running: []int64{60 * mib}, Limit: 4})
-	if s, want := g.Stats().String(), "memory bound 1 of 4 jobs: memory pressure: PSI some avg10 31.00% > 20%; 1 jobs run (held 2 starts)"; s != want {
+	if s, want := g.Stats().String(), "memory bound 1 of 4 jobs: memory pressure: PSI some avg10 31.00% > 20%; 1 job runs (held 2 starts)"; s != want {
 		t.Errorf("pressure:\n got %q\nwant %q", s, want)
 	}
 }
