@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -29,14 +30,23 @@ type admission struct {
 
 	decide sync.Mutex // one decision at a time, held across the cgroup reads
 
+	// The latest reading (under decide); fresh is when it was taken, zero:
+	// stale.
+	fresh   time.Time
+	reading admit.Reading
+	rss     map[int]int64 // by process group
+
+	oomWaiting atomic.Int64 // re-queued OOM-killed attempts waiting for room
+
 	mu       sync.Mutex
 	admitted map[int64]bool   // attempts running now, by job
 	kills    map[int64]int    // OOM kills so far, by job
 	verdicts map[int64]string // why an OOM-killed job was not re-queued
+	below    map[int64]int    // a re-queued job waits for fewer others than this
 }
 
 func newAdmission(cfg Config) *admission {
-	a := &admission{proc: "/proc", admitted: map[int64]bool{}, kills: map[int64]int{}, verdicts: map[int64]string{}}
+	a := &admission{proc: "/proc", admitted: map[int64]bool{}, kills: map[int64]int{}, verdicts: map[int64]string{}, below: map[int64]int{}}
 	if cfg.Memory != nil {
 		a.sampler = cfg.Memory
 		a.gate = admit.New(cfg.Admit)
@@ -44,53 +54,45 @@ func newAdmission(cfg Config) *admission {
 	return a
 }
 
-// waitToStart waits until attempt j.n may start: an attempt after an OOM
-// kill first waits for concurrency to drop (waitForRoom, admit.OOMRetry's
-// Ready rule), and every attempt waits for the memory admission. It
-// returns false when the run stops first. The attempt counts as running
-// from its return on; attemptEnded ends that.
+// waitToStart waits until attempt j.n may start. An attempt after an OOM
+// kill first waits for concurrency to drop (waitForRoom: fewer others
+// than half of those that ran at the kill, and than the pool size), and
+// while one waits so, no new job starts: the drop must happen. Then every
+// attempt waits for the memory admission. It returns false when the run
+// stops first. The attempt counts as running from its return on;
+// attemptEnded ends that.
 func (r *Runner) waitToStart(ctx context.Context, j *job) bool {
-	if j.n > 1 && j.cause == event.CauseOOM && !r.waitForRoom(ctx, j.rj) {
+	a := r.adm
+	if j.n > 1 && j.cause == event.CauseOOM {
+		a.oomWaiting.Add(1)
+		ok := r.waitForRoom(ctx, j.rj, a.readyBelow(j.it.seq))
+		a.oomWaiting.Add(-1)
+		r.mu.Lock()
+		r.wakeLocked() // the jobs held for it
+		r.mu.Unlock()
+		if !ok {
+			return false
+		}
+	} else if a.oomWaiting.Load() > 0 && !r.waitUntil(ctx, j.rj, func() bool { return a.oomWaiting.Load() == 0 }) {
 		return false
 	}
-	a := r.adm
 	if a.gate == nil {
 		a.started(j.it.seq, r.oom.base())
 		return true
 	}
-	r.mu.Lock()
-	j.rj.waiting = true
-	r.mu.Unlock()
-	defer func() {
-		r.mu.Lock()
-		j.rj.waiting = false
+	var d admit.Decision
+	ok := r.waitUntil(ctx, j.rj, func() bool {
+		// Admission reads files and /proc: not under r.mu.
+		size := r.size
 		r.mu.Unlock()
-	}()
-	logged := false
-	for {
-		if r.stopping.Load() || ctx.Err() != nil {
-			return false
-		}
-		r.mu.Lock()
-		wake, size := r.wake, r.size
-		r.mu.Unlock()
-		d := r.admitOne(j.it.seq, size)
-		if d.Start {
-			return true
-		}
-		if !logged {
+		defer r.mu.Lock()
+		d = r.admitOne(j.it.seq, size)
+		if !d.Start && d.Rule != admit.RuleCPU {
 			r.log.Debug("job held for memory", "seq", j.it.seq, "rule", string(d.Rule), "reason", d.Reason)
-			logged = true
 		}
-		t := time.NewTimer(d.RetryAfter)
-		select {
-		case <-wake:
-		case <-t.C:
-		case <-ctx.Done():
-		case <-r.drainCh:
-		}
-		t.Stop()
-	}
+		return d.Start
+	})
+	return ok
 }
 
 // admitOne asks the Gate about job seq with the memory cgroup and the
@@ -100,25 +102,43 @@ func (r *Runner) admitOne(seq int64, size int) admit.Decision {
 	a := r.adm
 	a.decide.Lock()
 	defer a.decide.Unlock()
-	reading, _, err := a.sampler.Sample()
-	if err != nil {
-		reading = admit.Reading{} // unknown: memory holds nothing
-	}
 	pids := r.admittedPIDs()
-	running := make([]int64, len(pids))
-	if reading.Limit > 0 && len(pids) > 0 {
-		// Each job runs in its own process group (its PID's): its RSS is
-		// the group's, a shell's children included.
-		rss, _ := admit.GroupRSS(a.proc, pids)
-		for i, pid := range pids {
-			running[i] = rss[pid]
-		}
+	if a.fresh.IsZero() || time.Since(a.fresh) > sampleMaxAge {
+		a.sample(pids)
 	}
+	running := make([]int64, len(pids))
+	for i, pid := range pids {
+		running[i] = a.rss[pid] // 0: unknown (a job started since), counted at its peak
+	}
+	reading := a.reading
 	d := a.gate.Admit(admit.Request{Reading: reading, Running: running, Limit: size})
 	if d.Start {
 		a.started(seq, r.oom.base())
 	}
 	return d
+}
+
+// sampleMaxAge is how long a reading of the memory cgroup and of the
+// jobs' RSS serves admission decisions: held jobs ask again every 100 ms
+// and whenever a job ends, and the /proc scan is a few hundred small
+// reads. An attempt's end makes the reading stale at once (its memory is
+// freed).
+const sampleMaxAge = 100 * time.Millisecond
+
+// sample reads the memory cgroup and the RSS of the process groups pids
+// (under decide).
+func (a *admission) sample(pids []int) {
+	a.fresh = time.Now()
+	reading, _, err := a.sampler.Sample()
+	if err != nil {
+		reading = admit.Reading{} // unknown: memory holds nothing
+	}
+	a.reading, a.rss = reading, nil
+	if reading.Limit > 0 && len(pids) > 0 {
+		// Each job runs in its own process group (its PID's): its RSS is
+		// the group's, a shell's children included.
+		a.rss, _ = admit.GroupRSS(a.proc, pids)
+	}
 }
 
 // admittedPIDs returns the PID of each running attempt, 0 for one whose
@@ -161,13 +181,26 @@ func (r *Runner) attemptEnded(j *job, res AttemptResult, timedOut bool) bool {
 	seq := j.it.seq
 	a.mu.Lock()
 	delete(a.admitted, seq)
+	others := len(a.admitted)
 	a.mu.Unlock()
 	if a.gate != nil {
 		a.gate.Finished(res.PeakRSS)
+		a.decide.Lock()
+		a.fresh = time.Time{}
+		a.decide.Unlock()
 	}
 	r.mu.Lock()
 	r.wakeLocked() // a held job may fit now
 	r.mu.Unlock()
+	if res.Cause == event.CauseOOM && res.Outcome == event.Quarantined {
+		// An executor's own OOM verdict (a worker pool that gave up on a
+		// task that broke its workers by OOM kills): the re-queue rule
+		// applies as to any OOM kill, beside the jobs running now.
+		a.tracker.Ended(int(seq), -1, admit.End{})
+		v := r.oomVerdict(seq, others, false)
+		r.log.Warn("job OOM-killed", "seq", seq, "attempt", j.n, "why", "its worker was OOM-killed", "then", v.Reason)
+		return false
+	}
 
 	e := admit.End{ExitCode: res.ExitCode, Signal: res.Signal, Stopped: res.Stopped || timedOut}
 	now := int64(-1)
@@ -184,17 +217,19 @@ func (r *Runner) attemptEnded(j *job, res AttemptResult, timedOut bool) bool {
 	if !at.OOM || res.Cause != event.CauseNone {
 		return false
 	}
-	v := r.oomVerdict(seq, len(at.Candidates)-1)
+	v := r.oomVerdict(seq, len(at.Candidates)-1, true)
 	r.log.Warn("job OOM-killed", "seq", seq, "attempt", j.n, "why", at.Reason, "then", v.Reason)
 	return true
 }
 
 // oomVerdict counts one OOM kill of job seq and applies the re-queue rule:
-// others is how many other jobs ran while the counter rose (the other
-// candidates of the attribution). The first kill is always
-// re-queued (the kill may have been caused by a process that is not a
-// job); a later one fails the job when it ran alone or was the bound's.
-func (r *Runner) oomVerdict(seq int64, others int) admit.Verdict {
+// others is how many other jobs ran when it was killed. With firstFree
+// the first kill is always re-queued (the kill may have been caused by a
+// process that is not a job; an executor that classified the kill itself
+// has retried already); a later one fails the job when it ran alone or
+// was the bound's. A re-queued job then waits for fewer other jobs than
+// half of others (readyBelow).
+func (r *Runner) oomVerdict(seq int64, others int, firstFree bool) admit.Verdict {
 	a := r.adm
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -205,15 +240,25 @@ func (r *Runner) oomVerdict(seq int64, others int) admit.Verdict {
 		rule = a.gate.OOMRetry()
 	}
 	v := rule.Decide(admit.OOMKill{Kills: k, Others: others})
-	if !v.Requeue && k == 1 {
+	if !v.Requeue && k == 1 && firstFree {
 		v = admit.Verdict{Requeue: true, Reason: "first OOM kill: re-queued once (" + v.Reason + ")"}
 	}
 	if v.Requeue {
 		delete(a.verdicts, seq)
+		a.below[seq] = max((others+1)/2, 1)
 	} else {
 		a.verdicts[seq] = v.Reason
+		delete(a.below, seq)
 	}
 	return v
+}
+
+// readyBelow is how few other jobs must run for the re-queued job seq to
+// start again: half of those that ran at its kill (at least 1: alone).
+func (a *admission) readyBelow(seq int64) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return max(a.below[seq], 1)
 }
 
 // oomRequeue reports whether the OOM-killed job j runs again without it

@@ -167,10 +167,10 @@ func (w *wiring) observe(cfg *runner.Config, ref *runnerRef) error {
 		obs = append(obs, w.bar)
 	}
 	cfg.Observer = obs
+	cfg.Memory = memorySampler(p.limits.FSRoot) // memory admission, in both modes
 	switch {
 	case p.worker.command == "":
 		cfg.OOMKills = oomCounter(p.limits.FSRoot)
-		cfg.Memory = memorySampler(p.limits.FSRoot)
 		if w.reaper.Active() {
 			cfg.Executor = &runner.ProcessExecutor{Reaper: w.reaper}
 		}
