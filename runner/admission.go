@@ -43,10 +43,11 @@ type admission struct {
 	kills    map[int64]int    // OOM kills so far, by job
 	verdicts map[int64]string // why an OOM-killed job was not re-queued
 	below    map[int64]int    // a re-queued job waits for fewer others than this
+	seen     map[int64]int64  // the largest RSS sampled of a running attempt
 }
 
 func newAdmission(cfg Config) *admission {
-	a := &admission{proc: "/proc", admitted: map[int64]bool{}, kills: map[int64]int{}, verdicts: map[int64]string{}, below: map[int64]int{}}
+	a := &admission{proc: "/proc", admitted: map[int64]bool{}, kills: map[int64]int{}, verdicts: map[int64]string{}, below: map[int64]int{}, seen: map[int64]int64{}}
 	if cfg.Memory != nil {
 		a.sampler = cfg.Memory
 		a.gate = admit.New(cfg.Admit)
@@ -102,14 +103,19 @@ func (r *Runner) admitOne(seq int64, size int) admit.Decision {
 	a := r.adm
 	a.decide.Lock()
 	defer a.decide.Unlock()
-	pids := r.admittedPIDs()
+	seqs, pids := r.admittedPIDs()
 	if a.fresh.IsZero() || time.Since(a.fresh) > sampleMaxAge {
 		a.sample(pids)
 	}
 	running := make([]int64, len(pids))
+	a.mu.Lock()
 	for i, pid := range pids {
 		running[i] = a.rss[pid] // 0: unknown (a job started since), counted at its peak
+		if pid > 0 && a.admitted[seqs[i]] {
+			a.seen[seqs[i]] = max(a.seen[seqs[i]], running[i])
+		}
 	}
+	a.mu.Unlock()
 	reading := a.reading
 	d := a.gate.Admit(admit.Request{Reading: reading, Running: running, Limit: size})
 	if d.Start {
@@ -141,9 +147,9 @@ func (a *admission) sample(pids []int) {
 	}
 }
 
-// admittedPIDs returns the PID of each running attempt, 0 for one whose
-// process has not started yet.
-func (r *Runner) admittedPIDs() []int {
+// admittedPIDs returns the running attempts' jobs and the PID of each,
+// 0 for one whose process has not started yet.
+func (r *Runner) admittedPIDs() ([]int64, []int) {
 	a := r.adm
 	a.mu.Lock()
 	seqs := make([]int64, 0, len(a.admitted))
@@ -159,7 +165,7 @@ func (r *Runner) admittedPIDs() []int {
 		}
 	}
 	r.mu.Unlock()
-	return pids
+	return seqs, pids
 }
 
 // started counts an attempt of job seq as running from now, when the
@@ -182,9 +188,14 @@ func (r *Runner) attemptEnded(j *job, res AttemptResult, timedOut bool) bool {
 	a.mu.Lock()
 	delete(a.admitted, seq)
 	others := len(a.admitted)
+	// The executor's peak (rusage, or a worker's) or the largest RSS seen
+	// while it ran, whichever is larger: a worker's task reports no peak
+	// unless sampled.
+	peak := max(res.PeakRSS, a.seen[seq])
+	delete(a.seen, seq)
 	a.mu.Unlock()
 	if a.gate != nil {
-		a.gate.Finished(res.PeakRSS)
+		a.gate.Finished(peak)
 		a.decide.Lock()
 		a.fresh = time.Time{}
 		a.decide.Unlock()

@@ -37,6 +37,7 @@ func TestMemoryAdmissionE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
+	t.Parallel()
 	bin := buildRation(t)
 	_, cg := accMemCgroup(t, "ration-e2e-admit", 128<<20)
 	python, prog := memJob(t)
@@ -71,6 +72,7 @@ func TestOOMAloneE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
+	t.Parallel()
 	bin := buildRation(t)
 	ownCgroup(t)
 	python, prog := memJob(t)
@@ -119,5 +121,47 @@ func TestOOMAloneE2E(t *testing.T) {
 				t.Logf("stderr:\n%s", stderr)
 			}
 		})
+	}
+}
+
+// TestWorkerMemoryAdmissionE2E: --worker follows the same admission: 12
+// tasks that each allocate 40 MiB, on 4 Python workers in a real 128 MiB
+// v1 memory cgroup, -j 4. The workers' baseline and one task fit, two do
+// not: tasks run one at a time, with no OOM kill, and the summary says
+// memory bound 1 of 4 jobs. (Without admission 4 tasks at once are
+// OOM-killed.)
+func TestWorkerMemoryAdmissionE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	t.Parallel()
+	bin := buildRation(t)
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	py, err := filepath.Abs(filepath.Join("..", "..", "runner", "worker", "examples", "worker.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, cg := accMemCgroup(t, "ration-e2e-wadmit", 128<<20)
+	inputs := make([]string, 12)
+	for i := range inputs {
+		inputs[i] = "alloc:40:300"
+	}
+	p := accStart(t, bin, nil, nil, []string{cg}, append([]string{"-j", "4", "--worker", "python3 " + py, ":::"}, inputs...)...)
+	code := p.wait(60 * time.Second)
+	stderr := p.stderr.String()
+	accCgroupEmpty(t, cg)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0; stderr:\n%s", code, stderr)
+	}
+	if n := strings.Count(p.stdout.String(), "\n"); n != len(inputs) {
+		t.Errorf("%d answers, want %d", n, len(inputs))
+	}
+	if kills := accOOMKills(t, cg); kills != 0 {
+		t.Errorf("oom_kill %d, want 0: the admission let too many tasks run", kills)
+	}
+	if !strings.Contains(stderr, "memory bound 1 of 4 jobs: ") {
+		t.Errorf("the summary does not say memory bound 1 of 4 jobs:\n%s", stderr)
 	}
 }
