@@ -30,11 +30,13 @@ type admission struct {
 
 	decide sync.Mutex // one decision at a time, held across the cgroup reads
 
-	// The latest reading (under decide); fresh is when it was taken, zero:
-	// stale.
+	// The latest readings (under decide): the cgroup's at fresh (dirty:
+	// an attempt ended since), the jobs' RSS by process group at rssAt.
 	fresh   time.Time
+	dirty   bool
 	reading admit.Reading
-	rss     map[int]int64 // by process group
+	rss     map[int]int64
+	rssAt   time.Time
 
 	oomWaiting atomic.Int64 // re-queued OOM-killed attempts waiting for room
 
@@ -104,9 +106,7 @@ func (r *Runner) admitOne(seq int64, size int) admit.Decision {
 	a.decide.Lock()
 	defer a.decide.Unlock()
 	seqs, pids := r.admittedPIDs()
-	if a.fresh.IsZero() || time.Since(a.fresh) > sampleMaxAge {
-		a.sample(pids)
-	}
+	a.sample(pids, time.Now())
 	running := make([]int64, len(pids))
 	a.mu.Lock()
 	for i, pid := range pids {
@@ -124,26 +124,48 @@ func (r *Runner) admitOne(seq int64, size int) admit.Decision {
 	return d
 }
 
-// sampleMaxAge is how long a reading of the memory cgroup and of the
-// jobs' RSS serves admission decisions: held jobs ask again every 100 ms
-// and whenever a job ends, and the /proc scan is a few hundred small
-// reads. An attempt's end makes the reading stale at once (its memory is
-// freed).
-const sampleMaxAge = 100 * time.Millisecond
+// How long readings serve admission decisions. Held jobs ask again every
+// 100 ms and whenever an attempt ends, and a run of tiny jobs asks
+// thousands of times a second: the cgroup's few small files are re-read
+// when the reading is sampleMaxAge old, or dirtyMaxAge old once an attempt
+// ended (its memory was freed); the jobs' RSS, a scan of /proc, at most
+// every sampleMaxAge. A stale RSS only makes the decision cautious: a job
+// missing from the scan counts at the peak estimate, and memory a job
+// gained since counts as not the jobs'.
+const (
+	sampleMaxAge = 100 * time.Millisecond
+	dirtyMaxAge  = 5 * time.Millisecond
+)
 
-// sample reads the memory cgroup and the RSS of the process groups pids
-// (under decide).
-func (a *admission) sample(pids []int) {
-	a.fresh = time.Now()
-	reading, _, err := a.sampler.Sample()
-	if err != nil {
-		reading = admit.Reading{} // unknown: memory holds nothing
+// sample refreshes the reading of the memory cgroup and the RSS of the
+// process groups pids as they are due (under decide).
+func (a *admission) sample(pids []int, now time.Time) {
+	age := now.Sub(a.fresh)
+	if a.fresh.IsZero() || age > sampleMaxAge || (a.dirty && age > dirtyMaxAge) {
+		reading, _, err := a.sampler.Sample()
+		if err != nil {
+			reading = admit.Reading{} // unknown: memory holds nothing
+		}
+		a.reading, a.fresh, a.dirty = reading, now, false
 	}
-	a.reading, a.rss = reading, nil
-	if reading.Limit > 0 && len(pids) > 0 {
+	if a.reading.Limit <= 0 || len(pids) == 0 {
+		a.rss, a.rssAt = nil, time.Time{}
+		return
+	}
+	if a.rssAt.IsZero() || now.Sub(a.rssAt) > sampleMaxAge {
 		// Each job runs in its own process group (its PID's): its RSS is
 		// the group's, a shell's children included.
 		a.rss, _ = admit.GroupRSS(a.proc, pids)
+		a.rssAt = now
+		return
+	}
+	for _, pid := range pids {
+		if _, ok := a.rss[pid]; !ok && pid > 0 {
+			// Started since the scan: its leader's RSS until the next one.
+			if n, err := admit.ProcessRSS(a.proc, pid); err == nil {
+				a.rss[pid] = n
+			}
+		}
 	}
 }
 
@@ -197,7 +219,7 @@ func (r *Runner) attemptEnded(j *job, res AttemptResult, timedOut bool) bool {
 	if a.gate != nil {
 		a.gate.Finished(peak)
 		a.decide.Lock()
-		a.fresh = time.Time{}
+		a.dirty = true
 		a.decide.Unlock()
 	}
 	r.mu.Lock()

@@ -45,9 +45,10 @@ func TestOOMThroughShell(t *testing.T) {
 	dir, count := dirCounter(t)
 	// "big": a child shell raises the counter and SIGKILLs itself; the
 	// job's shell waits for it and exits 137.
+	log := filepath.Join(t.TempDir(), "log")
 	script := `case {} in
-	big) sh -c 'touch ` + dir + `/k-$(date +%s%N); kill -9 $$'; exit $? ;;
-	slow) sleep 1 ;;
+	big) ` + stamped(log, "big", `sh -c 'touch `+dir+`/k-$(date +%s%N); kill -9 $$'`) + ` ;;
+	slow) ` + stamped(log, "slow", "sleep 1") + ` ;;
 	esac`
 	var rec recorder
 	r, err := New(Config{Command: []string{"sh", "-c", script}, Input: input.Args([]string{"slow", "big"}),
@@ -66,18 +67,10 @@ func TestOOMThroughShell(t *testing.T) {
 	if got := eventKinds(&rec, "big"); got != want {
 		t.Errorf("big: events %q, want %q", got, want)
 	}
-	_, spans := maxRunning(&rec)
-	var slowEnd time.Time
-	var big []time.Time // the attempts' starts, in order
-	for _, x := range spans {
-		if x.in == "slow" {
-			slowEnd = x.end
-		} else {
-			big = append(big, x.start)
-		}
-	}
-	if len(big) != 2 || big[1].Before(slowEnd.Add(-20*time.Millisecond)) {
-		t.Errorf("attempts %+v: want big's second attempt after slow ended", spans)
+	// Big's second start must come after slow's end.
+	_, order := maxRunning(t, log)
+	if got := strings.Join(order, ", "); !strings.HasSuffix(got, "E slow, S big, E big") || strings.Count(got, "S big") != 2 {
+		t.Errorf("stamps %s: want big's second attempt after slow ended", got)
 	}
 	for _, e := range rec.Kind(event.JobFinished) {
 		if e.Input == "big" && (e.ExitCode != 137 || !errors.Is(e.Err, ErrOOMKilled) || !strings.Contains(e.Err.Error(), "OOM-killed while running alone (kill 2)")) {
@@ -132,39 +125,49 @@ func memFixture(t *testing.T, version int, pressure string) string {
 	return dir
 }
 
-// span is when one attempt ran.
-type span struct {
-	in         string
-	start, end time.Time
+// stamped wraps the shell command cmd of job name so that it appends "S
+// name NANOS" to the file log when it starts and "E name NANOS" when it
+// ends (unless it is killed), from the job itself.
+func stamped(log, name, cmd string) string {
+	return `echo "S ` + name + ` $(date +%s%N)" >> ` + log + `; ` + cmd + `; st=$?; echo "E ` + name + ` $(date +%s%N)" >> ` + log + `; exit $st`
 }
 
-// maxRunning is the largest number of attempts that ran at once, from
-// their start events and durations (a job's JobFinished comes after the
-// next job may have started in its place), and the attempts in start
-// order. Overlaps under 20 ms do not count.
-func maxRunning(rec *recorder) (most int, spans []span) {
-	starts := map[string]time.Time{}
-	for _, e := range rec.Events() {
-		switch e.Kind {
-		case event.JobStarted:
-			starts[e.Input] = e.Time
-		case event.JobFinished, event.JobRetried:
-			spans = append(spans, span{e.Input, starts[e.Input], starts[e.Input].Add(e.Duration)})
-		}
+// maxRunning reads a log of stamped jobs: the largest number of jobs that
+// ran at once (a job killed before its end stamp counts as ended when it
+// starts again) and the stamps in time order ("S name", "E name").
+func maxRunning(t *testing.T, log string) (most int, order []string) {
+	t.Helper()
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
 	}
-	slices.SortFunc(spans, func(a, b span) int { return a.start.Compare(b.start) })
-	for _, x := range spans {
-		n := 0
-		for _, y := range spans {
-			// The event's time is a little after the process started,
-			// so an end may look up to a few ms late.
-			if !y.start.After(x.start) && y.end.After(x.start.Add(20*time.Millisecond)) {
-				n++
-			}
-		}
-		most = max(most, n)
+	type stamp struct {
+		start bool
+		name  string
+		ns    string
 	}
-	return most, spans
+	var st []stamp
+	for line := range strings.Lines(string(b)) {
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			t.Fatalf("log line %q", line)
+		}
+		st = append(st, stamp{f[0] == "S", f[1], f[2]})
+	}
+	// Same-length decimal nanoseconds sort as numbers.
+	slices.SortStableFunc(st, func(a, b stamp) int { return strings.Compare(a.ns, b.ns) })
+	running := map[string]bool{}
+	for _, x := range st {
+		if !x.start {
+			delete(running, x.name)
+			order = append(order, "E "+x.name)
+			continue
+		}
+		running[x.name] = true
+		most = max(most, len(running))
+		order = append(order, "S "+x.name)
+	}
+	return most, order
 }
 
 // TestAdmissionSlowStart: with a memory limit (a v1 fixture) and nothing
@@ -175,8 +178,8 @@ func TestAdmissionSlowStart(t *testing.T) {
 		t.Skip("peak RSS and /proc")
 	}
 	var rec recorder
-	// sleep 0.3 INPUT: the inputs add no time.
-	r, err := New(Config{Command: []string{"sleep", "0.3"}, Input: input.Args([]string{"0", "0.0", "0.00", "0.000"}),
+	log := filepath.Join(t.TempDir(), "log")
+	r, err := New(Config{Command: []string{"sh", "-c", stamped(log, "{}", "sleep 0.3")}, Input: input.Args([]string{"a", "b", "c", "d"}),
 		Jobs: 3, Observer: &rec, Memory: admit.SamplerFor(memFixture(t, 1, ""), 1), Admit: admit.Config{Settle: time.Hour}})
 	if err != nil {
 		t.Fatal(err)
@@ -185,9 +188,9 @@ func TestAdmissionSlowStart(t *testing.T) {
 	if err != nil || sum.Succeeded != 4 {
 		t.Fatalf("summary %+v, %v", sum, err)
 	}
-	most, spans := maxRunning(&rec)
-	if len(spans) != 4 || spans[1].start.Before(spans[0].end.Add(-20*time.Millisecond)) || most != 3 {
-		t.Errorf("attempts %+v, at most %d at once: want the first alone, then 3 at once", spans, most)
+	most, order := maxRunning(t, log)
+	if len(order) != 8 || order[1] != "E"+order[0][1:] || most != 3 {
+		t.Errorf("stamps %v, at most %d at once: want the first job alone, then 3 at once", order, most)
 	}
 	if sum.MemoryBound != "" {
 		t.Errorf("MemoryBound %q: slow start is not memory binding", sum.MemoryBound)
@@ -205,7 +208,8 @@ func TestAdmissionPressure(t *testing.T) {
 	const high = "some avg10=50.00 avg60=10.00 avg300=1.00 total=1000\nfull avg10=5.00 avg60=1.00 avg300=0.00 total=100\n"
 	dir := memFixture(t, 2, high)
 	var rec recorder
-	r, err := New(Config{Command: []string{"sleep", "0.2"}, Input: input.Args([]string{"0", "0.0", "0.00"}),
+	log := filepath.Join(t.TempDir(), "log")
+	r, err := New(Config{Command: []string{"sh", "-c", stamped(log, "{}", "sleep 0.2")}, Input: input.Args([]string{"a", "b", "c"}),
 		Jobs: 2, Observer: &rec, Memory: admit.SamplerFor(dir, 2)})
 	if err != nil {
 		t.Fatal(err)
@@ -214,8 +218,8 @@ func TestAdmissionPressure(t *testing.T) {
 	if err != nil || sum.Succeeded != 3 {
 		t.Fatalf("summary %+v, %v", sum, err)
 	}
-	if most, spans := maxRunning(&rec); most != 1 {
-		t.Errorf("attempts %+v: %d at once under memory pressure, want 1", spans, most)
+	if most, order := maxRunning(t, log); most != 1 {
+		t.Errorf("jobs %v: %d at once under memory pressure, want 1", order, most)
 	}
 	if !strings.HasPrefix(sum.MemoryBound, "memory bound 1 of 2 jobs: memory pressure: PSI some avg10 50.00% > 20%") ||
 		!strings.Contains(sum.String(), "; memory bound 1 of 2 jobs") {

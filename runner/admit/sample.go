@@ -108,6 +108,22 @@ func GroupRSS(procRoot string, pgids []int) (map[int]int64, error) {
 	return out, nil
 }
 
+// ProcessRSS returns the resident memory, in bytes, of the one process
+// pid, read from procRoot/PID/stat: a cheap stand-in for [GroupRSS] when
+// a process group's leader just started (its children, if any, are not
+// counted). The error wraps fs.ErrNotExist when the process is gone.
+func ProcessRSS(procRoot string, pid int) (int64, error) {
+	b, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, fmt.Errorf("admit: %w", err)
+	}
+	_, pages, err := parseProcStat(string(b))
+	if err != nil {
+		return 0, fmt.Errorf("admit: %s/%d/stat: %w", procRoot, pid, err)
+	}
+	return pages * int64(os.Getpagesize()), nil
+}
+
 // parseProcStat returns the process group (field 5) and resident pages
 // (field 24) of a /proc/PID/stat line. The command name (field 2) may
 // hold spaces and parentheses, so fields are counted after its last ')'.
