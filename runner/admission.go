@@ -83,25 +83,25 @@ func (r *Runner) waitToStart(ctx context.Context, j *job) bool {
 		a.started(j.it.seq, r.oom.base())
 		return true
 	}
-	var d admit.Decision
-	ok := r.waitUntil(ctx, j.rj, func() bool {
+	again := false
+	return r.waitUntil(ctx, j.rj, func() bool {
 		// Admission reads files and /proc: not under r.mu.
 		size := r.size
 		r.mu.Unlock()
 		defer r.mu.Lock()
-		d = r.admitOne(j.it.seq, size)
-		if !d.Start && d.Rule != admit.RuleCPU {
+		d := r.admitOne(j.it.seq, size, again)
+		if !d.Start && !again {
 			r.log.Debug("job held for memory", "seq", j.it.seq, "rule", string(d.Rule), "reason", d.Reason)
 		}
+		again = !d.Start
 		return d.Start
 	})
-	return ok
 }
 
 // admitOne asks the Gate about job seq with the memory cgroup and the
 // running attempts' RSS read now; a Start counts the attempt as running
 // before the next question is asked.
-func (r *Runner) admitOne(seq int64, size int) admit.Decision {
+func (r *Runner) admitOne(seq int64, size int, again bool) admit.Decision {
 	a := r.adm
 	a.decide.Lock()
 	defer a.decide.Unlock()
@@ -117,7 +117,7 @@ func (r *Runner) admitOne(seq int64, size int) admit.Decision {
 	}
 	a.mu.Unlock()
 	reading := a.reading
-	d := a.gate.Admit(admit.Request{Reading: reading, Running: running, Limit: size})
+	d := a.gate.Admit(admit.Request{Reading: reading, Running: running, Limit: size, Again: again})
 	if d.Start {
 		a.started(seq, r.oom.base())
 	}

@@ -185,6 +185,9 @@ type Request struct {
 	// Limit is how many jobs the CPU policy allows now (-j, or the
 	// container's CPUs, lowered by OOM halvings); 0 means no CPU bound.
 	Limit int
+	// Again is true when the same job asks again after a hold: a held
+	// job asks until it starts, and counts as one hold in Stats.
+	Again bool
 }
 
 // Rule names the admission rule that decided.
@@ -258,7 +261,7 @@ func (g *Gate) Admit(req Request) Decision {
 	d := g.decideLocked(req, g.cfg.Now())
 	if d.Start {
 		g.starts++
-	} else {
+	} else if !req.Again {
 		g.holds++
 	}
 	if d.MemoryBound {
@@ -413,7 +416,9 @@ func (g *Gate) OOMRetry() OOMRetry { return OOMRetry{MaxKills: g.cfg.OOMAttempts
 
 // Stats is a snapshot of a Gate.
 type Stats struct {
-	Starts, Holds int // Admit answers
+	// Starts counts the Admit answers that started a job, Holds the jobs
+	// held at least once (asking Again adds none).
+	Starts, Holds int
 	// BoundDecisions counts the decisions in which memory was binding;
 	// Bound is the latest of them (zero when none).
 	BoundDecisions int

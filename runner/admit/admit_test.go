@@ -264,3 +264,19 @@ func TestFormatBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestHoldsCountJobs: a job that asks again after a hold is one hold.
+func TestHoldsCountJobs(t *testing.T) {
+	g := New(Config{})
+	g.Finished(60 * mib)
+	req := Request{Reading: Reading{Limit: 100 * mib, WorkingSet: 70 * mib}, Running: []int64{60 * mib}, Limit: 4}
+	for i := range 5 {
+		req.Again = i > 0
+		if d := g.Admit(req); d.Start {
+			t.Fatalf("ask %d: started: %+v", i, d)
+		}
+	}
+	if s := g.Stats(); s.Holds != 1 || s.BoundDecisions != 5 {
+		t.Errorf("stats %+v: want 1 hold over 5 binding decisions", s)
+	}
+}
