@@ -209,7 +209,6 @@ func (r *Runner) attemptEnded(j *job, res AttemptResult, timedOut bool) bool {
 	seq := j.it.seq
 	a.mu.Lock()
 	delete(a.admitted, seq)
-	others := len(a.admitted)
 	// The executor's peak (rusage, or a worker's) or the largest RSS seen
 	// while it ran, whichever is larger: a worker's task reports no peak
 	// unless sampled.
@@ -225,16 +224,6 @@ func (r *Runner) attemptEnded(j *job, res AttemptResult, timedOut bool) bool {
 	r.mu.Lock()
 	r.wakeLocked() // a held job may fit now
 	r.mu.Unlock()
-	if res.Cause == event.CauseOOM && res.Outcome == event.Quarantined {
-		// An executor's own OOM verdict (a worker pool that gave up on a
-		// task that broke its workers by OOM kills): the re-queue rule
-		// applies as to any OOM kill, beside the jobs running now.
-		a.tracker.Ended(int(seq), -1, admit.End{})
-		v := r.oomVerdict(seq, others, false)
-		r.log.Warn("job OOM-killed", "seq", seq, "attempt", j.n, "why", "its worker was OOM-killed", "then", v.Reason)
-		return false
-	}
-
 	e := admit.End{ExitCode: res.ExitCode, Signal: res.Signal, Stopped: res.Stopped || timedOut}
 	now := int64(-1)
 	if r.oom.read != nil && e.Failed() && !e.Stopped && res.Cause == event.CauseNone {

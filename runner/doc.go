@@ -48,8 +48,9 @@
 // third (admit.OOMRetry). The re-queued attempt waits until fewer other
 // jobs run than half of those at the kill and than the pool size (the
 // controller with HalveOnJobOOM halves it on the JobRetried event), and
-// no new job starts meanwhile. A task a worker pool quarantined for OOM
-// follows the same rule.
+// no new job starts meanwhile. (A worker pool re-dispatches a task whose
+// worker was OOM-killed itself, and quarantines it after Config.MaxBreaks
+// breaks: that verdict is final.)
 //
 // # Stopping
 //

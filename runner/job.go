@@ -175,11 +175,10 @@ func outcomeOf(res AttemptResult, stopped bool) event.Outcome {
 // retry decides whether the job runs again after its last attempt, and
 // reports the retry.
 func (r *Runner) retry(j *job) bool {
-	// An OOM-killed job is re-queued also when its executor quarantined it.
-	free := j.cause == event.CauseOOM && r.oomRequeue(j)
-	if (j.outcome != event.Failed && !free) || j.byRun || r.stopping.Load() {
+	if j.outcome != event.Failed || j.byRun || r.stopping.Load() {
 		return false
 	}
+	free := j.cause == event.CauseOOM && r.oomRequeue(j)
 	if !free && j.n-j.oomRetries >= max(r.cfg.Retries, 1) {
 		return false
 	}
