@@ -29,7 +29,7 @@ func memJob(t *testing.T) (python, prog string) {
 	return python, prog
 }
 
-// TestMemoryAdmissionE2E: 8 jobs of about 45 MiB (55 MiB peak RSS with
+// TestMemoryAdmissionE2E: 8 jobs of 40 MiB (about 53 MiB peak RSS with
 // the interpreter) in a real 128 MiB v1 memory cgroup, -j 4: the
 // admission runs at most 2 at once, so every job completes without an OOM
 // kill, and the summary says that memory bound the jobs, 2 of 4.
@@ -45,7 +45,7 @@ func TestMemoryAdmissionE2E(t *testing.T) {
 	for i := range inputs {
 		inputs[i] = fmt.Sprint(i + 1)
 	}
-	p := accStart(t, bin, nil, nil, []string{cg}, append([]string{"-j", "4", "--", python, prog, "{}", "45", "0.3", ":::"}, inputs...)...)
+	p := accStart(t, bin, nil, nil, []string{cg}, append([]string{"-j", "4", "--", python, prog, "{}", "40", "0.3", ":::"}, inputs...)...)
 	code := p.wait(60 * time.Second)
 	stdout, stderr := p.stdout.String(), p.stderr.String()
 	accCgroupEmpty(t, cg)
