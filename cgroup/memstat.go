@@ -86,27 +86,13 @@ func ReadMemStat(dir string, version int) (MemStat, error) {
 	if version != 1 && version != 2 {
 		return m, fmt.Errorf("cgroup: memory cgroup version %d: want 1 or 2", version)
 	}
-	usageName, limitName, statName, inactiveKey, anonKey, fileKey, eventsName :=
-		"memory.usage_in_bytes", "memory.limit_in_bytes", "memory.stat", "total_inactive_file", "total_rss", "total_cache", "memory.oom_control"
+	n := memFileNamesV1
 	if version == 2 {
-		usageName, limitName, inactiveKey, anonKey, fileKey, eventsName =
-			"memory.current", "memory.max", "inactive_file", "anon", "file", "memory.events"
+		n = memFileNamesV2
 	}
-	read := func(name string) (string, bool, error) {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if errors.Is(err, fs.ErrNotExist) {
-			return "", false, nil
-		}
-		if err != nil {
-			return "", false, err
-		}
-		return string(b), true, nil
-	}
-	warn := func(name string, err error) {
-		m.Warnings = append(m.Warnings, fmt.Sprintf("%s: %v", filepath.Join(dir, name), unwrapMemPathError(err)))
-	}
+	f := memFiles{dir: dir, m: &m}
 
-	d, ok, err := read(usageName)
+	d, ok, err := f.read(n.usage)
 	if err == nil && !ok {
 		err = fs.ErrNotExist
 	}
@@ -114,56 +100,88 @@ func ReadMemStat(dir string, version int) (MemStat, error) {
 		m.Usage, err = parseMemCount(d)
 	}
 	if err != nil {
-		return m, fmt.Errorf("cgroup: %s: %w", filepath.Join(dir, usageName), unwrapMemPathError(err))
+		return m, fmt.Errorf("cgroup: %s: %w", filepath.Join(dir, n.usage), unwrapMemPathError(err))
 	}
-
-	if d, ok, err := read(limitName); err != nil {
-		warn(limitName, err)
-	} else if ok {
-		if n, unlimited, err := parseMemLimit(d); err != nil {
-			warn(limitName, err)
-		} else if !unlimited {
-			m.Limit = n
+	f.optional(n.limit, func(d string) error {
+		v, unlimited, err := parseMemLimit(d)
+		if err == nil && !unlimited {
+			m.Limit = v
 		}
-	}
-
-	if d, ok, err := read(statName); err != nil {
-		warn(statName, err)
-	} else if ok {
-		if st, err := parseMemoryStat(d); err != nil {
-			warn(statName, err)
-		} else {
-			m.InactiveFile, m.Anon, m.File = st[inactiveKey], st[anonKey], st[fileKey]
-		}
-	}
+		return err
+	})
+	f.optional("memory.stat", func(d string) error {
+		st, err := parseMemoryStat(d)
+		m.InactiveFile, m.Anon, m.File = st[n.inactive], st[n.anon], st[n.file]
+		return err
+	})
 	m.WorkingSet = max(m.Usage-m.InactiveFile, 0)
-
-	if d, ok, err := read(eventsName); err != nil {
-		warn(eventsName, err)
-	} else if ok {
-		if st, err := parseMemoryStat(d); err != nil {
-			warn(eventsName, err)
-		} else if n, ok := st["oom_kill"]; ok {
-			m.OOMKills = n
+	f.optional(n.events, func(d string) error {
+		st, err := parseMemoryStat(d)
+		if v, ok := st["oom_kill"]; ok && err == nil {
+			m.OOMKills = v
 		}
-	}
-
+		return err
+	})
 	if version == 2 {
-		if d, ok, err := read("memory.pressure"); err != nil {
-			// "Operation not supported" when PSI is compiled in but
-			// disabled (psi=0): the same as no PSI, and no warning.
-			if !errors.Is(err, errors.ErrUnsupported) {
-				warn("memory.pressure", err)
-			}
-		} else if ok {
-			if p, err := ParsePressure(d); err != nil {
-				warn("memory.pressure", err)
-			} else {
+		// "Operation not supported" when PSI is compiled in but disabled
+		// (psi=0): the same as no PSI, and no warning.
+		f.unsupportedIsMissing = true
+		f.optional("memory.pressure", func(d string) error {
+			p, err := ParsePressure(d)
+			if err == nil {
 				m.Pressure = p
 			}
-		}
+			return err
+		})
 	}
 	return m, nil
+}
+
+// memFileNames names a cgroup version's memory files and memory.stat keys.
+type memFileNames struct {
+	usage, limit, events string
+	inactive, anon, file string // keys of memory.stat
+}
+
+var (
+	memFileNamesV1 = memFileNames{usage: "memory.usage_in_bytes", limit: "memory.limit_in_bytes", events: "memory.oom_control",
+		inactive: "total_inactive_file", anon: "total_rss", file: "total_cache"}
+	memFileNamesV2 = memFileNames{usage: "memory.current", limit: "memory.max", events: "memory.events",
+		inactive: "inactive_file", anon: "anon", file: "file"}
+)
+
+// memFiles reads the files of one memory cgroup directory into m.
+type memFiles struct {
+	dir string
+	m   *MemStat
+	// unsupportedIsMissing makes a read failing with "operation not
+	// supported" count as a missing file.
+	unsupportedIsMissing bool
+}
+
+// read returns the content of the file name; ok is false when it does
+// not exist.
+func (f memFiles) read(name string) (data string, ok bool, err error) {
+	b, err := os.ReadFile(filepath.Join(f.dir, name))
+	switch {
+	case errors.Is(err, fs.ErrNotExist), f.unsupportedIsMissing && errors.Is(err, errors.ErrUnsupported):
+		return "", false, nil
+	case err != nil:
+		return "", false, err
+	}
+	return string(b), true, nil
+}
+
+// optional reads the optional file name and passes its content to parse;
+// a read or parse error becomes a warning. A missing file is skipped.
+func (f memFiles) optional(name string, parse func(string) error) {
+	d, ok, err := f.read(name)
+	if err == nil && ok {
+		err = parse(d)
+	}
+	if err != nil {
+		f.m.Warnings = append(f.m.Warnings, fmt.Sprintf("%s: %v", filepath.Join(f.dir, name), unwrapMemPathError(err)))
+	}
 }
 
 // MemoryReading is a [MemStat] of the process's memory cgroup together

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner/adapt"
+	"github.com/ration-run/ration/runner/admit"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
 )
@@ -23,8 +24,9 @@ var (
 	// ErrHalted: --halt now stopped the run.
 	ErrHalted = errors.New("run halted")
 	// ErrOOMKilled is a JobFinished's error for a job whose last attempt
-	// was OOM-killed.
-	ErrOOMKilled = errors.New("OOM-killed (SIGKILL with a rise of the memory cgroup's oom_kill counter)")
+	// was OOM-killed (see Config.OOMKills); the error wrapping it says why
+	// the job was not re-queued.
+	ErrOOMKilled = errors.New("OOM-killed (it failed while the memory cgroup's oom_kill counter rose)")
 	// ErrInput is wrapped by Run's error when the input could not be read
 	// to its end; the jobs already started were run and recorded.
 	ErrInput = errors.New("input error")
@@ -105,15 +107,27 @@ type Config struct {
 	Executor Executor
 	// OOMKills, when set, reads the oom_kill counter of the memory cgroup
 	// the jobs run in (cgroup.OOMKills of ration's own memory cgroup). An
-	// attempt killed by SIGKILL while the counter rose was OOM-killed
-	// (event.CauseOOM): the job is retried once more without counting
-	// against Retries, and that retry waits until fewer than the pool
-	// size of other jobs run, so it runs at the concurrency the
+	// attempt that failed while the counter rose and whose process group
+	// is gone was OOM-killed (event.CauseOOM; admit.Attribute: SIGKILL, or
+	// exit 137 from a shell whose child was SIGKILLed): the job is
+	// re-queued without counting against Retries (admit.OOMRetry: the
+	// first kill always, a later one unless it ran alone or it was the
+	// Admit.OOMAttempts'th), and that retry waits until fewer than the
+	// pool size of other jobs run, so it runs at the concurrency the
 	// controller (Adapt with HalveOnJobOOM) lowered on the JobRetried
 	// event. Nil: no OOM classification. A failing read counts as unknown.
 	// It is called from several goroutines, at most about every 50 ms as
 	// jobs start plus a few times after each SIGKILL.
 	OOMKills func() (int64, error)
+	// Memory, when set, reads the memory cgroup the jobs share
+	// (admit.NewSampler of ration's own): before each attempt starts, a
+	// memory admission gate (package admit, configured by Admit) checks
+	// that one more job fits, and holds it until one does. Nil: attempts
+	// start as soon as the pool has room.
+	Memory *admit.Sampler
+	// Admit tunes the memory admission (its zero value: admit's
+	// defaults); the OOM re-queue bound applies also without Memory.
+	Admit admit.Config
 	// SpillBytes is the output of one stream of one job held in memory
 	// before it goes to a temporary file in TempDir (0: DefaultSpill;
 	// TempDir "": os.TempDir()).

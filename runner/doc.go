@@ -32,12 +32,25 @@
 //
 // # Out of memory
 //
-// With Config.OOMKills, an attempt killed by SIGKILL while the memory
-// cgroup's oom_kill counter rose is OOM-killed (event.CauseOOM). The job
-// gets one more attempt that does not count against Retries, and that
-// attempt waits until fewer jobs than the pool size run beside it: the
-// controller with HalveOnJobOOM lowers the size on the JobRetried event, so
-// the retry runs at the lower concurrency.
+// With Config.Memory (ration's memory cgroup), each attempt waits for the
+// memory admission of package admit before it starts: it starts alone,
+// or while one more job fits in the limit (the kernel's working set, the
+// finished jobs' peaks and the running jobs' RSS; slow start before the
+// first peak is known; a hold while PSI shows memory pressure). The pool
+// size (the CPU policy, -j, the controller) stays the upper bound.
+//
+// With Config.OOMKills, an attempt that failed while the memory cgroup's
+// oom_kill counter rose, and whose process group is gone, is OOM-killed
+// (event.CauseOOM): SIGKILL, or exit 137 from a shell whose child was
+// SIGKILLed (admit.Attribute; the jobs that ran then are named as
+// candidates). The job is re-queued without counting against Retries:
+// the first kill always, a later one unless it ran alone or it was the
+// third (admit.OOMRetry). The re-queued attempt waits until fewer other
+// jobs run than half of those at the kill and than the pool size (the
+// controller with HalveOnJobOOM halves it on the JobRetried event), and
+// no new job starts meanwhile. (A worker pool re-dispatches a task whose
+// worker was OOM-killed itself, and quarantines it after Config.MaxBreaks
+// breaks: that verdict is final.)
 //
 // # Stopping
 //

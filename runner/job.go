@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/ration-run/ration/pool"
@@ -22,12 +21,12 @@ type job struct {
 	out  *output
 	argv []string
 
-	n        int           // the attempt running or last run, 1-based
-	res      AttemptResult // the last attempt's result
-	cause    event.Cause
-	outcome  event.Outcome
-	byRun    bool // stopped by the run itself, not by the job or its timeout
-	oomRetry bool // the OOM retry was granted (it does not count against Retries)
+	n          int           // the attempt running or last run, 1-based
+	res        AttemptResult // the last attempt's result
+	cause      event.Cause
+	outcome    event.Outcome
+	byRun      bool // stopped by the run itself, not by the job or its timeout
+	oomRetries int  // OOM re-queues granted (they do not count against Retries)
 }
 
 // runJob runs one job to its end: attempts, retries, output, joblog,
@@ -73,7 +72,10 @@ func (r *Runner) jobGone(j *job) {
 // started.
 func (r *Runner) attempts(ctx context.Context, j *job) bool {
 	for j.n = 1; ; j.n++ {
-		if j.n > 1 && j.cause == event.CauseOOM && !r.waitForRoom(ctx, j.rj) {
+		if !r.waitToStart(ctx, j) {
+			if j.n == 1 {
+				return false
+			}
 			// The run stopped while the retry waited: it counts as an
 			// attempt the run stopped, so every JobRetried is followed by a
 			// JobStarted, as observers (metrics) expect.
@@ -136,10 +138,10 @@ func (r *Runner) attempt(ctx context.Context, j *job) bool {
 	if r.cfg.OmitErrorLines {
 		a.Diag = io.Discard
 	}
-	base := r.oom.base()
 	res := r.exec.Exec(actx, a)
 	timedOut := res.Stopped && errors.Is(context.Cause(actx), ErrTimeout) && ctx.Err() == nil
 	cancel()
+	oom := r.attemptEnded(j, res, timedOut)
 	if !st.reported.Load() {
 		if j.n == 1 && res.Outcome == event.NotStarted {
 			return false
@@ -154,7 +156,6 @@ func (r *Runner) attempt(ctx context.Context, j *job) bool {
 	}
 	j.res = res
 	j.byRun = res.Stopped && !timedOut
-	oom := base >= 0 && res.Signal == int(syscall.SIGKILL) && !res.Stopped && res.Cause == event.CauseNone && r.oom.rose(base)
 	j.cause = classify(res, timedOut, oom)
 	j.outcome = outcomeOf(res, timedOut || j.byRun)
 	return true
@@ -178,13 +179,15 @@ func (r *Runner) retry(j *job) bool {
 	if j.outcome != event.Failed || j.byRun || r.stopping.Load() {
 		return false
 	}
-	free := j.cause == event.CauseOOM && !j.oomRetry
-	if !free && j.n-b2i(j.oomRetry) >= max(r.cfg.Retries, 1) {
+	free := j.cause == event.CauseOOM && r.oomRequeue(j)
+	if !free && j.n-j.oomRetries >= max(r.cfg.Retries, 1) {
 		return false
 	}
 	if free {
-		j.oomRetry = true
-		r.oomRetried.Add(1)
+		if j.oomRetries == 0 {
+			r.oomRetried.Add(1)
+		}
+		j.oomRetries++
 	}
 	r.mu.Lock()
 	j.rj.started = false
@@ -272,7 +275,7 @@ func (r *Runner) finishErr(ctx context.Context, j *job) error {
 	case j.cause == event.CauseTimeout && j.res.Cause == event.CauseNone:
 		return fmt.Errorf("%w after %s", ErrTimeout, r.cfg.Timeout)
 	case j.cause == event.CauseOOM && j.res.Err == nil:
-		return ErrOOMKilled
+		return r.oomErr(j)
 	}
 	return j.res.Err
 }
@@ -285,18 +288,11 @@ func (r *Runner) slotOf(rj *runningJob) int {
 	return rj.Slot
 }
 
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // classify names why an attempt ended abnormally, CauseNone when it
 // exited on its own. It is the one place that decides: a timeout first,
 // then the executor's own cause (a worker's break), then an OOM kill
-// (SIGKILL together with a rise of the cgroup's oom_kill counter, measured
-// by the caller), then any other signal.
+// (a failure while the cgroup's oom_kill counter rose, attributed by the
+// caller: attemptEnded), then any other signal.
 func classify(res AttemptResult, timedOut, oomKilled bool) event.Cause {
 	switch {
 	case timedOut:

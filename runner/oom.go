@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ration-run/ration/runner/admit"
 	"github.com/ration-run/ration/runner/internal/oomkill"
 )
 
@@ -63,23 +64,24 @@ func (c *oomCounter) kills() int64 {
 // rose reports whether the counter rose above base (oomkill.Rose).
 func (c *oomCounter) rose(base int64) bool { return oomkill.Rose(c.kills, base) }
 
-// waitForRoom waits until fewer than the pool size of other jobs run, so
-// that a job retried after an OOM kill runs at the concurrency lowered in
-// reaction to it, not beside as many jobs as the one that was killed. It
-// returns false when the run stops first.
-func (r *Runner) waitForRoom(ctx context.Context, rj *runningJob) bool {
+// waitUntil waits, with rj marked as waiting (not counted as running by
+// othersRunningLocked), until ready (called under r.mu) holds; it is
+// asked again when a job or an attempt ends, the size changes, and every
+// 100 ms. It returns false when the run stops first.
+func (r *Runner) waitUntil(ctx context.Context, rj *runningJob, ready func() bool) bool {
 	// Halt sets stopping without a channel; the tick notices it.
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	was := rj.waiting
 	rj.waiting = true
-	defer func() { rj.waiting = false }()
+	defer func() { rj.waiting = was }()
 	for {
 		if r.stopping.Load() || ctx.Err() != nil {
 			return false
 		}
-		if r.othersRunningLocked(rj) < r.size {
+		if ready() {
 			return true
 		}
 		wake := r.wake
@@ -94,8 +96,19 @@ func (r *Runner) waitForRoom(ctx context.Context, rj *runningJob) bool {
 	}
 }
 
+// waitForRoom waits until fewer other jobs run than both the pool size
+// and below (admit.OOMRetry's Ready rule), so that a job re-queued after
+// an OOM kill runs at the concurrency lowered in reaction to it, not
+// beside as many jobs as the one that was killed. It returns false when
+// the run stops first.
+func (r *Runner) waitForRoom(ctx context.Context, rj *runningJob, below int) bool {
+	return r.waitUntil(ctx, rj, func() bool {
+		return admit.OOMRetry{}.Ready(r.othersRunningLocked(rj), min(r.size, max(below, 1)))
+	})
+}
+
 // othersRunningLocked counts the running jobs other than rj that are not
-// waiting for room themselves.
+// waiting (for room, or for admission).
 func (r *Runner) othersRunningLocked(rj *runningJob) int {
 	n := 0
 	for _, j := range r.running {

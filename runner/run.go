@@ -88,6 +88,7 @@ func (r *Runner) summary(ctx context.Context, sum Summary, start time.Time, in i
 	sum.PeakRSSMax, sum.PeakRSSP95 = r.rss.max(), r.rss.quantile(0.95)
 	sum.Interrupted = r.interrupted.Load() || ctx.Err() != nil
 	sum.Halted = r.halted.Load()
+	sum.MemoryBound = r.memoryBound()
 	sum.InputDone = in.done
 	sum.Wall = time.Since(start)
 	var errs []error

@@ -59,6 +59,7 @@ type Runner struct {
 	firstErr                                       atomic.Pointer[error]
 
 	oom oomCounter
+	adm *admission // memory admission and OOM re-queue (admission.go)
 }
 
 type runningJob struct {
@@ -98,6 +99,7 @@ func New(cfg Config) (*Runner, error) {
 		drainCh: make(chan struct{}),
 		killCh:  make(chan struct{}),
 		oom:     oomCounter{read: cfg.OOMKills},
+		adm:     newAdmission(cfg),
 	}
 	if r.exec == nil {
 		r.exec = &ProcessExecutor{}

@@ -39,6 +39,12 @@ type Summary struct {
 	// (estimated within 25%) of the jobs' peak RSS in bytes.
 	PeakRSSMax, PeakRSSP95 int64
 
+	// MemoryBound says when the memory admission (Config.Memory) held
+	// jobs, i.e. memory and not the CPU policy bound the number of jobs,
+	// and by how much: "memory bound 2 of 4 jobs: 180 MiB headroom / 85
+	// MiB per job (held 12 starts)". "" when memory never bound them.
+	MemoryBound string
+
 	Interrupted bool // Drain, Kill or the context stopped the run
 	Halted      bool // --halt stopped the run
 	// InputDone reports that the input was read to its end.
@@ -69,6 +75,9 @@ func (s Summary) String() string {
 	}
 	if s.PeakRSSMax > 0 {
 		line += fmt.Sprintf("; peak RSS max %s, p95 %s", limits.FormatSize(s.PeakRSSMax), limits.FormatSize(s.PeakRSSP95))
+	}
+	if s.MemoryBound != "" {
+		line += "; " + s.MemoryBound
 	}
 	return line
 }

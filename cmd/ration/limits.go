@@ -192,6 +192,7 @@ func writeDecision(w io.Writer, d limits.Decision) {
 	if d.MemPerJobBytes > 0 {
 		line("mem per job", "%s", limits.FormatSize(d.MemPerJobBytes))
 	}
+	line("memory binding", "%s", d.MemoryBinding())
 	line("jobs", "%d (%s, decided by %s)", d.Jobs, d.JobsSource, d.DecidedBy)
 	line("reason", "%s", d.Reason)
 	for _, x := range d.Warnings {

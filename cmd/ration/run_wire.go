@@ -170,6 +170,7 @@ func (w *wiring) observe(cfg *runner.Config, ref *runnerRef) error {
 		obs = append(obs, w.bar)
 	}
 	cfg.Observer = obs
+	cfg.Memory = memorySampler(p.limits.FSRoot, p.limits.Getenv) // memory admission, in both modes
 	switch {
 	case p.worker.command == "":
 		cfg.OOMKills = oomCounter(p.limits.FSRoot)

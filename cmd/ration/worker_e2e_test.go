@@ -295,7 +295,9 @@ func TestWorkerAdaptiveE2E(t *testing.T) {
 	for i := 1; i <= n; i++ {
 		args = append(args, strconv.Itoa(i))
 	}
-	p := accStart(t, bin, nil, nil, []string{cg}, args...)
+	// Without the memory admission (issue 14), which would hold the third
+	// job and so avoid the OOM kills this test is about.
+	p := accStart(t, bin, nil, []string{"RATION_MEM_ADMISSION=0"}, []string{cg}, args...)
 	code := p.wait(300 * time.Second)
 	stderr := p.stderr.String()
 	accCgroupEmpty(t, cg)

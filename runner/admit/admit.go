@@ -185,6 +185,9 @@ type Request struct {
 	// Limit is how many jobs the CPU policy allows now (-j, or the
 	// container's CPUs, lowered by OOM halvings); 0 means no CPU bound.
 	Limit int
+	// Again is true when the same job asks again after a hold: a held
+	// job asks until it starts, and counts as one hold in Stats.
+	Again bool
 }
 
 // Rule names the admission rule that decided.
@@ -258,7 +261,7 @@ func (g *Gate) Admit(req Request) Decision {
 	d := g.decideLocked(req, g.cfg.Now())
 	if d.Start {
 		g.starts++
-	} else {
+	} else if !req.Again {
 		g.holds++
 	}
 	if d.MemoryBound {
@@ -273,24 +276,7 @@ func (g *Gate) decideLocked(req Request, now time.Time) Decision {
 	n := len(req.Running)
 	r := req.Reading
 	d := Decision{Running: n, Limit: req.Limit, RetryAfter: cfg.Poll}
-	var usable, ws int64
-	if r.Limit > 0 {
-		usable = r.Limit - int64(cfg.Margin*float64(r.Limit))
-		ws = max(r.WorkingSet, 0)
-		est := g.estimateLocked(req.Running)
-		var rss int64
-		for _, x := range req.Running {
-			rss += max(x, 0)
-		}
-		d.PerJob = est
-		// What is not a job's (the runner, other processes, page cache
-		// in use) stays; the rest is the jobs'. RSS counts shared pages
-		// once per process, so it may exceed the working set.
-		d.Headroom = usable - max(ws-rss, 0)
-		if est > 0 {
-			d.MemoryJobs = max(int(d.Headroom/est), 1)
-		}
-	}
+	usable, ws := g.memoryLocked(&d, req)
 	memHold := func(rule Rule, reason string) Decision {
 		d.Rule, d.Reason = rule, reason
 		d.MemoryBound = req.Limit <= 0 || n < req.Limit
@@ -298,7 +284,7 @@ func (g *Gate) decideLocked(req Request, now time.Time) Decision {
 	}
 	switch {
 	case req.Limit > 0 && n >= req.Limit:
-		d.Rule, d.Reason = RuleCPU, fmt.Sprintf("%d jobs run: the CPU limit is %d", n, req.Limit)
+		d.Rule, d.Reason = RuleCPU, fmt.Sprintf("%s: the CPU limit is %d", runs(n), req.Limit)
 		return d
 	case n == 0:
 		if g.windowSince.IsZero() {
@@ -309,24 +295,15 @@ func (g *Gate) decideLocked(req Request, now time.Time) Decision {
 		d.MemoryBound = d.MemoryJobs > 0 && req.Limit > 0 && d.MemoryJobs < req.Limit
 		return d
 	case r.Pressure && cfg.PressureHold > 0 && r.PressureSome10 > cfg.PressureHold:
-		return memHold(RulePressure, fmt.Sprintf("memory pressure: PSI some avg10 %.2f%% > %.0f%%; %d jobs run", r.PressureSome10, cfg.PressureHold, n))
+		return memHold(RulePressure, fmt.Sprintf("memory pressure: PSI some avg10 %.2f%% > %.0f%%; %s", r.PressureSome10, cfg.PressureHold, runs(n)))
 	case r.Limit <= 0:
 		d.Start = true
 		d.Rule, d.Reason = RuleNoLimit, "no memory limit"
 		return d
 	}
-	if g.window > 0 && len(g.samples) == 0 {
-		if g.windowSince.IsZero() {
-			g.windowSince = now // jobs were started without asking: settle from here
-		}
-		if n >= g.window && now.Sub(g.windowSince) >= cfg.Settle && float64(ws) <= cfg.SlowStart*float64(usable) {
-			g.window *= 2
-			g.windowSince = now
-		}
-		if n >= g.window {
-			return memHold(RuleSlowStart, fmt.Sprintf("slow start: %d jobs run and no job has ended yet; working set %s of %s (window doubles after %s under %.0f%%)",
-				n, FormatBytes(ws), FormatBytes(usable), cfg.Settle, cfg.SlowStart*100))
-		}
+	if g.slowStartHoldsLocked(n, ws, usable, now) {
+		return memHold(RuleSlowStart, fmt.Sprintf("slow start: %s and no job has ended yet; working set %s of %s (window doubles after %s under %.0f%%)",
+			runs(n), FormatBytes(ws), FormatBytes(usable), cfg.Settle, cfg.SlowStart*100))
 	}
 	if d.PerJob > 0 && d.Headroom < int64(n+1)*d.PerJob {
 		return memHold(RuleHeadroom, fmt.Sprintf("memory: %s for jobs (%s usable less %s not the jobs') holds %d of %s, and %d run",
@@ -339,6 +316,57 @@ func (g *Gate) decideLocked(req Request, now time.Time) Decision {
 	}
 	d.MemoryBound = d.MemoryJobs > 0 && req.Limit > 0 && d.MemoryJobs < req.Limit
 	return d
+}
+
+// memoryLocked fills in d's memory figures (PerJob, Headroom,
+// MemoryJobs) from req, and returns the usable memory and the working set
+// (0 and 0 without a limit).
+func (g *Gate) memoryLocked(d *Decision, req Request) (usable, ws int64) {
+	r := req.Reading
+	if r.Limit <= 0 {
+		return 0, 0
+	}
+	usable = r.Limit - int64(g.cfg.Margin*float64(r.Limit))
+	ws = max(r.WorkingSet, 0)
+	est := g.estimateLocked(req.Running)
+	var rss int64
+	for _, x := range req.Running {
+		rss += max(x, 0)
+	}
+	d.PerJob = est
+	// What is not a job's (the runner, other processes, page cache in use)
+	// stays; the rest is the jobs'. RSS counts shared pages once per
+	// process, so it may exceed the working set.
+	d.Headroom = usable - max(ws-rss, 0)
+	if est > 0 {
+		d.MemoryJobs = max(int(d.Headroom/est), 1)
+	}
+	return usable, ws
+}
+
+// slowStartHoldsLocked applies slow start (rule 4) to n running jobs: it
+// doubles the window when it was full for Config.Settle with the working
+// set low, and reports whether the window is full. Once a peak is known
+// it holds nothing.
+func (g *Gate) slowStartHoldsLocked(n int, ws, usable int64, now time.Time) bool {
+	if g.window <= 0 || len(g.samples) > 0 {
+		return false
+	}
+	if g.windowSince.IsZero() {
+		g.windowSince = now // jobs were started without asking: settle from here
+	}
+	if n >= g.window && now.Sub(g.windowSince) >= g.cfg.Settle && float64(ws) <= g.cfg.SlowStart*float64(usable) {
+		g.window *= 2
+		g.windowSince = now
+	}
+	return n >= g.window
+}
+
+func runs(n int) string {
+	if n == 1 {
+		return "1 job runs"
+	}
+	return fmt.Sprintf("%d jobs run", n)
 }
 
 // estimateLocked is one job's peak: the finished peaks' maximum (fewer than
@@ -388,7 +416,9 @@ func (g *Gate) OOMRetry() OOMRetry { return OOMRetry{MaxKills: g.cfg.OOMAttempts
 
 // Stats is a snapshot of a Gate.
 type Stats struct {
-	Starts, Holds int // Admit answers
+	// Starts counts the Admit answers that started a job, Holds the jobs
+	// held at least once (asking Again adds none).
+	Starts, Holds int
 	// BoundDecisions counts the decisions in which memory was binding;
 	// Bound is the latest of them (zero when none).
 	BoundDecisions int
@@ -412,7 +442,7 @@ func (g *Gate) Stats() Stats {
 // limits` and the run's summary:
 //
 //	memory bound 3 of 8 jobs: 180 MiB headroom / 60 MiB per job (held 12 starts)
-//	memory bound 1 of 4 jobs: memory pressure: PSI some avg10 31.00% > 20%; 1 jobs run (held 3 starts)
+//	memory bound 1 of 4 jobs: memory pressure: PSI some avg10 31.00% > 20%; 1 job runs (held 3 starts)
 //
 // The number is MemoryJobs of the latest binding decision, or the jobs
 // that ran when it held a start before any estimate (slow start) or for

@@ -48,7 +48,7 @@ func TestAdmitRules(t *testing.T) {
 		{name: "no memory limit", req: Request{Reading: Reading{WorkingSet: 1 << 40}, Running: []int64{1 << 30}, Limit: 8},
 			start: true, rule: RuleNoLimit},
 		{name: "slow start: window of 1 is full", req: Request{Reading: lim(90 * mib), Running: []int64{85 * mib}, Limit: 4},
-			rule: RuleSlowStart, bound: true, memJobs: 2, perJob: 85 * mib, headroom: 185 * mib, reason: "slow start: 1 jobs run"},
+			rule: RuleSlowStart, bound: true, memJobs: 2, perJob: 85 * mib, headroom: 185 * mib, reason: "slow start: 1 job runs"},
 		{name: "slow start: settled and low: window 2, and it fits", settled: true, req: Request{Reading: lim(90 * mib), Running: []int64{85 * mib}, Limit: 4},
 			start: true, rule: RuleFits, bound: true, memJobs: 2, perJob: 85 * mib, headroom: 185 * mib},
 		{name: "slow start: settled but high: window stays", settled: true, req: Request{Reading: lim(150 * mib), Running: []int64{60 * mib}, Limit: 4},
@@ -210,7 +210,7 @@ func TestStatsString(t *testing.T) {
 		t.Errorf("bound:\n got %q\nwant %q", s, want)
 	}
 	g.Admit(Request{Reading: Reading{Limit: 200 * mib, WorkingSet: 70 * mib, Pressure: true, PressureSome10: 31}, Running: []int64{60 * mib}, Limit: 4})
-	if s, want := g.Stats().String(), "memory bound 1 of 4 jobs: memory pressure: PSI some avg10 31.00% > 20%; 1 jobs run (held 2 starts)"; s != want {
+	if s, want := g.Stats().String(), "memory bound 1 of 4 jobs: memory pressure: PSI some avg10 31.00% > 20%; 1 job runs (held 2 starts)"; s != want {
 		t.Errorf("pressure:\n got %q\nwant %q", s, want)
 	}
 }
@@ -262,5 +262,21 @@ func TestFormatBytes(t *testing.T) {
 		if got := FormatBytes(tt.n); got != tt.want {
 			t.Errorf("FormatBytes(%d) = %q, want %q", tt.n, got, tt.want)
 		}
+	}
+}
+
+// TestHoldsCountJobs: a job that asks again after a hold is one hold.
+func TestHoldsCountJobs(t *testing.T) {
+	g := New(Config{})
+	g.Finished(60 * mib)
+	req := Request{Reading: Reading{Limit: 100 * mib, WorkingSet: 70 * mib}, Running: []int64{60 * mib}, Limit: 4}
+	for i := range 5 {
+		req.Again = i > 0
+		if d := g.Admit(req); d.Start {
+			t.Fatalf("ask %d: started: %+v", i, d)
+		}
+	}
+	if s := g.Stats(); s.Holds != 1 || s.BoundDecisions != 5 {
+		t.Errorf("stats %+v: want 1 hold over 5 binding decisions", s)
 	}
 }

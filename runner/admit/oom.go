@@ -164,6 +164,17 @@ func (t *Tracker) Started(seq int, oomKills int64) {
 	t.running[seq] = oomKills
 }
 
+// Base returns the counter recorded by Started for job seq's running
+// attempt, -1 when none is recorded.
+func (t *Tracker) Base(seq int) int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c, ok := t.running[seq]; ok {
+		return c
+	}
+	return -1
+}
+
 // Ended forgets the attempt of job seq and attributes its end: e.OOMBefore
 // is taken from Started (-1 when Started was not called), e.OOMAfter is
 // the counter now. The candidates are seq and every job still running

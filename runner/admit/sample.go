@@ -47,6 +47,11 @@ func SamplerFor(dir string, version int) *Sampler {
 	return &Sampler{version: version, leaf: dir, limitAt: dir}
 }
 
+// Limited reports whether a memory limit was found at NewSampler (or the
+// Sampler was made by SamplerFor): without one, admission has nothing to
+// check.
+func (s *Sampler) Limited() bool { return s.limitAt != "" }
+
 // Sample reads the cgroups now. oomKills is the process's memory cgroup's
 // oom_kill counter, -1 when the kernel does not count. The limit is
 // re-read from the cgroup that set it at NewSampler (a resized pod is
@@ -101,6 +106,22 @@ func GroupRSS(procRoot string, pgids []int) (map[int]int64, error) {
 		out[pgrp] += pages * page
 	}
 	return out, nil
+}
+
+// ProcessRSS returns the resident memory, in bytes, of the one process
+// pid, read from procRoot/PID/stat: a cheap stand-in for [GroupRSS] when
+// a process group's leader just started (its children, if any, are not
+// counted). The error wraps fs.ErrNotExist when the process is gone.
+func ProcessRSS(procRoot string, pid int) (int64, error) {
+	b, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, fmt.Errorf("admit: %w", err)
+	}
+	_, pages, err := parseProcStat(string(b))
+	if err != nil {
+		return 0, fmt.Errorf("admit: %s/%d/stat: %w", procRoot, pid, err)
+	}
+	return pages * int64(os.Getpagesize()), nil
 }
 
 // parseProcStat returns the process group (field 5) and resident pages

@@ -1,6 +1,8 @@
 package admit
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -112,6 +114,13 @@ func TestGroupRSS(t *testing.T) {
 	}
 	if _, ok := got[1<<30]; ok {
 		t.Error("a group without processes has an entry")
+	}
+	// The leader is the shell: ProcessRSS counts it alone, without python.
+	if n, err := ProcessRSS("/proc", pg); err != nil || n <= 0 || n >= 40*mib {
+		t.Errorf("ProcessRSS of the shell = %d MiB, %v; want a few MiB", n/mib, err)
+	}
+	if _, err := ProcessRSS("/proc", 1<<30); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ProcessRSS of no process: %v, want fs.ErrNotExist", err)
 	}
 	stdin.Close()
 	_ = cmd.Wait()

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// memProgram writes every page of argv[2] MiB (bytearray is zero-filled
+// with memset, so the pages are resident), 128 MiB for the ID "big",
+// holds them for argv[3] seconds, and prints "done ID".
+const memProgram = `import sys, time
+b = bytearray((128 if sys.argv[1] == "big" else int(sys.argv[2])) << 20)
+time.sleep(float(sys.argv[3]))
+print("done", sys.argv[1], flush=True)
+`
+
+func memJob(t *testing.T) (python, prog string) {
+	t.Helper()
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3")
+	}
+	prog = filepath.Join(t.TempDir(), "hold.py")
+	writeFile(t, prog, memProgram)
+	return python, prog
+}
+
+// TestMemoryAdmissionE2E: 8 jobs of 40 MiB (about 53 MiB peak RSS with
+// the interpreter) in a real 128 MiB v1 memory cgroup, -j 4: the
+// admission runs at most 2 at once, so every job completes without an OOM
+// kill, and the summary says that memory bound the jobs, 2 of 4.
+func TestMemoryAdmissionE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	t.Parallel()
+	bin := buildRation(t)
+	_, cg := accMemCgroup(t, "ration-e2e-admit", 128<<20)
+	python, prog := memJob(t)
+	inputs := make([]string, 8)
+	for i := range inputs {
+		inputs[i] = fmt.Sprint(i + 1)
+	}
+	p := accStart(t, bin, nil, nil, []string{cg}, append([]string{"-j", "4", "--", python, prog, "{}", "40", "0.3", ":::"}, inputs...)...)
+	code := p.wait(60 * time.Second)
+	stdout, stderr := p.stdout.String(), p.stderr.String()
+	accCgroupEmpty(t, cg)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0; stderr:\n%s", code, stderr)
+	}
+	if n := strings.Count(stdout, "done "); n != len(inputs) {
+		t.Errorf("%d jobs done, want %d", n, len(inputs))
+	}
+	if kills := accOOMKills(t, cg); kills != 0 {
+		t.Errorf("oom_kill %d, want 0: the admission let too many jobs run", kills)
+	}
+	if !strings.Contains(stderr, "memory bound 2 of 4 jobs: ") {
+		t.Errorf("the summary does not say memory bound 2 of 4 jobs:\n%s", stderr)
+	}
+}
+
+// TestOOMAloneE2E: in a real 64 MiB v1 memory cgroup, a job that needs
+// 128 MiB is OOM-killed, re-queued once, killed again running alone and
+// reported as OOM-killed (stderr names it, its joblog line is written);
+// the other jobs complete. Directly and through a shell that exits 137
+// after its child's SIGKILL.
+func TestOOMAloneE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	t.Parallel()
+	bin := buildRation(t)
+	ownCgroup(t)
+	python, prog := memJob(t)
+	for _, shell := range []bool{false, true} {
+		t.Run(fmt.Sprintf("shell=%v", shell), func(t *testing.T) {
+			t.Parallel() // each in its own memory cgroup
+			_, cg := accMemCgroup(t, "ration-e2e-oomalone", 64<<20)
+			jl := filepath.Join(t.TempDir(), "joblog")
+			args := []string{"-j", "2", "--joblog", jl, "--", python, prog, "{}", "5", "0.2"}
+			if shell {
+				// "; exit $?" keeps the shell from exec'ing python: it
+				// waits, and exits 137 after python's SIGKILL.
+				args = []string{"-j", "2", "--joblog", jl, "--shell", python + " " + prog + " {} 5 0.2; exit $?"}
+			}
+			inputs := []string{"1", "2", "big", "4", "5"}
+			p := accStart(t, bin, nil, nil, []string{cg}, append(append(args, ":::"), inputs...)...)
+			code := p.wait(60 * time.Second)
+			stdout, stderr := p.stdout.String(), p.stderr.String()
+			accCgroupEmpty(t, cg)
+			if code != 1 {
+				t.Errorf("exit %d, want 1 (the job that does not fit)", code)
+			}
+			for _, id := range []string{"1", "2", "4", "5"} {
+				if !strings.Contains(stdout, "done "+id+"\n") {
+					t.Errorf("job %s did not complete", id)
+				}
+			}
+			if kills := accOOMKills(t, cg); kills < 2 {
+				t.Errorf("oom_kill %d, want at least 2 (the kill and the re-queued attempt's)", kills)
+			}
+			if !strings.Contains(stderr, "OOM-killed while running alone") {
+				t.Errorf("stderr does not say the job was OOM-killed while running alone")
+			}
+			if shell && !strings.Contains(stderr, "exit 137") {
+				t.Errorf("stderr does not name the shell's exit 137 as the OOM kill")
+			}
+			if !strings.Contains(stderr, "retried after an OOM kill") {
+				t.Errorf("the summary does not count the OOM re-queue")
+			}
+			es := accJoblog(t, jl)
+			ok, failed := accCount(t, es)
+			if len(es) != len(inputs) || ok != len(inputs)-1 || failed != 1 {
+				t.Errorf("joblog: %d lines, %d ok, %d failed; want %d, %d, 1", len(es), ok, failed, len(inputs), len(inputs)-1)
+			}
+			if t.Failed() {
+				t.Logf("stderr:\n%s", stderr)
+			}
+		})
+	}
+}
+
+// TestWorkerMemoryAdmissionE2E: --worker follows the same admission: 12
+// tasks that each allocate 40 MiB, on 4 Python workers in a real 128 MiB
+// v1 memory cgroup, -j 4. The workers' baseline and one task fit, two do
+// not: tasks run one at a time, with no OOM kill, and the summary says
+// memory bound 1 of 4 jobs. (Without admission 4 tasks at once are
+// OOM-killed.)
+func TestWorkerMemoryAdmissionE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	t.Parallel()
+	bin := buildRation(t)
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	py, err := filepath.Abs(filepath.Join("..", "..", "runner", "worker", "examples", "worker.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, cg := accMemCgroup(t, "ration-e2e-wadmit", 128<<20)
+	inputs := make([]string, 12)
+	for i := range inputs {
+		inputs[i] = "alloc:40:300"
+	}
+	p := accStart(t, bin, nil, nil, []string{cg}, append([]string{"-j", "4", "--worker", "python3 " + py, ":::"}, inputs...)...)
+	code := p.wait(60 * time.Second)
+	stderr := p.stderr.String()
+	accCgroupEmpty(t, cg)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0; stderr:\n%s", code, stderr)
+	}
+	if n := strings.Count(p.stdout.String(), "\n"); n != len(inputs) {
+		t.Errorf("%d answers, want %d", n, len(inputs))
+	}
+	if kills := accOOMKills(t, cg); kills != 0 {
+		t.Errorf("oom_kill %d, want 0: the admission let too many tasks run", kills)
+	}
+	if !strings.Contains(stderr, "memory bound 1 of 4 jobs: ") {
+		t.Errorf("the summary does not say memory bound 1 of 4 jobs:\n%s", stderr)
+	}
+}

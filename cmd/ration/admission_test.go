@@ -1,0 +1,22 @@
+package main
+
+import "testing"
+
+// TestMemorySamplerOff: RATION_MEM_ADMISSION=0 (or false, off, no) and a
+// snapshot (--fs-root) turn the memory admission off.
+func TestMemorySamplerOff(t *testing.T) {
+	for _, v := range []string{"0", "false", "OFF", " no "} {
+		getenv := func(k string) string {
+			if k == memoryAdmissionEnv {
+				return v
+			}
+			return ""
+		}
+		if s := memorySampler("", getenv); s != nil {
+			t.Errorf("%s=%q: admission on", memoryAdmissionEnv, v)
+		}
+	}
+	if s := memorySampler(t.TempDir(), func(string) string { return "" }); s != nil {
+		t.Error("--fs-root: admission on")
+	}
+}
