@@ -1,3 +1,5 @@
+//go:build !linux
+
 package reaper
 
 import (
@@ -12,8 +14,9 @@ type Options struct {
 	Subreaper bool
 }
 
-// Reaper starts child processes. On Windows it never reaps: Start and Wait
-// behave like exec.Cmd's.
+// Reaper starts child processes. Outside Linux it never reaps orphans:
+// Start and Wait behave like exec.Cmd's (and, on other Unix systems,
+// ForkExec and Wait4 like syscall's).
 type Reaper struct{}
 
 // New returns an inactive Reaper; it never fails on this platform.
