@@ -51,7 +51,7 @@ func (r *Runner) runJob(ctx context.Context, it item, jl *joblog.Writer) jobResu
 func (r *Runner) newJob(ctx context.Context, it item) *job {
 	slot := pool.Slot(ctx)
 	out := newOutput(r.out, r.cfg.LineBuffer, r.cfg.SpillBytes, r.cfg.TempDir)
-	j := &job{it: it, slot: slot, out: out, argv: r.tmpl.Expand(it.input, it.seq, slot),
+	j := &job{it: it, slot: slot, out: out, argv: r.argvOf(it, slot),
 		rj: &runningJob{RunningJob: RunningJob{Slot: slot, Seq: it.seq, Input: it.input, Start: time.Now()}, out: out}}
 	r.mu.Lock()
 	r.running[it.seq] = j.rj
@@ -127,9 +127,11 @@ func (r *Runner) attempt(ctx context.Context, j *job) bool {
 	if r.cfg.Timeout > 0 {
 		actx, cancel = context.WithTimeoutCause(ctx, r.cfg.Timeout, ErrTimeout)
 	}
+	stdout, stderr, closeOut := r.attemptWriters(j)
+	defer closeOut()
 	a := &Attempt{
 		Seq: j.it.seq, Slot: j.slot, Input: j.it.input, Attempt: j.n, Argv: j.argv,
-		Stdout: streamWriter{o: j.out}, Stderr: streamWriter{o: j.out, stderr: true},
+		Stdout: stdout, Stderr: stderr,
 		Grace: r.cfg.Grace, Kill: r.killCh, Drain: r.drainCh, Started: st.started,
 	}
 	if r.cfg.OmitErrorLines {
@@ -217,9 +219,7 @@ func (r *Runner) finishJob(ctx context.Context, j *job, jl *joblog.Writer) jobRe
 	r.emit(event.Event{Kind: event.JobFinished, Seq: j.it.seq, Slot: r.slotOf(j.rj), PID: res.PID, Input: j.it.input, Attempt: j.n,
 		Duration: res.Duration, ExitCode: res.ExitCode, Signal: res.Signal, PeakRSS: res.PeakRSS,
 		Outcome: j.outcome, Cause: j.cause, Err: r.finishErr(ctx, j)})
-	if !j.byRun && r.cfg.Halt.triggered(r.failed.Load(), r.succeeded.Load()) {
-		r.halt()
-	}
+	r.checkHalt(j)
 	return result
 }
 
@@ -231,7 +231,7 @@ func (r *Runner) writeJoblog(jl *joblog.Writer, j *job, received int64) {
 		sig = 15 // timed out but exited on its own after SIGTERM
 	}
 	e := joblog.Entry{Seq: j.it.seq, Start: res.Start, Runtime: res.Duration, Receive: received,
-		Exitval: res.ExitCode, Signal: sig, Command: r.tmpl.Display(j.it.input, j.it.seq, j.slot)}
+		Exitval: res.ExitCode, Signal: sig, Command: r.displayOf(j.it, j.slot)}
 	if err := jl.Write(e); err != nil {
 		r.setErr(err)
 		r.stopping.Store(true)
