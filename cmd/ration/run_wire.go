@@ -33,7 +33,7 @@ type wiring struct {
 	bar      *progress.Bar // nil: no bar (a nil Bar does nothing)
 	runner   *runner.Runner
 	args     *input.Inputs // nil until opened
-	stopped  bool // the adaptation and the observation were stopped
+	stopped  bool          // the adaptation and the observation were stopped
 }
 
 // runnerRef is the runner as the stall watchdog sees it: the watchdog is
