@@ -40,8 +40,13 @@ type GNU struct {
 	// Stdout and Stderr.
 	Results string
 	// Verbose prints each job's command on its stdout before its output
-	// (-v, as GNU parallel does).
-	Verbose bool
+	// (-v, as GNU parallel does); VerboseStderr prints it on its stderr
+	// (-t, --verbose).
+	Verbose, VerboseStderr bool
+	// InputIsCommand runs each job's arguments, joined by spaces, as a
+	// shell command line (GNU parallel without a command); Config.Command
+	// is then unused but must not be empty.
+	InputIsCommand bool
 	// Delay is the least time between two job starts (--delay).
 	Delay time.Duration
 }
@@ -133,12 +138,22 @@ func argsString(args []input.Arg) string {
 
 // argvOf is the argv of the job of it in slot.
 func (r *Runner) argvOf(it item, slot int) []string {
+	if r.cfg.GNU.InputIsCommand {
+		sh := r.cfg.GNU.Template.ShellPath
+		if sh == "" {
+			sh = template.ShellPath
+		}
+		return []string{sh, "-c", strings.Join(it.fieldList(), " ")}
+	}
 	return r.tmpl.ExpandFields(it.fieldList(), it.seq, slot)
 }
 
 // displayOf is the command of the job of it in slot as a shell reads it:
 // what --dry-run prints and the joblog's Command column holds.
 func (r *Runner) displayOf(it item, slot int) string {
+	if r.cfg.GNU.InputIsCommand {
+		return strings.Join(it.fieldList(), " ")
+	}
 	return r.tmpl.DisplayFields(it.fieldList(), it.seq, slot)
 }
 

@@ -37,6 +37,9 @@ func (r *Runner) attemptWriters(j *job) (stdout, stderr io.Writer, done func()) 
 	if g.Verbose {
 		fmt.Fprintln(stdout, r.displayOf(j.it, j.slot))
 	}
+	if g.VerboseStderr {
+		fmt.Fprintln(stderr, r.displayOf(j.it, j.slot))
+	}
 	return stdout, stderr, done
 }
 

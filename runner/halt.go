@@ -195,3 +195,11 @@ func (r *Runner) HaltStatus() (int, bool) {
 	defer hs.mu.Unlock()
 	return hs.code, hs.set
 }
+
+// dropHalted discards the output of a job that --halt now stopped, as GNU
+// parallel prints nothing of the jobs it kills when it halts.
+func (r *Runner) dropHalted(j *job) {
+	if j.byRun && r.halted.Load() && r.cfg.Halt.When == HaltNow {
+		j.out.discard()
+	}
+}

@@ -204,6 +204,7 @@ func (r *Runner) finishJob(ctx context.Context, j *job, jl *joblog.Writer) jobRe
 		j.cause = event.CauseSignal
 	}
 	received := j.out.bytesReceived()
+	r.dropHalted(j)
 	var result jobResult
 	if r.cfg.KeepOrder {
 		result.out = j.out

@@ -26,10 +26,12 @@ type gnuFlags struct {
 	tagString string
 	results   string
 	verbose   bool
-	delay     string
-	eta       bool
-	progress  bool
-	ungroup   bool
+	// printCommands is -v (stdout); verbose is -t/--verbose (stderr).
+	printCommands bool
+	delay         string
+	eta           bool
+	progress      bool
+	ungroup       bool
 	// Accepted for GNU parallel's sake: no-ops or aliases.
 	willCite, noNotice, noRunIfEmpty bool
 }
@@ -70,7 +72,8 @@ func addGNUFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.StringVar(&g.tagString, "tagstring", "", "prefix every output line with `STR` (replacement strings allowed) and a tab")
 	fs.StringVar(&g.results, "results", "", "write each job's stdout and stderr to files under `DIR` (GNU's layout: DIR/1/ARG/stdout), not to the terminal")
 	fs.StringVar(&g.results, "res", "", "same as --results")
-	fs.BoolVarP(&g.verbose, "verbose", "v", false, "print each job's command before its output, on stdout (as GNU parallel)")
+	fs.BoolVarP(&g.printCommands, "print-commands", "v", false, "print each job's command on stdout before its output (GNU parallel's -v)")
+	fs.BoolVarP(&g.verbose, "verbose", "t", false, "print each job's command on stderr (GNU parallel's -t and --verbose)")
 	fs.StringVar(&g.delay, "delay", "", "wait `DURATION` between two job starts")
 	fs.BoolVar(&g.eta, "eta", false, "same as --bar (the bar shows the ETA)")
 	fs.BoolVar(&g.progress, "progress", false, "same as --bar")

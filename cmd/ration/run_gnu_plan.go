@@ -174,7 +174,8 @@ func planGNUOutput(p *runPlan, f *runFlags, _ func(string) string) error {
 	case g.ungroup && f.keepOrder:
 		return flagMsg("--ungroup", "--ungroup and --keep-order cannot be combined")
 	}
-	gc.Tag, gc.TagString, gc.Results, gc.Verbose = g.tag || g.tagString != "", g.tagString, g.results, g.verbose
+	gc.Tag, gc.TagString, gc.Results = g.tag || g.tagString != "", g.tagString, g.results
+	gc.Verbose, gc.VerboseStderr = g.printCommands, g.verbose
 	if g.delay != "" {
 		d, err := runner.ParseDuration(g.delay)
 		if err != nil {

@@ -153,8 +153,8 @@ type planStep func(p *runPlan, f *runFlags, getenv func(string) string) error
 // into a runPlan, or into one usage error naming the flag at fault. It
 // does no I/O: whether -a files and --fs-root exist, and whether the
 // metrics address can be bound, are checked by wire.
-func plan(f runFlags, getenv func(string) string) (runPlan, error) {
-	p := runPlan{help: f.help}
+func plan(f runFlags, getenv func(string) string, args []string) (runPlan, error) {
+	p := runPlan{help: f.help, args: args}
 	if f.help {
 		return p, nil
 	}
@@ -175,8 +175,7 @@ func planRun(args []string, getenv func(string) string) (runPlan, *pflag.FlagSet
 	if err != nil {
 		return runPlan{}, fs, err
 	}
-	p, err := plan(f, getenv)
-	p.args = args
+	p, err := plan(f, getenv, args)
 	return p, fs, err
 }
 
@@ -222,11 +221,17 @@ func planCommand(p *runPlan, f *runFlags, getenv func(string) string) error {
 		// --dry-run shows what each worker would be sent.
 		p.cfg.DryRunLine = func(in string, seq int64) string { return worker.RequestLine(seq, in) }
 	}
-	if len(command) == 0 {
+	switch {
+	case len(f.args) == 0 && len(p.args) == 0:
+		// A bare `ration run` is a mistake far more often than a list of
+		// command lines typed on the terminal.
 		return flagMsg("", "no command given (usage: ration run [flags] -- COMMAND [ARG...])")
+	case len(command) == 0:
+		// As GNU parallel: every input is a command line for the shell.
+		command, p.cfg.GNU.InputIsCommand = []string{"{}"}, true
 	}
 	p.cfg.Command = command
-	if f.shell && p.worker.command == "" {
+	if (f.shell || p.cfg.GNU.InputIsCommand) && p.worker.command == "" {
 		// GNU parallel's shell: $PARALLEL_SHELL, else the shell ration was
 		// started from (found by wire), else sh.
 		if sh := getenv("PARALLEL_SHELL"); sh != "" {

@@ -15,8 +15,8 @@ import (
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/input"
-	"github.com/ration-run/ration/runner/template"
 	"github.com/ration-run/ration/runner/logs"
+	"github.com/ration-run/ration/runner/template"
 	"github.com/ration-run/ration/runner/worker"
 )
 
@@ -86,9 +86,20 @@ func planCases() []planCase {
 		{args: c("echo")},
 		{args: c("--", "echo")},
 		{args: c("echo", "-n", "{}"), want: func(p *runPlan) { p.cfg.Command = []string{"echo", "-n", "{}"} }},
-		{args: c("echo", ":::", "a", "b"), want: func(p *runPlan) { p.input.kind, p.input.sources, p.input.total = inputSources, args(":::", "a", "b"), 2 }},
+		{args: c("echo", ":::", "a", "b"), want: func(p *runPlan) {
+			p.input.kind, p.input.sources, p.input.total = inputSources, args(":::", "a", "b"), 2
+		}},
+		// No command: every input is a command line (GNU parallel's way),
+		// but a bare `ration run` is a usage error.
 		{args: c(), err: "no command given (usage: ration run [flags] -- COMMAND [ARG...])"},
-		{args: c(":::", "a"), err: "no command given (usage: ration run [flags] -- COMMAND [ARG...])"},
+		{args: c("-j", "2"), want: func(p *runPlan) {
+			p.cfg.Command, p.cfg.GNU.InputIsCommand, p.parentShell = []string{"{}"}, true, true
+			p.limits.Jobs, p.jobsSpec = "2", "2"
+		}},
+		{args: c(":::", "ls", "echo a"), want: func(p *runPlan) {
+			p.cfg.Command, p.cfg.GNU.InputIsCommand, p.parentShell = []string{"{}"}, true, true
+			p.input.kind, p.input.sources, p.input.total = inputSources, args(":::", "ls", "echo a"), 2
+		}},
 		{args: c("--bogus", "echo"), err: "unknown flag: --bogus"},
 		{args: c("--shell", "echo {} | wc"), want: func(p *runPlan) { p.cfg.Command, p.cfg.Shell, p.parentShell = []string{"echo {} | wc"}, true, true }},
 		{args: c("--shell", "echo"), env: map[string]string{"PARALLEL_SHELL": "/bin/bash"}, want: func(p *runPlan) {
@@ -129,7 +140,9 @@ func planCases() []planCase {
 			p.cfg.GNU.Batch.MaxArgs, p.input.kind, p.input.sources, p.input.total = 1, inputSources, args(":::", "a"), 1
 		}},
 		{args: c("-N2", "echo"), want: func(p *runPlan) { p.cfg.GNU.Batch.MaxArgs, p.cfg.GNU.Template.Context = 2, true }},
-		{args: c("--max-replace-args", "0", "echo"), want: func(p *runPlan) { p.cfg.GNU.Batch.MaxArgs, p.cfg.GNU.NoFields, p.cfg.GNU.Template.Context = 1, true, true }},
+		{args: c("--max-replace-args", "0", "echo"), want: func(p *runPlan) {
+			p.cfg.GNU.Batch.MaxArgs, p.cfg.GNU.NoFields, p.cfg.GNU.Template.Context = 1, true, true
+		}},
 		{args: c("-L", "2", "echo"), want: func(p *runPlan) { p.cfg.GNU.Batch.MaxArgs, p.cfg.GNU.Template.Context, p.input.lines = 2, true, true }},
 		{args: c("--max-lines", "1", "-m", "echo"), want: func(p *runPlan) {
 			p.cfg.GNU.Batch, p.input.lines, p.spread = input.BatchOptions{MaxArgs: 1, MaxChars: input.DefaultMaxChars()}, true, true
@@ -154,7 +167,9 @@ func planCases() []planCase {
 		{args: c("--res", "out", "echo"), want: func(p *runPlan) { p.cfg.GNU.Results = "out" }},
 		{args: c("--results", "out/{}", "echo"), err: "--results with replacement strings is not supported; give a directory (GNU's layout DIR/1/ARG/stdout is used)", flag: "--results"},
 		{args: c("-v", "echo"), want: func(p *runPlan) { p.cfg.GNU.Verbose = true }},
-		{args: c("--verbose", "echo"), want: func(p *runPlan) { p.cfg.GNU.Verbose = true }},
+		{args: c("--print-commands", "echo"), want: func(p *runPlan) { p.cfg.GNU.Verbose = true }},
+		{args: c("-t", "echo"), want: func(p *runPlan) { p.cfg.GNU.VerboseStderr = true }},
+		{args: c("--verbose", "echo"), want: func(p *runPlan) { p.cfg.GNU.VerboseStderr = true }},
 		{args: c("--delay", "0.5", "echo"), want: func(p *runPlan) { p.cfg.GNU.Delay = 500 * time.Millisecond }},
 		{args: c("--delay", "x", "echo"), err: `--delay: "x" is not a duration`, flag: "--delay"},
 		{args: c("--eta", "echo"), want: func(p *runPlan) { p.bar = barOn }},
