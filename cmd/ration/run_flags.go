@@ -121,6 +121,9 @@ func parseRunFlags(args []string) (runFlags, *pflag.FlagSet, error) {
 	var f runFlags
 	fs := newRunFlagSet(&f)
 	if err := fs.Parse(args); err != nil {
+		if hint := unknownFlagHint(err.Error()); hint != "" {
+			return f, fs, flagMsg("", hint)
+		}
 		return f, fs, err
 	}
 	f.args, f.workerGiven = fs.Args(), fs.Changed("worker")

@@ -189,6 +189,11 @@ func planCases() []planCase {
 		{args: c("--joblog", "jl", "--retry-failed", "echo"), want: func(p *runPlan) { p.cfg.Joblog, p.cfg.ResumeFailed = "jl", true }},
 		{args: c("--will-cite", "--no-notice", "echo")},
 
+		// GNU parallel's flags ration does not take name the alternative.
+		{args: c("--pipe", "wc"), err: "unknown flag: --pipe (GNU parallel's --pipe is not supported: " + gnuUnsupported["pipe"] + ")"},
+		{args: c("-S", "host", "echo"), err: "unknown flag: -S (GNU parallel's -S is not supported: " + gnuUnsupported["S"] + ")"},
+		{args: c("--env", "X", "echo"), err: "unknown flag: --env (GNU parallel's --env is not supported: " + gnuUnsupported["env"] + ")"},
+
 		// Inputs.
 		{args: c("-a", "in", "-a", "-", "echo"), want: func(p *runPlan) { p.input.kind, p.input.sources = inputSources, argFiles("in", "-") }},
 		{args: c("--arg-file=in", "echo"), want: func(p *runPlan) { p.input.kind, p.input.sources = inputSources, argFiles("in") }},
