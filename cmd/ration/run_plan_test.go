@@ -118,7 +118,7 @@ func planCases() []planCase {
 		{args: c("--link", "echo"), want: func(p *runPlan) { p.input.link = true }},
 		{args: c("--xapply", "echo"), want: func(p *runPlan) { p.input.link = true }},
 		{args: c("--colsep", ",+", "--trim", "lr", "echo"), want: func(p *runPlan) { p.input.colsep, p.input.trim = ",+", input.TrimBoth }},
-		{args: c("-C", "(", "echo"), err: "--colsep: " + errOf(regexp.Compile("(")), flag: "--colsep"},
+		{args: c("-C", "(", "echo"), err: "--colsep: " + errOf(regexp.Compile(strings.Repeat("(", 1))), flag: "--colsep"},
 		{args: c("--trim", "x", "echo"), err: "--trim: " + errOf(input.ParseTrim("x")), flag: "--trim"},
 		{args: c("--header", ":", "echo"), want: func(p *runPlan) { p.input.header = true }},
 		{args: c("-d", `\t`, "-E", "END", "-r", "echo"), want: func(p *runPlan) { p.input.delim, p.input.eof, p.input.noEmpty = "\t", "END", true }},
