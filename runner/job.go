@@ -227,12 +227,12 @@ func (r *Runner) finishJob(ctx context.Context, j *job, jl *joblog.Writer) jobRe
 // writeJoblog writes the job's joblog line; a failed write stops the run.
 func (r *Runner) writeJoblog(jl *joblog.Writer, j *job, received int64) {
 	res := j.res
-	sig := res.Signal
-	if res.Stopped && sig == 0 {
-		sig = 15 // timed out but exited on its own after SIGTERM
-	}
+	// As GNU parallel writes them: "0 SIG" for a kill from outside, "-1
+	// SIG" for the runner's own (--timeout), the status of a job that
+	// exited on its own after the runner's SIGTERM.
+	exitval, sig := joblog.ExitColumns(res.ExitCode, res.Signal, res.Stopped)
 	e := joblog.Entry{Seq: j.it.seq, Start: res.Start, Runtime: res.Duration, Receive: received,
-		Exitval: res.ExitCode, Signal: sig, Command: r.displayOf(j.it, j.slot)}
+		Exitval: exitval, Signal: sig, Command: r.displayOf(j.it, j.slot)}
 	if err := jl.Write(e); err != nil {
 		r.setErr(err)
 		r.stopping.Store(true)

@@ -95,3 +95,30 @@ func TestGNUInputsCLI(t *testing.T) {
 		t.Errorf("{= =}: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestGNUJoblogKilled: the joblog's Exitval and Signal of a job killed by
+// an outside signal are "0 9", of one --timeout stopped "-1 15", as GNU
+// parallel 20221122 writes them.
+func TestGNUJoblogKilled(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sh", "-c", "kill -9 $$", ":::", "a"}, "0\t9"},
+		{[]string{"--timeout", "0.2", "sleep", "{}", ":::", "5"}, "-1\t15"},
+	} {
+		jl := filepath.Join(dir, "jl")
+		os.Remove(jl)
+		rationCmd(t, "", nil, append([]string{"run", "--quiet", "--joblog", jl}, c.args...)...)
+		b, err := os.ReadFile(jl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		f := strings.Split(lines[len(lines)-1], "\t")
+		if len(f) < 8 || f[6]+"\t"+f[7] != c.want {
+			t.Errorf("%q: joblog line %q, want Exitval and Signal %q", c.args, lines[len(lines)-1], c.want)
+		}
+	}
+}

@@ -342,6 +342,8 @@ func planInput(p *runPlan, f *runFlags, _ func(string) string) error {
 	switch {
 	case len(f.files) > 0 && len(in.sources) > 0:
 		return flagMsg("--files", "--files PATTERN cannot be combined with :::, :::: or -a (ration's --files names the input files by glob; GNU parallel's --files, print the output file names, is not supported: use --results DIR)")
+	case len(f.files) > 0 && p.cfg.GNU.InputIsCommand:
+		return flagMsg("--files", fmt.Sprintf("--files %s takes a glob PATTERN and no command followed (GNU parallel's --files, print the output file names, is not supported: use --results DIR)", f.files[0]))
 	case len(f.excludes) > 0 && len(f.files) == 0:
 		return flagMsg("--exclude", "--exclude needs --files")
 	case f.hidden && len(f.files) == 0:

@@ -207,6 +207,7 @@ func planCases() []planCase {
 		}},
 		{args: c("-a", "in", "--files", "x", "echo"), err: filesErr, flag: "--files"},
 		{args: c("--files", "x", "echo", ":::", "y"), err: filesErr, flag: "--files"},
+		{args: c("--files", "gzip"), err: "--files gzip takes a glob PATTERN and no command followed (GNU parallel's --files, print the output file names, is not supported: use --results DIR)", flag: "--files"},
 		{args: c("--exclude", "x", "echo"), err: "--exclude needs --files", flag: "--exclude"},
 		{args: c("--files", "x", "--hidden", "--gitignore", "echo"), want: func(p *runPlan) {
 			p.input.kind, p.input.patterns = inputFiles, []string{"x"}
