@@ -17,10 +17,17 @@ import (
 // "/bin/zsh", "busybox sh"); group 1 is the shell's name.
 var shellName = regexp.MustCompile(`^(?:\S+/|busybox )?-?(ash|bash|bsd-csh|csh|dash|fdsh|fish|fizsh|ksh|ksh93|lksh|mksh|pdksh|posh|rbash|rc|rush|rzsh|sash|sh|static-sh|tcsh|yash|zsh)$`)
 
+// posixShells are the shells whose quoting is POSIX's: --shell's scripts
+// quote every value for them (template.Quote).
+var posixShells = map[string]bool{"ash": true, "bash": true, "dash": true, "ksh": true, "ksh93": true, "lksh": true, "mksh": true,
+	"pdksh": true, "posh": true, "rbash": true, "sh": true, "static-sh": true, "yash": true, "zsh": true}
+
 // parentShell is the shell of --shell by GNU parallel's rule, less
 // PARALLEL_SHELL (plan reads it): the nearest ancestor of ration that is
 // a shell (so bash functions exported with export -f reach the jobs), else
-// $SHELL, else /bin/sh.
+// $SHELL, else /bin/sh. Unlike GNU parallel, which quotes for csh and fish
+// too, ration quotes for POSIX shells only: a csh, tcsh, fish or rc found
+// that way gives /bin/sh.
 func parentShell(getenv func(string) string) string {
 	pid := os.Getppid()
 	for range 64 {
@@ -28,6 +35,9 @@ func parentShell(getenv func(string) string) string {
 			break
 		}
 		if sh := shellOf(pid); sh != "" {
+			if !posixShells[filepath.Base(sh)] {
+				return template.ShellPath
+			}
 			return sh
 		}
 		ppid, err := parentPID(pid)
@@ -36,7 +46,7 @@ func parentShell(getenv func(string) string) string {
 		}
 		pid = ppid
 	}
-	if sh := getenv("SHELL"); sh != "" {
+	if sh := getenv("SHELL"); sh != "" && posixShells[filepath.Base(sh)] {
 		return sh
 	}
 	return template.ShellPath
