@@ -18,6 +18,8 @@ type gnuFlags struct {
 	// Replacement strings.
 	replace, extReplace, baseReplace, dirReplace, baseExtReplace, seqReplace, slotReplace string
 	// Several arguments per job.
+	// maxArgs, maxReplaceArgs and maxLines are -n, -N and -L; -1 when
+	// not given (set by parseRunFlags: 0 is a value of its own).
 	maxArgs, maxReplaceArgs, maxLines int
 	maxChars                          int
 	xContext, multi, xargs            bool
@@ -60,9 +62,9 @@ func addGNUFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.StringVar(&g.seqReplace, "seqreplace", "", "use `STR` instead of {#}")
 	fs.StringVar(&g.slotReplace, "slotreplace", "", "use `STR` instead of {%}")
 
-	fs.IntVarP(&g.maxArgs, "max-args", "n", -1, "give each job at most `N` arguments ({} is all of them)")
-	fs.IntVarP(&g.maxReplaceArgs, "max-replace-args", "N", -1, "give each job at most `N` arguments, {1}..{N} each one (N=0: none)")
-	fs.IntVarP(&g.maxLines, "max-lines", "L", -1, "give each job at most `N` input lines (a line ending in a blank continues on the next)")
+	fs.IntVarP(&g.maxArgs, "max-args", "n", 0, "give each job at most `N` arguments ({} is all of them)")
+	fs.IntVarP(&g.maxReplaceArgs, "max-replace-args", "N", 0, "give each job at most `N` arguments, {1}..{N} each one (N=0: none)")
+	fs.IntVarP(&g.maxLines, "max-lines", "L", 0, "give each job at most `N` input lines (a line ending in a blank continues on the next)")
 	fs.IntVarP(&g.maxChars, "max-chars", "s", 0, "keep each job's command line shorter than `N` characters (-X, -m, --xargs: default 63664, as GNU parallel)")
 	fs.BoolVarP(&g.xContext, "context-replace", "X", false, "give each job as many arguments as fit, repeating a word holding {} once per argument")
 	fs.BoolVarP(&g.multi, "multi-replace", "m", false, "give each job as many arguments as fit ({} is all of them)")
@@ -79,7 +81,7 @@ func addGNUFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&g.progress, "progress", false, "same as --bar")
 	fs.BoolVarP(&g.ungroup, "ungroup", "u", false, "same as --line-buffer: output is never held until the job ends (lines are kept whole)")
 
-	fs.StringVarP(&f.jobs, "max-procs", "P", "", "same as --jobs (-P 0: as --jobs 0)")
+	fs.StringVarP(&f.jobs, "max-procs", "P", "", "same as --jobs `N` (-P 0: as --jobs 0)")
 	fs.BoolVar(&f.lineBuffer, "lb", false, "same as --line-buffer")
 	fs.BoolVar(&f.lineBuffer, "linebuffer", false, "same as --line-buffer")
 	fs.BoolVar(&f.dryRun, "dryrun", false, "same as --dry-run")
