@@ -49,6 +49,11 @@ type GNU struct {
 	InputIsCommand bool
 	// Delay is the least time between two job starts (--delay).
 	Delay time.Duration
+	// TimeoutPercent, when > 0, stops an attempt running longer than
+	// this percentage of the median runtime of the jobs that succeeded
+	// (--timeout P%, as GNU parallel); before one succeeded there is no
+	// limit. It counts as Config.Timeout does.
+	TimeoutPercent float64
 }
 
 // oneArg reports whether every job takes one argument: then a job's number
@@ -199,6 +204,8 @@ type gnuState struct {
 	tag *template.Template
 	// halt is the exit status --halt decided (see Runner.HaltStatus).
 	halt haltStatus
+	// runtimes feed --timeout P%.
+	runtimes runtimes
 	// total is the number of jobs, known when a --halt percentage made
 	// the runner read the whole input first; 0 when not known.
 	total atomic.Int64

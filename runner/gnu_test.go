@@ -251,3 +251,22 @@ func TestGNUShellPath(t *testing.T) {
 		t.Errorf("%q %v", out, err)
 	}
 }
+
+// TestGNUTimeoutPercent: --timeout 300% stops a job running longer than 3
+// times the median runtime of the succeeded jobs; before one succeeded
+// there is no limit.
+func TestGNUTimeoutPercent(t *testing.T) {
+	sum, _, rec, err := run(t, Config{Command: []string{"sleep"}, Jobs: 1, Input: input.Args([]string{"0.3", "0.05", "0.05", "0.05", "5"}),
+		GNU: GNU{TimeoutPercent: 300}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Succeeded != 4 || sum.Failed != 1 {
+		t.Errorf("summary %+v, want 4 succeeded (the first, slow one had no limit yet) and 1 stopped", sum)
+	}
+	for _, e := range rec.Kind(event.JobFinished) {
+		if e.Seq == 5 && (e.Cause != event.CauseTimeout || e.Duration > 2*time.Second) {
+			t.Errorf("the slow job ended %v after %v, want a timeout near 3 x the median", e.Cause, e.Duration)
+		}
+	}
+}

@@ -127,6 +127,7 @@ func (r *Runner) attempt(ctx context.Context, j *job) bool {
 	if r.cfg.Timeout > 0 {
 		actx, cancel = context.WithTimeoutCause(ctx, r.cfg.Timeout, ErrTimeout)
 	}
+	actx, cancel = r.percentTimeout(actx, cancel)
 	stdout, stderr, closeOut := r.attemptWriters(j)
 	defer closeOut()
 	a := &Attempt{
@@ -220,7 +221,7 @@ func (r *Runner) finishJob(ctx context.Context, j *job, jl *joblog.Writer) jobRe
 	r.emit(event.Event{Kind: event.JobFinished, Seq: j.it.seq, Slot: r.slotOf(j.rj), PID: res.PID, Input: j.it.input, Attempt: j.n,
 		Duration: res.Duration, ExitCode: res.ExitCode, Signal: res.Signal, PeakRSS: res.PeakRSS,
 		Outcome: j.outcome, Cause: j.cause, Err: r.finishErr(ctx, j)})
-	r.checkHalt(j)
+	r.jobEnded(j)
 	return result
 }
 

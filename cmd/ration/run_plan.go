@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -247,10 +249,14 @@ func planCommand(p *runPlan, f *runFlags, getenv func(string) string) error {
 func planRunner(p *runPlan, f *runFlags, _ func(string) string) error {
 	c := &p.cfg
 	var err error
-	if strings.HasSuffix(f.timeout, "%") {
-		return flagMsg("--timeout", fmt.Sprintf("--timeout %s (GNU parallel: a percentage of the median job's runtime) is not supported; use --timeout DURATION, and --slow-factor F to be warned about jobs F times slower than the median", f.timeout))
-	}
-	if f.timeout != "" {
+	if p, ok := strings.CutSuffix(f.timeout, "%"); ok {
+		// GNU parallel's P% of the median runtime of the succeeded jobs.
+		v, err := strconv.ParseFloat(p, 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
+			return flagErr("--timeout", fmt.Errorf("%q is not a percentage > 0", f.timeout))
+		}
+		c.GNU.TimeoutPercent = v
+	} else if f.timeout != "" {
 		if c.Timeout, err = runner.ParseDuration(f.timeout); err != nil {
 			return flagErr("--timeout", fmt.Errorf("%q is not a duration", f.timeout))
 		}
@@ -274,6 +280,9 @@ func planRunner(p *runPlan, f *runFlags, _ func(string) string) error {
 	}
 	c.Retries, c.DryRun, c.KeepOrder, c.LineBuffer = f.retries, f.dryRun, f.keepOrder, f.lineBuffer
 	c.Joblog, c.Resume, c.ResumeFailed = f.joblog, f.resume, f.resumeFailed
+	if p.worker.command != "" && c.GNU.TimeoutPercent > 0 {
+		return flagMsg("--timeout", "--timeout P% cannot be combined with --worker (give a DURATION)")
+	}
 	if p.worker.command != "" {
 		// The worker pool times tasks out (a break, re-dispatched).
 		p.worker.timeout, c.Timeout = c.Timeout, 0

@@ -177,8 +177,9 @@ func planCases() []planCase {
 		{args: c("--progress", "--no-bar", "echo"), err: "--eta and --progress show the bar; they cannot be combined with --no-bar", flag: "--bar"},
 		{args: c("-u", "echo"), want: func(p *runPlan) { p.cfg.LineBuffer = true }},
 		{args: c("--ungroup", "-k", "echo"), err: "--ungroup and --keep-order cannot be combined", flag: "--ungroup"},
-		{args: c("--timeout", "200%", "echo"), flag: "--timeout",
-			err: "--timeout 200% (GNU parallel: a percentage of the median job's runtime) is not supported; use --timeout DURATION, and --slow-factor F to be warned about jobs F times slower than the median"},
+		{args: c("--timeout", "200%", "echo"), want: func(p *runPlan) { p.cfg.GNU.TimeoutPercent = 200 }},
+		{args: c("--timeout", "x%", "echo"), err: `--timeout: "x%" is not a percentage > 0`, flag: "--timeout"},
+		{args: c("--timeout", "50%", "--worker", "cat"), err: "--timeout P% cannot be combined with --worker (give a DURATION)", flag: "--timeout"},
 
 		// Aliases and no-ops of GNU parallel.
 		{args: c("-P", "3", "echo"), want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec = "3", "3" }},
