@@ -41,6 +41,9 @@ type Config struct {
 	Shell bool
 	// Input yields the inputs; nil means none.
 	Input input.Seq
+	// GNU are GNU parallel's input model and output options (several
+	// sources and fields, several arguments per job, --tag, --results).
+	GNU GNU
 
 	// Jobs is the number of jobs run at once; <= 0 asks limits.Decide
 	// with default options. JobsReason says why, for the summary.

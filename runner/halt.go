@@ -2,8 +2,10 @@ package runner
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // HaltWhen says what --halt does once its condition holds.
@@ -27,9 +29,9 @@ const (
 )
 
 // HaltMinJobs is how many jobs must have finished before a percentage
-// condition (fail=P%) is checked, so that one early failure does not stop a
-// long run. Inputs are read lazily, so the total is not known in advance
-// as GNU parallel, which reads all input first, knows it.
+// condition (fail=P%) is checked when the number of jobs is not known. The
+// runner knows it whenever a percentage is given: it reads the whole input
+// before the first job then, as GNU parallel does.
 const HaltMinJobs = 10
 
 // Halt is a --halt policy. The zero value never halts.
@@ -107,8 +109,11 @@ func ParseHalt(s string) (Halt, error) {
 	return h, nil
 }
 
-// triggered reports whether the counts meet the condition.
-func (h Halt) triggered(failed, succeeded int64) bool {
+// triggered reports whether the counts meet the condition; total is the
+// number of jobs of the run when known (else 0). A percentage is of total,
+// as in GNU parallel: fail=20% of 10 jobs halts at the second failure,
+// whenever it comes.
+func (h Halt) triggeredOf(failed, succeeded, total int64) bool {
 	if h.When == HaltNever {
 		return false
 	}
@@ -120,8 +125,81 @@ func (h Halt) triggered(failed, succeeded int64) bool {
 		n = failed + succeeded
 	}
 	if h.Percent > 0 {
+		if total > 0 {
+			return float64(n) >= float64(total)*h.Percent/100
+		}
 		done := failed + succeeded
 		return done >= HaltMinJobs && float64(n)*100 >= h.Percent*float64(done)
 	}
 	return n >= h.Count
+}
+
+// triggered is triggeredOf with the number of jobs unknown.
+func (h Halt) triggered(failed, succeeded int64) bool { return h.triggeredOf(failed, succeeded, 0) }
+
+// status is the exit status of a run that halted as h says, GNU parallel's:
+// 0 for success=...; with fail or done, the status of the job that
+// triggered it for a count of 1 (its exit code, else 128 plus its signal),
+// the percentage of failed jobs (rounded up) for a percentage, else the
+// number of failed jobs, at most 101.
+func (h Halt) status(failed, total int64, exit, signal int) int {
+	switch {
+	case h.On == HaltOnSuccess:
+		return 0
+	case h.Percent > 0 && total > 0:
+		return int(math.Ceil(float64(failed) * 100 / float64(total)))
+	case h.Percent > 0:
+		return int(min(failed, 101))
+	case h.Count == 1 && exit != 0:
+		return exit
+	case h.Count == 1 && signal != 0:
+		return 128 + signal
+	case h.Count == 1:
+		return 0
+	}
+	return int(min(failed, 101))
+}
+
+// haltStatus is the exit status the first halt decided.
+type haltStatus struct {
+	mu   sync.Mutex
+	set  bool
+	code int
+}
+
+// checkHalt halts the run when the job j, just counted, meets --halt's
+// condition, and keeps the exit status of the first halt.
+func (r *Runner) checkHalt(j *job) {
+	h := r.cfg.Halt
+	if j.byRun || !h.triggeredOf(r.failed.Load(), r.succeeded.Load(), r.gnu.total.Load()) {
+		return
+	}
+	hs := &r.gnu.halt
+	hs.mu.Lock()
+	if !hs.set {
+		exit := j.res.ExitCode
+		if exit < 0 {
+			exit = 0
+		}
+		hs.set, hs.code = true, h.status(r.failed.Load(), r.gnu.total.Load(), exit, j.res.Signal)
+	}
+	hs.mu.Unlock()
+	r.halt()
+}
+
+// HaltStatus returns the exit status GNU parallel gives a run that --halt
+// stopped (see Halt), and whether the run halted. Call it after Run.
+func (r *Runner) HaltStatus() (int, bool) {
+	hs := &r.gnu.halt
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	return hs.code, hs.set
+}
+
+// dropHalted discards the output of a job that --halt now stopped, as GNU
+// parallel prints nothing of the jobs it kills when it halts.
+func (r *Runner) dropHalted(j *job) {
+	if j.byRun && r.halted.Load() && r.cfg.Halt.When == HaltNow {
+		j.out.discard()
+	}
 }

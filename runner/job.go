@@ -51,7 +51,7 @@ func (r *Runner) newJob(ctx context.Context, it item) *job {
 	slot := pool.Slot(ctx)
 	out := newOutput(r.out, r.cfg.LineBuffer, r.cfg.SpillBytes, r.cfg.TempDir)
 	out.onGone = func(err error) { r.outputGone(fmt.Errorf("job %d: %w", it.seq, err)) }
-	j := &job{it: it, slot: slot, out: out, argv: r.tmpl.Expand(it.input, it.seq, slot),
+	j := &job{it: it, slot: slot, out: out, argv: r.argvOf(it, slot),
 		rj: &runningJob{RunningJob: RunningJob{Slot: slot, Seq: it.seq, Input: it.input, Start: time.Now()}, out: out}}
 	r.mu.Lock()
 	r.running[it.seq] = j.rj
@@ -130,9 +130,12 @@ func (r *Runner) attempt(ctx context.Context, j *job) bool {
 	if r.cfg.Timeout > 0 {
 		actx, cancel = context.WithTimeoutCause(ctx, r.cfg.Timeout, ErrTimeout)
 	}
+	actx, cancel = r.percentTimeout(actx, cancel)
+	stdout, stderr, closeOut := r.attemptWriters(j)
+	defer closeOut()
 	a := &Attempt{
 		Seq: j.it.seq, Slot: j.slot, Input: j.it.input, Attempt: j.n, Argv: j.argv,
-		Stdout: streamWriter{o: j.out}, Stderr: streamWriter{o: j.out, stderr: true},
+		Stdout: stdout, Stderr: stderr,
 		Grace: r.cfg.Grace, Kill: r.killCh, Drain: r.drainCh, Started: st.started,
 	}
 	if r.cfg.OmitErrorLines {
@@ -209,6 +212,7 @@ func (r *Runner) finishJob(ctx context.Context, j *job, jl *joblog.Writer) jobRe
 		j.cause, j.outcome = event.CauseSignal, event.Stopped
 	}
 	received := j.out.bytesReceived()
+	r.dropHalted(j)
 	if err := j.out.lost(); err != nil && !j.byRun {
 		r.outputFailed(j, fmt.Errorf("job %d: %w", j.it.seq, err))
 	}
@@ -243,9 +247,7 @@ func (r *Runner) finishJob(ctx context.Context, j *job, jl *joblog.Writer) jobRe
 	r.emit(event.Event{Kind: event.JobFinished, Seq: j.it.seq, Slot: r.slotOf(j.rj), PID: res.PID, Input: j.it.input, Attempt: j.n,
 		Duration: res.Duration, ExitCode: res.ExitCode, Signal: res.Signal, PeakRSS: res.PeakRSS,
 		Outcome: j.outcome, Cause: j.cause, Err: r.finishErr(ctx, j)})
-	if !j.byRun && r.cfg.Halt.triggered(r.failed.Load(), r.succeeded.Load()) {
-		r.halt()
-	}
+	r.jobEnded(j)
 	return result
 }
 

@@ -85,16 +85,15 @@ func (r *Runner) Abandon() error {
 // job ever reads as succeeded.
 func (r *Runner) entry(j *job, received int64) joblog.Entry {
 	res := j.res
-	sig := res.Signal
-	if res.Stopped && sig == 0 {
-		sig = 15 // timed out, and exited on its own after SIGTERM
-	}
-	exitval, signal := joblog.ExitColumns(res.ExitCode, sig, res.Stopped)
+	// As GNU parallel writes them: "0 SIG" for a kill from outside, "-1
+	// SIG" for the runner's own (--timeout), the status of a job that
+	// exited on its own after the runner's SIGTERM.
+	exitval, signal := joblog.ExitColumns(res.ExitCode, res.Signal, res.Stopped)
 	if j.outcome != event.Succeeded && exitval == 0 && signal == 0 {
 		exitval = -1
 	}
 	return joblog.Entry{Seq: j.it.seq, Start: res.Start, Runtime: res.Duration, Receive: received,
-		Exitval: exitval, Signal: signal, Command: r.tmpl.Display(j.it.input, j.it.seq, j.slot)}
+		Exitval: exitval, Signal: signal, Command: r.displayOf(j.it, j.slot)}
 }
 
 // writeJoblog writes the job's record. A failed write stops the run: no

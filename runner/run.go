@@ -9,14 +9,20 @@ import (
 
 	"github.com/ration-run/ration/pool"
 	"github.com/ration-run/ration/runner/event"
+	"github.com/ration-run/ration/runner/input"
 	"github.com/ration-run/ration/runner/joblog"
 )
 
-// item is one input on its way to a job.
+// item is one job's arguments on their way to it.
 type item struct {
-	seq   int64
+	seq int64
+	// input is the arguments as events show them (see argsString).
 	input string
-	read  time.Time
+	// fields are the flat list of the arguments' fields (nil: the one
+	// field input); args are the arguments (nil: input alone).
+	fields []string
+	args   []input.Arg
+	read   time.Time
 }
 
 // jobResult is what a job hands back to Run's loop.
@@ -110,7 +116,7 @@ func (r *Runner) dryRun(items iter.Seq[item]) {
 		if r.cfg.DryRunLine != nil {
 			line = r.cfg.DryRunLine(it.input, it.seq)
 		} else {
-			line = r.tmpl.Display(it.input, it.seq, 1)
+			line = r.displayOf(it, 1)
 		}
 		if _, err := fmt.Fprintln(r.cfg.Stdout, line); err != nil {
 			r.setErr(fmt.Errorf("write output: %w", err))
@@ -119,39 +125,68 @@ func (r *Runner) dryRun(items iter.Seq[item]) {
 	}
 }
 
-// items numbers the inputs, keeps this shard's, skips the recorded ones,
-// and stops at the first input error or once the run is stopping. It runs
-// on Run's goroutine (the pool pulls on the consumer's goroutine).
+// items groups this shard's arguments into jobs (see batches), skips the
+// recorded ones, spaces the starts by --delay, and stops at the first
+// input error or once the run is stopping. It runs on Run's goroutine (the
+// pool pulls on the consumer's goroutine).
 func (r *Runner) items(rec *joblog.Record, st *inputState) iter.Seq[item] {
+	src := r.batches()
+	if r.cfg.Halt.Percent > 0 {
+		// A percentage is of every job, as GNU parallel reads the whole
+		// input first to know how many there are.
+		src = r.counted(src)
+	}
 	return func(yield func(item) bool) {
-		if r.cfg.Input == nil {
+		if r.cfg.Input == nil && r.cfg.GNU.Args == nil {
 			st.done = true
 			return
 		}
-		var seq int64
-		for in, err := range r.cfg.Input {
+		dl := delayer{d: r.cfg.GNU.Delay}
+		for it, err := range src {
 			if err != nil {
 				// Stop reading; the jobs already pulled still run.
 				st.err = err
 				return
 			}
-			seq++
-			if !r.cfg.Shard.Contains(in) {
-				continue
-			}
-			if rec != nil && (rec.Succeeded(seq) || (r.cfg.Resume && rec.Ended(seq))) {
+			if rec != nil && (rec.Succeeded(it.seq) || (r.cfg.Resume && rec.Ended(it.seq))) {
 				r.skipped.Add(1)
-				r.emit(event.Event{Kind: event.JobSkipped, Seq: seq, Input: in})
+				r.emit(event.Event{Kind: event.JobSkipped, Seq: it.seq, Input: it.input})
 				continue
 			}
-			if r.stopping.Load() {
+			if r.stopping.Load() || !dl.wait(r.killCh) {
 				return
 			}
-			if !yield(item{seq: seq, input: in, read: time.Now()}) {
+			it.read = time.Now()
+			if !yield(it) {
 				return
 			}
 		}
 		st.done = true
+	}
+}
+
+// counted reads every job of src before yielding the first, and sets the
+// number of jobs for --halt's percentages.
+func (r *Runner) counted(src iter.Seq2[item, error]) iter.Seq2[item, error] {
+	return func(yield func(item, error) bool) {
+		var all []item
+		var last error
+		for it, err := range src {
+			if err != nil {
+				last = err
+				break
+			}
+			all = append(all, it)
+		}
+		r.gnu.total.Store(int64(len(all)))
+		for _, it := range all {
+			if !yield(it, nil) {
+				return
+			}
+		}
+		if last != nil {
+			yield(item{}, last)
+		}
 	}
 }
 

@@ -30,6 +30,7 @@ const MaxJobs = 10000
 type Runner struct {
 	cfg  Config
 	tmpl *template.Template
+	gnu  gnuState
 	exec Executor
 	log  *slog.Logger
 	out  *sharedOut
@@ -75,9 +76,13 @@ func New(cfg Config) (*Runner, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	tmpl, err := template.Parse(cfg.Command, cfg.Shell)
+	tmpl, err := template.ParseOptions(cfg.Command, cfg.templateOptions())
 	if err != nil {
 		return nil, fmt.Errorf("runner: Command: %w", err)
+	}
+	tag, err := parseTag(&cfg)
+	if err != nil {
+		return nil, err
 	}
 	if err := cfg.withDefaults(); err != nil {
 		return nil, err
@@ -90,6 +95,7 @@ func New(cfg Config) (*Runner, error) {
 	r := &Runner{
 		cfg:     cfg,
 		tmpl:    tmpl,
+		gnu:     gnuState{tag: tag},
 		exec:    cfg.Executor,
 		log:     cfg.Logger,
 		out:     &sharedOut{stdout: cfg.Stdout, stderr: cfg.Stderr},

@@ -44,11 +44,13 @@ func (w *wiring) checkRun(cfg *runner.Config, stdin io.Reader, stdout io.Writer)
 	}
 	var files []string
 	in := w.plan.input
-	switch in.kind {
-	case inputStdin:
+	if in.kind == inputStdin {
 		files = []string{"-"}
-	case inputArgFiles:
-		files = in.argFiles
+	}
+	for _, s := range in.sources {
+		if s.path != "" {
+			files = append(files, s.path) // -a FILE, :::: FILE; "-" is stdin
+		}
 	}
 	cfg.InputFiles = files
 	if cfg.Joblog != "" && !cfg.DryRun {
@@ -65,10 +67,10 @@ func (w *wiring) checkRun(cfg *runner.Config, stdin io.Reader, stdout io.Writer)
 // openedInput reads the inputs of -a path from f, which wire opened, and
 // closes it at the end: a file is opened once, so that a FIFO's writer
 // is not cut off by a second open.
-func openedInput(f *os.File, path string, sep byte) input.Seq {
+func openedInput(f *os.File, path string, values func(io.Reader) input.Seq) input.Seq {
 	return func(yield func(string, error) bool) {
 		defer f.Close()
-		for rec, err := range input.Reader(f, sep) {
+		for rec, err := range values(f) {
 			if err != nil {
 				err = fmt.Errorf("%s: %w", path, err)
 			}

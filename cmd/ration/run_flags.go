@@ -56,6 +56,9 @@ type runFlags struct {
 	watchLimits   bool
 	watchInterval string
 
+	// GNU parallel's input model, batching and output (issue 13).
+	gnu gnuFlags
+
 	// workerGiven is whether --worker was given at all, even empty.
 	workerGiven bool
 	// args are the arguments after the flags: COMMAND [ARG...] [::: INPUT...].
@@ -71,7 +74,7 @@ func newRunFlagSet(f *runFlags) *pflag.FlagSet {
 	fs.StringVarP(&f.jobs, "jobs", "j", "", "jobs at once: `N`, or N% of the effective CPUs (default: RATION_JOBS, then 2 per CPU, at most 8)")
 	fs.Var(&f.memPerJob, "mem-per-job", "expected memory of one job, `SIZE` like 512M; caps jobs at 0.9 x memory limit / SIZE; auto learns it from the peak RSS of finished jobs")
 	fs.StringVar(&f.fsRoot, "fs-root", "", "read the cgroup files below `DIR` (a snapshot) instead of the live system")
-	fs.StringArrayVarP(&f.argFiles, "arg-file", "a", nil, "read inputs from `FILE`, one per line (repeatable)")
+	fs.StringArrayVarP(&f.argFiles, "arg-file", "a", nil, "read inputs from `FILE`, one per line; repeated, the files are combined as ::: groups are (- is stdin)")
 	fs.BoolVarP(&f.null, "null", "0", false, "inputs are separated by NUL, not newline")
 	fs.StringArrayVar(&f.files, "files", nil, "inputs are the files matching `PATTERN` (** matches directories; repeatable)")
 	fs.StringArrayVar(&f.excludes, "exclude", nil, "leave out files and directories matching `PATTERN` (repeatable)")
@@ -106,6 +109,7 @@ func newRunFlagSet(f *runFlags) *pflag.FlagSet {
 	fs.BoolVar(&f.watchLimits, "watch-limits", true, "re-read the cgroup CPU and memory limits while running and resize the pool when they change")
 	fs.StringVar(&f.watchInterval, "watch-interval", adapt.DefaultWatchInterval.String(), "with --watch-limits, re-read the limits every `DURATION`")
 
+	addGNUFlags(fs, f)
 	fs.BoolVarP(&f.help, "help", "h", false, "show this help")
 	return fs
 }
@@ -117,8 +121,16 @@ func parseRunFlags(args []string) (runFlags, *pflag.FlagSet, error) {
 	var f runFlags
 	fs := newRunFlagSet(&f)
 	if err := fs.Parse(args); err != nil {
+		if hint := unknownFlagHint(err.Error()); hint != "" {
+			return f, fs, flagMsg("", hint)
+		}
 		return f, fs, err
 	}
 	f.args, f.workerGiven = fs.Args(), fs.Changed("worker")
+	for name, v := range map[string]*int{"max-args": &f.gnu.maxArgs, "max-replace-args": &f.gnu.maxReplaceArgs, "max-lines": &f.gnu.maxLines} {
+		if !fs.Changed(name) {
+			*v = -1
+		}
+	}
 	return f, fs, nil
 }

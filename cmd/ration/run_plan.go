@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner"
+	"github.com/ration-run/ration/runner/input"
 	"github.com/ration-run/ration/runner/logs"
 	"github.com/ration-run/ration/runner/worker"
 )
@@ -38,6 +40,12 @@ type runPlan struct {
 	observe observePlan
 	worker  workerPlan
 	bar     barChoice
+	// spread is -X or -m: the last arguments are spread over as many jobs
+	// as the limits decision runs at once (wire sets Batch.Spread).
+	spread bool
+	// parentShell asks wire to find the shell ration was started from for
+	// --shell (GNU parallel's rule), when PARALLEL_SHELL is not set.
+	parentShell bool
 	// args are the arguments as given, for the hint that resumes an
 	// interrupted run.
 	args []string
@@ -47,30 +55,64 @@ type runPlan struct {
 type inputKind int
 
 const (
-	inputStdin    inputKind = iota // standard input
-	inputArgs                      // the arguments after :::
-	inputArgFiles                  // -a FILE...
-	inputFiles                     // --files PATTERN...
+	inputStdin   inputKind = iota // standard input
+	inputSources                  // ::: groups, :::: files and -a files
+	inputFiles                    // --files PATTERN...
 )
 
-// inputPlan says where the inputs come from.
+// sourcePlan is one input source as given on the command line.
+type sourcePlan struct {
+	// name says where the values come from in errors: ":::", ":::+",
+	// ":::: FILE", "::::+ FILE", "-a FILE".
+	name string
+	// args are a ::: group's values; path is a file's (:::: and -a), "-"
+	// for stdin.
+	args []string
+	path string
+	// linked is :::+ or ::::+: paired with the source before it.
+	linked bool
+}
+
+// inputPlan says where the inputs come from and how they are read.
 type inputPlan struct {
-	kind     inputKind
-	sep      byte     // between inputs on stdin and in -a files
-	args     []string // inputArgs
-	argFiles []string // inputArgFiles; "-" is stdin
-	patterns []string // inputFiles
-	excludes []string // inputFiles
+	kind inputKind
+	// sources are the -a files, then the ::: groups and :::: files in
+	// order (inputSources).
+	sources []sourcePlan
+	// delim ends every value read from a file or stdin ("\n"; "\x00"
+	// with -0; -d's); eof is -E.
+	delim, eof string
+	// lines is -L: a line ending in a blank continues on the next one.
+	lines bool
+	// noEmpty is -r: values of blanks only are left out.
+	noEmpty bool
+	// How the sources are combined and split into fields (input.Options;
+	// colsep is compiled by wire).
+	link, header bool
+	colsep       string
+	trim         input.Trim
+	patterns     []string // inputFiles
+	excludes     []string // inputFiles
 	// hidden and gitignore are --hidden and --gitignore (inputFiles).
 	hidden, gitignore bool
-	// total is the number of inputs this shard runs when known in advance
-	// (::: arguments), else -1.
+	// total is the number of jobs this shard runs when known in advance
+	// (one ::: group, one argument per job), else -1.
 	total int64
 }
 
 // given reports whether the inputs are named on the command line (so a
 // resumed run needs no standard input).
-func (in inputPlan) given() bool { return in.kind != inputStdin }
+func (in inputPlan) given() bool {
+	if in.kind == inputStdin {
+		return false
+	}
+	for _, s := range in.sources {
+		if s.path == "-" {
+			return false
+		}
+	}
+	return true
+}
 
 // observePlan are the settings of metrics, logs and the stall watchdog.
 type observePlan struct {
@@ -113,13 +155,13 @@ type planStep func(p *runPlan, f *runFlags, getenv func(string) string) error
 // into a runPlan, or into one usage error naming the flag at fault. It
 // does no I/O: whether -a files and --fs-root exist, and whether the
 // metrics address can be bound, are checked by wire.
-func plan(f runFlags, getenv func(string) string) (runPlan, error) {
-	p := runPlan{help: f.help}
+func plan(f runFlags, getenv func(string) string, args []string) (runPlan, error) {
+	p := runPlan{help: f.help, args: args}
 	if f.help {
 		return p, nil
 	}
 	// In the order their errors are reported.
-	steps := []planStep{planWorker, planCommand, planRunner, planShard, planLogs, planInput, planJobs, planObserve}
+	steps := []planStep{planWorker, planCommand, planRunner, planShard, planLogs, planInput, planBatch, planGNUOutput, planJobs, planObserve}
 	for _, step := range steps {
 		if err := step(&p, &f, getenv); err != nil {
 			return runPlan{}, err
@@ -135,8 +177,7 @@ func planRun(args []string, getenv func(string) string) (runPlan, *pflag.FlagSet
 	if err != nil {
 		return runPlan{}, fs, err
 	}
-	p, err := plan(f, getenv)
-	p.args = args
+	p, err := plan(f, getenv, args)
 	return p, fs, err
 }
 
@@ -160,14 +201,16 @@ func planWorker(p *runPlan, f *runFlags, _ func(string) string) error {
 	return nil
 }
 
-// planCommand splits the arguments into the command and the ::: inputs.
-// With --worker the command is the worker's, run through sh -c; the
-// joblog's Command column shows it with the input.
-func planCommand(p *runPlan, f *runFlags, _ func(string) string) error {
-	command := f.args
-	if i := slices.Index(command, ":::"); i >= 0 {
-		command, p.input.args, p.input.kind = command[:i], command[i+1:], inputArgs
+// planCommand splits the arguments into the command and the input
+// sources after it (:::, ::::, :::+, ::::+). With --worker the command is
+// the worker's, run through sh -c; the joblog's Command column shows it
+// with the input.
+func planCommand(p *runPlan, f *runFlags, getenv func(string) string) error {
+	command, srcs, err := splitSources(f.args)
+	if err != nil {
+		return err
 	}
+	p.input.sources = srcs
 	p.cfg.Shell = f.shell
 	if w := p.worker.command; w != "" {
 		switch {
@@ -180,10 +223,25 @@ func planCommand(p *runPlan, f *runFlags, _ func(string) string) error {
 		// --dry-run shows what each worker would be sent.
 		p.cfg.DryRunLine = func(in string, seq int64) string { return worker.RequestLine(seq, in) }
 	}
-	if len(command) == 0 {
+	switch {
+	case len(f.args) == 0 && len(p.args) == 0:
+		// A bare `ration run` is a mistake far more often than a list of
+		// command lines typed on the terminal.
 		return flagMsg("", "no command given (usage: ration run [flags] -- COMMAND [ARG...])")
+	case len(command) == 0:
+		// As GNU parallel: every input is a command line for the shell.
+		command, p.cfg.GNU.InputIsCommand = []string{"{}"}, true
 	}
 	p.cfg.Command = command
+	if (f.shell || p.cfg.GNU.InputIsCommand) && p.worker.command == "" {
+		// GNU parallel's shell: $PARALLEL_SHELL, else the shell ration was
+		// started from (found by wire), else sh.
+		if sh := getenv("PARALLEL_SHELL"); sh != "" {
+			p.cfg.GNU.Template.ShellPath = sh
+		} else {
+			p.parentShell = true
+		}
+	}
 	return nil
 }
 
@@ -191,7 +249,14 @@ func planCommand(p *runPlan, f *runFlags, _ func(string) string) error {
 func planRunner(p *runPlan, f *runFlags, _ func(string) string) error {
 	c := &p.cfg
 	var err error
-	if f.timeout != "" {
+	if p, ok := strings.CutSuffix(f.timeout, "%"); ok {
+		// GNU parallel's P% of the median runtime of the succeeded jobs.
+		v, err := strconv.ParseFloat(p, 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
+			return flagErr("--timeout", fmt.Errorf("%q is not a percentage > 0", f.timeout))
+		}
+		c.GNU.TimeoutPercent = v
+	} else if f.timeout != "" {
 		if c.Timeout, err = runner.ParseDuration(f.timeout); err != nil {
 			return flagErr("--timeout", fmt.Errorf("%q is not a duration", f.timeout))
 		}
@@ -215,6 +280,9 @@ func planRunner(p *runPlan, f *runFlags, _ func(string) string) error {
 	}
 	c.Retries, c.DryRun, c.KeepOrder, c.LineBuffer = f.retries, f.dryRun, f.keepOrder, f.lineBuffer
 	c.Joblog, c.Resume, c.ResumeFailed = f.joblog, f.resume, f.resumeFailed
+	if p.worker.command != "" && c.GNU.TimeoutPercent > 0 {
+		return flagMsg("--timeout", "--timeout P% cannot be combined with --worker (give a DURATION)")
+	}
 	if p.worker.command != "" {
 		// The worker pool times tasks out (a break, re-dispatched).
 		p.worker.timeout, c.Timeout = c.Timeout, 0
@@ -271,23 +339,22 @@ func planLogs(p *runPlan, f *runFlags, _ func(string) string) error {
 	return nil
 }
 
-// planInput chooses where the inputs come from: ::: arguments, -a files,
-// --files patterns, or standard input.
+// planInput chooses where the inputs come from: ::: groups, :::: and -a
+// files (combined as GNU parallel does), --files patterns, or standard
+// input, and how they are read.
 func planInput(p *runPlan, f *runFlags, _ func(string) string) error {
 	in := &p.input
-	in.sep, in.total = '\n', -1
-	if f.null {
-		in.sep = 0
+	in.delim, in.total = "\n", -1
+	var argFiles []sourcePlan
+	for _, a := range f.argFiles {
+		argFiles = append(argFiles, sourcePlan{name: "-a " + a, path: a})
 	}
-	kinds := 0
-	for _, b := range []bool{in.kind == inputArgs, len(f.argFiles) > 0, len(f.files) > 0} {
-		if b {
-			kinds++
-		}
-	}
+	in.sources = append(argFiles, in.sources...)
 	switch {
-	case kinds > 1:
-		return flagMsg("", "give inputs one way: ::: arguments, -a FILE or --files PATTERN")
+	case len(f.files) > 0 && len(in.sources) > 0:
+		return flagMsg("--files", "--files PATTERN cannot be combined with :::, :::: or -a (ration's --files names the input files by glob; GNU parallel's --files, print the output file names, is not supported: use --results DIR)")
+	case len(f.files) > 0 && p.cfg.GNU.InputIsCommand:
+		return flagMsg("--files", fmt.Sprintf("--files %s takes a glob PATTERN and no command followed (GNU parallel's --files, print the output file names, is not supported: use --results DIR)", f.files[0]))
 	case len(f.excludes) > 0 && len(f.files) == 0:
 		return flagMsg("--exclude", "--exclude needs --files")
 	case f.hidden && len(f.files) == 0:
@@ -295,26 +362,33 @@ func planInput(p *runPlan, f *runFlags, _ func(string) string) error {
 	case f.gitignore && len(f.files) == 0:
 		return flagMsg("--gitignore", "--gitignore needs --files")
 	}
-	switch {
-	case in.kind == inputArgs:
-		in.total = 0
-		for _, a := range in.args {
-			if p.cfg.Shard.Contains(a) {
-				in.total++
-			}
+	stdin := 0
+	for _, s := range in.sources {
+		if s.path == "-" {
+			stdin++
 		}
-	case len(f.argFiles) > 0:
-		in.kind, in.argFiles = inputArgFiles, f.argFiles
+	}
+	if stdin > 1 {
+		return flagMsg("", "standard input is named twice as an input source (-a - or :::: -)")
+	}
+	switch {
+	case len(in.sources) > 0:
+		in.kind = inputSources
 	case len(f.files) > 0:
 		in.kind, in.patterns, in.excludes = inputFiles, f.files, f.excludes
 		in.hidden, in.gitignore = f.hidden, f.gitignore
 	}
-	return nil
+	return planReading(p, f)
 }
 
 // planJobs checks the -j value in force, the flag's or else RATION_JOBS,
 // and sets the options of the limits decision.
 func planJobs(p *runPlan, f *runFlags, getenv func(string) string) error {
+	if f.jobs == "0" {
+		// GNU parallel's -j0 is as many jobs as possible: ration's most is
+		// what the limits decide, as without -j.
+		f.jobs = ""
+	}
 	spec, err := checkJobs(f.jobs, getenv)
 	if err != nil {
 		return err

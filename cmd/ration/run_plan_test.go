@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -13,7 +14,9 @@ import (
 
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner"
+	"github.com/ration-run/ration/runner/input"
 	"github.com/ration-run/ration/runner/logs"
+	"github.com/ration-run/ration/runner/template"
 	"github.com/ration-run/ration/runner/worker"
 )
 
@@ -61,7 +64,7 @@ func mustHalt(s string) runner.Halt {
 func basePlan() runPlan {
 	return runPlan{
 		cfg:     runner.Config{Command: []string{"echo"}, TermTimeout: defaultTermTimeout, Halt: mustHalt("never"), OmitErrorLines: true},
-		input:   inputPlan{kind: inputStdin, sep: '\n', total: -1},
+		input:   inputPlan{kind: inputStdin, delim: "\n", total: -1},
 		log:     logs.Options{Format: logs.FormatAuto},
 		observe: observePlan{slowFactor: 5},
 		worker:  workerPlan{maxBreaks: worker.DefaultMaxBreaks, watch: true, interval: 5 * time.Second},
@@ -83,22 +86,129 @@ func planCases() []planCase {
 		{args: c("echo")},
 		{args: c("--", "echo")},
 		{args: c("echo", "-n", "{}"), want: func(p *runPlan) { p.cfg.Command = []string{"echo", "-n", "{}"} }},
-		{args: c("echo", ":::", "a", "b"), want: func(p *runPlan) { p.input = inputPlan{kind: inputArgs, args: []string{"a", "b"}, sep: '\n', total: 2} }},
+		{args: c("echo", ":::", "a", "b"), want: func(p *runPlan) {
+			p.input.kind, p.input.sources, p.input.total = inputSources, args(":::", "a", "b"), 2
+		}},
+		// No command: every input is a command line (GNU parallel's way),
+		// but a bare `ration run` is a usage error.
 		{args: c(), err: "no command given (usage: ration run [flags] -- COMMAND [ARG...])"},
-		{args: c(":::", "a"), err: "no command given (usage: ration run [flags] -- COMMAND [ARG...])"},
+		{args: c("-j", "2"), want: func(p *runPlan) {
+			p.cfg.Command, p.cfg.GNU.InputIsCommand, p.parentShell = []string{"{}"}, true, true
+			p.limits.Jobs, p.jobsSpec = "2", "2"
+		}},
+		{args: c(":::", "ls", "echo a"), want: func(p *runPlan) {
+			p.cfg.Command, p.cfg.GNU.InputIsCommand, p.parentShell = []string{"{}"}, true, true
+			p.input.kind, p.input.sources, p.input.total = inputSources, args(":::", "ls", "echo a"), 2
+		}},
 		{args: c("--bogus", "echo"), err: "unknown flag: --bogus"},
-		{args: c("--shell", "echo {} | wc"), want: func(p *runPlan) { p.cfg.Command, p.cfg.Shell = []string{"echo {} | wc"}, true }},
+		{args: c("--shell", "echo {} | wc"), want: func(p *runPlan) { p.cfg.Command, p.cfg.Shell, p.parentShell = []string{"echo {} | wc"}, true, true }},
+		{args: c("--shell", "echo"), env: map[string]string{"PARALLEL_SHELL": "/bin/bash"}, want: func(p *runPlan) {
+			p.cfg.Shell, p.cfg.GNU.Template.ShellPath = true, "/bin/bash"
+		}},
+
+		// GNU parallel's input sources (issue 13).
+		{args: c("echo", ":::", "a", ":::+", "1", "::::", "f", "g", "::::+", "h", ":::", "x"), want: func(p *runPlan) {
+			p.input.kind = inputSources
+			p.input.sources = slices.Concat(args(":::", "a"), args(":::+", "1"),
+				[]sourcePlan{{name: ":::: f", path: "f"}, {name: ":::: g", path: "g"}, {name: "::::+ h", path: "h", linked: true}}, args(":::", "x"))
+		}},
+		{args: c("echo", ":::+", "a"), err: ":::+ needs an input source before it"},
+		{args: c("echo", "::::"), err: ":::: needs a file name after it"},
+		{args: c("echo", "::::", "-", "-a", "-"), err: "standard input is named twice as an input source (-a - or :::: -)"},
+		{args: c("--link", "echo"), want: func(p *runPlan) { p.input.link = true }},
+		{args: c("--xapply", "echo"), want: func(p *runPlan) { p.input.link = true }},
+		{args: c("--colsep", ",+", "--trim", "lr", "echo"), want: func(p *runPlan) { p.input.colsep, p.input.trim = ",+", input.TrimBoth }},
+		{args: c("-C", "(", "echo"), err: "--colsep: " + errOf(regexp.Compile(strings.Repeat("(", 1))), flag: "--colsep"},
+		{args: c("--trim", "x", "echo"), err: "--trim: " + errOf(input.ParseTrim("x")), flag: "--trim"},
+		{args: c("--header", ":", "echo"), want: func(p *runPlan) { p.input.header = true }},
+		{args: c("-d", `\t`, "-E", "END", "-r", "echo"), want: func(p *runPlan) { p.input.delim, p.input.eof, p.input.noEmpty = "\t", "END", true }},
+		{args: c("--delimiter", "xy", "--eof", "END", "--no-run-if-empty", "echo"), want: func(p *runPlan) { p.input.delim, p.input.eof, p.input.noEmpty = "xy", "END", true }},
+		{args: c("-0", "-d", ",", "echo"), err: "--null and --delimiter cannot be combined", flag: "--delimiter"},
+		{args: c("--files", "x", "--link", "echo"), err: "--link, --header, --colsep and -E need :::, :::: or -a inputs (or stdin), not --files", flag: "--files"},
+
+		// Replacement strings.
+		{args: c("-I", "XX", "--er", "E", "--bnr", "B", "--dnr", "D", "--bner", "BE", "--seqreplace", "S", "--slotreplace", "T", "echo"), want: func(p *runPlan) {
+			p.cfg.GNU.Template.Strings = template.Strings{Input: "XX", NoExt: "E", Base: "B", Dir: "D", BaseNoExt: "BE", Seq: "S", Slot: "T"}
+		}},
+		{args: c("--replace", "XX", "--extensionreplace", "E", "--basenamereplace", "B", "--dirnamereplace", "D", "--basenameextensionreplace", "BE", "echo"), want: func(p *runPlan) {
+			p.cfg.GNU.Template.Strings = template.Strings{Input: "XX", NoExt: "E", Base: "B", Dir: "D", BaseNoExt: "BE"}
+		}},
+
+		// Several arguments per job.
+		{args: c("-n", "3", "echo"), want: func(p *runPlan) { p.cfg.GNU.Batch.MaxArgs = 3 }},
+		{args: c("--max-args=1", "echo", ":::", "a"), want: func(p *runPlan) {
+			p.cfg.GNU.Batch.MaxArgs, p.input.kind, p.input.sources, p.input.total = 1, inputSources, args(":::", "a"), 1
+		}},
+		{args: c("-N2", "echo"), want: func(p *runPlan) { p.cfg.GNU.Batch.MaxArgs, p.cfg.GNU.Template.Context = 2, true }},
+		{args: c("--max-replace-args", "0", "echo"), want: func(p *runPlan) {
+			p.cfg.GNU.Batch.MaxArgs, p.cfg.GNU.NoFields, p.cfg.GNU.Template.Context = 1, true, true
+		}},
+		{args: c("-L", "2", "echo"), want: func(p *runPlan) { p.cfg.GNU.Batch.MaxArgs, p.cfg.GNU.Template.Context, p.input.lines = 2, true, true }},
+		{args: c("--max-lines", "1", "-m", "echo"), want: func(p *runPlan) {
+			p.cfg.GNU.Batch, p.input.lines, p.spread = input.BatchOptions{MaxArgs: 1, MaxChars: input.DefaultMaxChars()}, true, true
+		}},
+		{args: c("-X", "echo"), want: func(p *runPlan) {
+			p.cfg.GNU.Batch.MaxChars, p.cfg.GNU.Template.Context, p.spread = input.DefaultMaxChars(), true, true
+		}},
+		{args: c("--context-replace", "--max-chars", "100", "echo"), want: func(p *runPlan) {
+			p.cfg.GNU.Batch.MaxChars, p.cfg.GNU.Template.Context, p.spread = 100, true, true
+		}},
+		{args: c("--multi-replace", "echo"), want: func(p *runPlan) { p.cfg.GNU.Batch.MaxChars, p.spread = input.DefaultMaxChars(), true }},
+		{args: c("--xargs", "-s", "50", "echo"), want: func(p *runPlan) { p.cfg.GNU.Batch.MaxChars = 50 }},
+		{args: c("-n", "2", "-N", "2", "echo"), err: "give one of -n, -N and -L", flag: "--max-args"},
+		{args: c("-X", "-m", "echo"), err: "give one of -X, -m and --xargs", flag: "-X"},
+		{args: c("-s", "-1", "echo"), err: "--max-chars: -1 is negative", flag: "--max-chars"},
+		{args: c("--worker", "cat", "-X"), err: "--worker sends one input per task: -n, -N, -L, -X, -m, --xargs and -s do not apply", flag: "--worker"},
+
+		// Output and bookkeeping.
+		{args: c("--tag", "echo"), want: func(p *runPlan) { p.cfg.GNU.Tag = true }},
+		{args: c("--tagstring", "{1}:", "echo"), want: func(p *runPlan) { p.cfg.GNU.Tag, p.cfg.GNU.TagString = true, "{1}:" }},
+		{args: c("--results", "out", "echo"), want: func(p *runPlan) { p.cfg.GNU.Results = "out" }},
+		{args: c("--res", "out", "echo"), want: func(p *runPlan) { p.cfg.GNU.Results = "out" }},
+		{args: c("--results", "out/{}", "echo"), err: "--results with replacement strings is not supported; give a directory (GNU's layout DIR/1/ARG/stdout is used)", flag: "--results"},
+		{args: c("-v", "echo"), want: func(p *runPlan) { p.cfg.GNU.Verbose = true }},
+		{args: c("--print-commands", "echo"), want: func(p *runPlan) { p.cfg.GNU.Verbose = true }},
+		{args: c("-t", "echo"), want: func(p *runPlan) { p.cfg.GNU.VerboseStderr = true }},
+		{args: c("--verbose", "echo"), want: func(p *runPlan) { p.cfg.GNU.VerboseStderr = true }},
+		{args: c("--delay", "0.5", "echo"), want: func(p *runPlan) { p.cfg.GNU.Delay = 500 * time.Millisecond }},
+		{args: c("--delay", "x", "echo"), err: `--delay: "x" is not a duration`, flag: "--delay"},
+		{args: c("--eta", "echo"), want: func(p *runPlan) { p.bar = barOn }},
+		{args: c("--progress", "echo"), want: func(p *runPlan) { p.bar = barOn }},
+		{args: c("--progress", "--no-bar", "echo"), err: "--eta and --progress show the bar; they cannot be combined with --no-bar", flag: "--bar"},
+		{args: c("-u", "echo"), want: func(p *runPlan) { p.cfg.LineBuffer = true }},
+		{args: c("--ungroup", "-k", "echo"), err: "--ungroup and --keep-order cannot be combined", flag: "--ungroup"},
+		{args: c("--timeout", "200%", "echo"), want: func(p *runPlan) { p.cfg.GNU.TimeoutPercent = 200 }},
+		{args: c("--timeout", "x%", "echo"), err: `--timeout: "x%" is not a percentage > 0`, flag: "--timeout"},
+		{args: c("--timeout", "50%", "--worker", "cat"), err: "--timeout P% cannot be combined with --worker (give a DURATION)", flag: "--timeout"},
+
+		// Aliases and no-ops of GNU parallel.
+		{args: c("-P", "3", "echo"), want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec = "3", "3" }},
+		{args: c("--max-procs", "0", "echo")},
+		{args: c("--lb", "echo"), want: func(p *runPlan) { p.cfg.LineBuffer = true }},
+		{args: c("--linebuffer", "echo"), want: func(p *runPlan) { p.cfg.LineBuffer = true }},
+		{args: c("--dryrun", "echo"), want: func(p *runPlan) { p.cfg.DryRun, p.bar = true, barOff }},
+		{args: c("--joblog", "jl", "--retry-failed", "echo"), want: func(p *runPlan) { p.cfg.Joblog, p.cfg.ResumeFailed = "jl", true }},
+		{args: c("--will-cite", "--no-notice", "echo")},
+
+		// GNU parallel's flags ration does not take name the alternative.
+		{args: c("--pipe", "wc"), err: "unknown flag: --pipe (GNU parallel's --pipe is not supported: " + gnuUnsupported["pipe"] + ")"},
+		{args: c("-S", "host", "echo"), err: "unknown flag: -S (GNU parallel's -S is not supported: " + gnuUnsupported["S"] + ")"},
+		{args: c("--env", "X", "echo"), err: "unknown flag: --env (GNU parallel's --env is not supported: " + gnuUnsupported["env"] + ")"},
 
 		// Inputs.
-		{args: c("-a", "in", "-a", "-", "echo"), want: func(p *runPlan) { p.input.kind, p.input.argFiles = inputArgFiles, []string{"in", "-"} }},
-		{args: c("--arg-file=in", "echo"), want: func(p *runPlan) { p.input.kind, p.input.argFiles = inputArgFiles, []string{"in"} }},
-		{args: c("-0", "echo"), want: func(p *runPlan) { p.input.sep = 0 }},
-		{args: c("--null", "-a", "in", "echo"), want: func(p *runPlan) { p.input.kind, p.input.argFiles, p.input.sep = inputArgFiles, []string{"in"}, 0 }},
+		{args: c("-a", "in", "-a", "-", "echo"), want: func(p *runPlan) { p.input.kind, p.input.sources = inputSources, argFiles("in", "-") }},
+		{args: c("--arg-file=in", "echo"), want: func(p *runPlan) { p.input.kind, p.input.sources = inputSources, argFiles("in") }},
+		{args: c("-0", "echo"), want: func(p *runPlan) { p.input.delim = "\x00" }},
+		{args: c("--null", "-a", "in", "echo"), want: func(p *runPlan) { p.input.kind, p.input.sources, p.input.delim = inputSources, argFiles("in"), "\x00" }},
 		{args: c("--files", "src/**/*.go", "--files", "x", "--exclude", "gen", "echo"), want: func(p *runPlan) {
 			p.input.kind, p.input.patterns, p.input.excludes = inputFiles, []string{"src/**/*.go", "x"}, []string{"gen"}
 		}},
-		{args: c("-a", "in", "echo", ":::", "x"), err: "give inputs one way: ::: arguments, -a FILE or --files PATTERN"},
-		{args: c("-a", "in", "--files", "x", "echo"), err: "give inputs one way: ::: arguments, -a FILE or --files PATTERN"},
+		{args: c("-a", "in", "echo", ":::", "x"), want: func(p *runPlan) {
+			p.input.kind, p.input.sources = inputSources, append(argFiles("in"), args(":::", "x")...)
+		}},
+		{args: c("-a", "in", "--files", "x", "echo"), err: filesErr, flag: "--files"},
+		{args: c("--files", "x", "echo", ":::", "y"), err: filesErr, flag: "--files"},
+		{args: c("--files", "gzip"), err: "--files gzip takes a glob PATTERN and no command followed (GNU parallel's --files, print the output file names, is not supported: use --results DIR)", flag: "--files"},
 		{args: c("--exclude", "x", "echo"), err: "--exclude needs --files", flag: "--exclude"},
 		{args: c("--files", "x", "--hidden", "--gitignore", "echo"), want: func(p *runPlan) {
 			p.input.kind, p.input.patterns = inputFiles, []string{"x"}
@@ -111,7 +221,9 @@ func planCases() []planCase {
 		{args: c("-j", "3", "echo"), want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec = "3", "3" }},
 		{args: c("--jobs=50%", "echo"), want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec = "50%", "50%" }},
 		{args: c("-j", "zero", "echo"), err: "--jobs: " + jobsErr("zero"), flag: "--jobs"},
-		{args: c("-j", "0", "echo"), err: "--jobs: " + jobsErr("0"), flag: "--jobs"},
+		// -j0 is GNU parallel's "as many as possible": the limits decision.
+		{args: c("-j", "0", "echo")},
+		{args: c("-j", "-1", "echo"), err: "--jobs: " + jobsErr("-1"), flag: "--jobs"},
 		{args: c("-j"), err: "flag needs an argument: 'j' in -j"},
 		{args: c("echo"), env: map[string]string{"RATION_JOBS": "2"}, want: func(p *runPlan) { p.jobsSpec = "2" }},
 		{args: c("-j", "4", "echo"), env: map[string]string{"RATION_JOBS": "x"}, want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec = "4", "4" }},
@@ -149,7 +261,8 @@ func planCases() []planCase {
 		// Shards: the flag, else the environment of an Indexed Job.
 		{args: c("--shard", "1/3", "echo", ":::", "a", "b", "c", "d", "e", "f"), want: func(p *runPlan) {
 			p.cfg.Shard = runner.Shard{Index: 1, Count: 3}
-			p.input = inputPlan{kind: inputArgs, args: []string{"a", "b", "c", "d", "e", "f"}, sep: '\n', total: inShard(1, 3, "a", "b", "c", "d", "e", "f")}
+			p.input.kind, p.input.sources = inputSources, args(":::", "a", "b", "c", "d", "e", "f")
+			p.input.total = inShard(1, 3, "a", "b", "c", "d", "e", "f")
 		}},
 		{args: c("--shard", "3/3", "echo"), err: "--shard: " + errOf(runner.ParseShard("3/3")), flag: "--shard"},
 		{args: c("echo"), env: map[string]string{"RATION_SHARD_COUNT": "3", "JOB_COMPLETION_INDEX": "2"}, want: func(p *runPlan) { p.cfg.Shard = runner.Shard{Index: 2, Count: 3} }},
@@ -180,7 +293,7 @@ func planCases() []planCase {
 		// Workers and adaptation.
 		{args: c("--worker", "python3 w.py", ":::", "a"), dryLine: worker.RequestLine(1, "a"), want: func(p *runPlan) {
 			p.cfg.Command, p.cfg.Shell, p.worker.command = []string{"python3 w.py"}, true, "python3 w.py"
-			p.input = inputPlan{kind: inputArgs, args: []string{"a"}, sep: '\n', total: 1}
+			p.input.kind, p.input.sources, p.input.total = inputSources, args(":::", "a"), 1
 		}},
 		{args: c("--worker", "cat", "--timeout", "1s"), dryLine: worker.RequestLine(1, "a"), want: func(p *runPlan) {
 			p.cfg.Command, p.cfg.Shell, p.worker.command, p.worker.timeout = []string{"cat"}, true, "cat", time.Second
@@ -204,6 +317,22 @@ func planCases() []planCase {
 		{args: c("--watch-interval", "0", "echo"), err: `--watch-interval: "0" is not a positive duration`, flag: "--watch-interval"},
 	}
 }
+
+// args is one ::: group's source plan.
+func args(sep string, vals ...string) []sourcePlan {
+	return []sourcePlan{{name: sep, args: vals, linked: strings.HasSuffix(sep, "+")}}
+}
+
+// argFiles are the source plans of -a files.
+func argFiles(paths ...string) []sourcePlan {
+	var s []sourcePlan
+	for _, p := range paths {
+		s = append(s, sourcePlan{name: "-a " + p, path: p})
+	}
+	return s
+}
+
+const filesErr = "--files PATTERN cannot be combined with :::, :::: or -a (ration's --files names the input files by glob; GNU parallel's --files, print the output file names, is not supported: use --results DIR)"
 
 // inShard counts the inputs in shard i/n.
 func inShard(i, n int, inputs ...string) int64 {
@@ -315,7 +444,7 @@ func TestPlanCoversEveryFlag(t *testing.T) {
 			t.Errorf("flag --%s has no successful row in planCases", fl.Name)
 		}
 	})
-	for _, k := range []string{"RATION_JOBS", "RATION_SHARD_COUNT", "JOB_COMPLETION_INDEX"} {
+	for _, k := range []string{"RATION_JOBS", "RATION_SHARD_COUNT", "JOB_COMPLETION_INDEX", "PARALLEL_SHELL"} {
 		if !envCovered[k] {
 			t.Errorf("environment variable %s has no successful row in planCases", k)
 		}

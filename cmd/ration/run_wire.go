@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"regexp"
+	"strings"
 	"sync/atomic"
 
 	"github.com/ration-run/ration/limits"
@@ -30,8 +32,9 @@ type wiring struct {
 	adapt    *adaptation
 	bar      *progress.Bar // nil: no bar (a nil Bar does nothing)
 	runner   *runner.Runner
-	stopped  bool       // the adaptation and the observation were stopped
-	hub      *signalHub // main's signal handling; nil: the run's own
+	args     *input.Inputs // nil until opened
+	stopped  bool          // the adaptation and the observation were stopped
+	hub      *signalHub    // main's signal handling; nil: the run's own
 }
 
 // runnerRef is the runner as the stall watchdog sees it: the watchdog is
@@ -87,13 +90,19 @@ func wire(p *runPlan, stdin io.Reader, stdout, stderr io.Writer) (_ *wiring, err
 	if err = w.checkRun(&cfg, stdin, stdout); err != nil {
 		return nil, err
 	}
-	if cfg.Input, err = w.inputs(stdin); err != nil {
+	if err = w.inputs(&cfg, stdin); err != nil {
 		return nil, err
 	}
 	if err = w.decide(); err != nil {
 		return nil, err
 	}
 	cfg.Jobs, cfg.JobsReason = w.decision.Jobs, w.decision.Reason
+	if p.spread {
+		cfg.GNU.Batch.Spread = cfg.Jobs
+	}
+	if p.parentShell {
+		cfg.GNU.Template.ShellPath = parentShell(p.limits.Getenv)
+	}
 	ref := &runnerRef{}
 	if err = w.observe(&cfg, ref); err != nil {
 		return nil, err
@@ -105,37 +114,87 @@ func wire(p *runPlan, stdin io.Reader, stdout, stderr io.Writer) (_ *wiring, err
 	return w, nil
 }
 
-// inputs opens the inputs of the plan. A -a file that cannot be opened
-// is an input error, before any job runs.
-func (w *wiring) inputs(stdin io.Reader) (input.Seq, error) {
+// inputs opens the inputs of the plan into cfg (GNU.Args, and the
+// --header names the command's template takes). A file that cannot be
+// opened, or an error reading a source read whole, is an input error
+// before any job runs.
+func (w *wiring) inputs(cfg *runner.Config, stdin io.Reader) error {
 	in := w.plan.input
-	switch in.kind {
-	case inputArgs:
-		return input.Args(in.args), nil
-	case inputArgFiles:
-		var srcs []input.Seq
-		for _, f := range in.argFiles {
-			if f == "-" {
-				srcs = append(srcs, input.Reader(stdin, in.sep))
-				continue
-			}
-			fh, err := os.Open(f)
-			if err != nil {
-				return nil, fmt.Errorf("-a %s: %v", f, unwrapPathErr(err))
-			}
-			srcs = append(srcs, openedInput(fh, f, in.sep))
+	warnNUL := func() {
+		w.say.say(slog.LevelWarn, "ration run: warning: ", "an input value holds a NUL byte, replaced by \\0 (did you mean -0?)")
+	}
+	split := input.SplitOptions{Delim: in.delim, EOF: in.eof, NUL: warnNUL}
+	values := func(r io.Reader) input.Seq {
+		s := input.Split(r, split)
+		if in.lines {
+			s = input.JoinContinued(s)
 		}
-		return input.Concat(srcs...), nil
+		return nonEmpty(s, in.noEmpty)
+	}
+	var srcs []input.Source
+	switch in.kind {
+	case inputStdin:
+		srcs = append(srcs, input.Source{Name: "stdin", Values: values(stdin)})
 	case inputFiles:
-		return input.Files(input.FilesOptions{
+		files, err := input.Files(input.FilesOptions{
 			Patterns:  in.patterns,
 			Excludes:  in.excludes,
 			Hidden:    in.hidden,
 			GitIgnore: in.gitignore,
 			Warn:      func(err error) { w.say.say(slog.LevelWarn, "ration run: warning: ", err.Error()) },
 		})
+		if err != nil {
+			return err
+		}
+		srcs = append(srcs, input.Source{Name: "--files", Values: files})
 	}
-	return input.Reader(stdin, in.sep), nil
+	for _, s := range in.sources {
+		src := input.Source{Name: s.name, Linked: s.linked}
+		switch {
+		case s.path == "-":
+			src.Values = values(stdin)
+		case s.path != "":
+			// Opened once, here: a FIFO's writer must not be cut off by a
+			// second open. The source closes it at its end.
+			fh, err := os.Open(s.path)
+			if err != nil {
+				return fmt.Errorf("%s: %v", s.name, unwrapPathErr(err))
+			}
+			src.Values = openedInput(fh, s.path, values)
+		default:
+			src.Values = nonEmpty(input.Until(input.Args(s.args), in.eof), in.noEmpty)
+		}
+		srcs = append(srcs, src)
+	}
+	opts := input.Options{Link: in.link, Header: in.header, Trim: in.trim}
+	if in.colsep != "" {
+		opts.ColSep = regexp.MustCompile(in.colsep) // checked by plan
+	}
+	args, err := input.Open(srcs, opts)
+	if err != nil {
+		return fmt.Errorf("%w: %w", runner.ErrInput, err)
+	}
+	w.args = args
+	cfg.GNU.Args = args.All()
+	cfg.GNU.Template.Names = args.Names()
+	return nil
+}
+
+// nonEmpty leaves out the values of blanks only when on (-r).
+func nonEmpty(s input.Seq, on bool) input.Seq {
+	if !on {
+		return s
+	}
+	return func(yield func(string, error) bool) {
+		for v, err := range s {
+			if err == nil && strings.TrimSpace(v) == "" {
+				continue
+			}
+			if !yield(v, err) {
+				return
+			}
+		}
+	}
 }
 
 // decide makes the limits decision: how many jobs, and why.
@@ -168,6 +227,9 @@ func (w *wiring) observe(cfg *runner.Config, ref *runnerRef) error {
 	w.adapt, cfg.Adapt = newAdaptation(p, w.log, d, w.obs.metrics)
 	if w.bar != nil {
 		obs = append(obs, w.bar)
+	}
+	if h := shellHint(p, w.say.say); h != nil {
+		obs = append(obs, h)
 	}
 	cfg.Observer = obs
 	cfg.Memory = memorySampler(p.limits.FSRoot, p.limits.Getenv) // memory admission, in both modes
@@ -217,6 +279,9 @@ func (w *wiring) stop() {
 // be called more than once.
 func (w *wiring) close() {
 	w.stop()
+	if w.args != nil {
+		w.args.Close()
+	}
 	if w.reaper != nil {
 		w.reaper.Stop()
 		w.reaper = nil
@@ -269,6 +334,9 @@ func (w *wiring) report(sum runner.Summary, runErr error, got os.Signal) int {
 		return signalStatus(got)
 	case runErr != nil:
 		return exitUsage
+	}
+	if st, halted := w.runner.HaltStatus(); halted {
+		return st
 	}
 	return int(min(sum.Failed, 101))
 }

@@ -77,6 +77,90 @@ type numbered struct {
 	a Arg
 }
 
+// batcher is the state of one Batches stream.
+type batcher struct {
+	opts    BatchOptions
+	yield   func(Batch, error) bool
+	maxArgs int
+	seq     int64
+	cur     []numbered
+	spread  bool // the last arguments are still to be spread
+	stopped bool // the consumer stopped, or an error was yielded
+}
+
+// emit yields the batch b.
+func (bt *batcher) emit(b []numbered) bool {
+	bt.seq++
+	out := Batch{Seq: bt.seq, First: b[0].n, Args: make([]Arg, len(b))}
+	for i, x := range b {
+		out.Args[i] = x.a
+	}
+	if !bt.yield(out, nil) {
+		bt.stopped = true
+		return false
+	}
+	return true
+}
+
+// flush emits the current batch; queueEmpty says no argument is left
+// after it, which is when GNU parallel spreads the arguments over the job
+// slots (once: the batches after keep that size).
+func (bt *batcher) flush(queueEmpty bool) bool {
+	b := bt.cur
+	bt.cur = nil
+	if bt.opts.Measure != nil {
+		bt.opts.Measure.Reset()
+	}
+	if len(b) == 0 {
+		return true
+	}
+	if !bt.spread || !queueEmpty || len(b) == 1 {
+		if bt.spread && queueEmpty {
+			bt.spread = false
+		}
+		return bt.emit(b)
+	}
+	bt.spread = false
+	k := (len(b) + bt.opts.Spread - 1) / bt.opts.Spread
+	bt.maxArgs = k
+	for len(b) > 0 {
+		n := min(k, len(b))
+		if !bt.emit(b[:n]) {
+			return false
+		}
+		b = b[n:]
+	}
+	return true
+}
+
+// add adds x to the current batch, emitting the batch before it when x
+// does not fit; last says no argument follows x.
+func (bt *batcher) add(x numbered, last bool) bool {
+	bt.cur = append(bt.cur, x)
+	if bt.opts.MaxChars > 0 {
+		if l := bt.opts.Measure.Add(x.a); l >= bt.opts.MaxChars {
+			if len(bt.cur) == 1 {
+				s := x.a.String()
+				if len(s) > 50 {
+					s = s[:50] + "..."
+				}
+				bt.yield(Batch{}, fmt.Errorf("%w (%d >= %d) at input %d: %s", ErrTooLong, l, bt.opts.MaxChars, x.n, s))
+				bt.stopped = true
+				return false
+			}
+			bt.cur = bt.cur[:len(bt.cur)-1]
+			if !bt.flush(false) {
+				return false
+			}
+			return bt.add(x, last)
+		}
+	}
+	if bt.maxArgs > 0 && len(bt.cur) >= bt.maxArgs {
+		return bt.flush(last)
+	}
+	return true
+}
+
 // Batches groups the arguments of args into jobs as opts says, lazily: a
 // batch is yielded as soon as it is full, or, with Spread, once the
 // argument after it was read (to know whether the input ended). An error
@@ -90,90 +174,20 @@ func Batches(args ArgSeq, opts BatchOptions) iter.Seq2[Batch, error] {
 			yield(Batch{}, fmt.Errorf("%w: BatchOptions.MaxChars without Measure", ErrBadOption))
 			return
 		}
-		maxArgs := opts.MaxArgs
-		if maxArgs <= 0 && opts.MaxChars <= 0 {
-			maxArgs = 1
+		bt := &batcher{opts: opts, yield: yield, maxArgs: opts.MaxArgs, spread: opts.Spread > 0}
+		if bt.maxArgs <= 0 && opts.MaxChars <= 0 {
+			bt.maxArgs = 1
 		}
-		var (
-			seq     int64
-			cur     []numbered
-			spread  = opts.Spread > 0
-			held    *numbered // read ahead to know whether the input ended
-			stopped bool
-		)
-		emit := func(b []numbered) bool {
-			seq++
-			out := Batch{Seq: seq, First: b[0].n, Args: make([]Arg, len(b))}
-			for i, x := range b {
-				out.Args[i] = x.a
-			}
-			if !yield(out, nil) {
-				stopped = true
-				return false
-			}
-			return true
-		}
-		// flush emits cur; queueEmpty says no argument is left after it,
-		// which is when GNU parallel spreads.
-		flush := func(queueEmpty bool) bool {
-			b := cur
-			cur = nil
-			if opts.Measure != nil {
-				opts.Measure.Reset()
-			}
-			if len(b) == 0 {
-				return true
-			}
-			if spread && queueEmpty {
-				spread = false
-				if n := len(b); n > 1 {
-					k := (n + opts.Spread - 1) / opts.Spread
-					maxArgs = k
-					for len(b) > 0 {
-						if !emit(b[:min(k, len(b))]) {
-							return false
-						}
-						b = b[min(k, len(b)):]
-					}
-					return true
-				}
-			}
-			return emit(b)
-		}
-		// add adds x; last says no argument follows it.
-		var add func(x numbered, last bool) bool
-		add = func(x numbered, last bool) bool {
-			cur = append(cur, x)
-			if opts.MaxChars > 0 {
-				if l := opts.Measure.Add(x.a); l >= opts.MaxChars {
-					if len(cur) == 1 {
-						s := x.a.String()
-						if len(s) > 50 {
-							s = s[:50] + "..."
-						}
-						yield(Batch{}, fmt.Errorf("%w (%d >= %d) at input %d: %s", ErrTooLong, l, opts.MaxChars, x.n, s))
-						stopped = true
-						return false
-					}
-					cur = cur[:len(cur)-1]
-					if !flush(false) {
-						return false
-					}
-					return add(x, last)
-				}
-			}
-			if maxArgs > 0 && len(cur) >= maxArgs {
-				return flush(last)
-			}
-			return true
-		}
+		// With Spread, one argument is held back to know whether it is
+		// the last.
+		var held *numbered
 		var n int64
 		for a, err := range args {
 			if err != nil {
-				if held != nil && !add(*held, true) {
+				if held != nil && !bt.add(*held, true) {
 					return
 				}
-				if flush(true) {
+				if bt.flush(true) {
 					yield(Batch{}, err)
 				}
 				return
@@ -183,22 +197,23 @@ func Batches(args ArgSeq, opts BatchOptions) iter.Seq2[Batch, error] {
 				continue
 			}
 			x := numbered{n, a}
-			if !spread {
-				if !add(x, false) {
+			if !bt.spread {
+				// (Spreading ends only at the end of the input.)
+				if !bt.add(x, false) {
 					return
 				}
 				continue
 			}
-			if held != nil && !add(*held, false) {
+			if held != nil && !bt.add(*held, false) {
 				return
 			}
 			held = &x
 		}
-		if held != nil && !add(*held, true) {
+		if held != nil && !bt.add(*held, true) {
 			return
 		}
-		if !stopped {
-			flush(true)
+		if !bt.stopped {
+			bt.flush(true)
 		}
 	}
 }

@@ -104,6 +104,8 @@ type Strings struct {
 type Options struct {
 	// Shell makes Expand return a `sh -c` command line (--shell).
 	Shell bool
+	// ShellPath is the shell of Shell ("": ShellPath).
+	ShellPath string
 	// Context is -X: a word holding {} (or a modifier of it) is repeated
 	// once per field. Without it (-m, -n, the default), {} stands for
 	// every field, each as its own word.
@@ -123,6 +125,8 @@ type Template struct {
 	// context[i] is set when words[i] is repeated per field (-X).
 	context []bool
 	shell   bool
+	// shellPath is the shell of shell.
+	shellPath string
 	// appendInput is set when no word holds a replacement string.
 	appendInput bool
 }
@@ -136,9 +140,8 @@ func Parse(argv []string, shell bool) (*Template, error) {
 }
 
 type token struct {
-	s   string
-	p   part
-	pos bool // a positional or named string: literal under -I
+	s string
+	p part
 }
 
 // ParseOptions parses argv as opts says. It returns ErrEmpty for no words,
@@ -149,7 +152,10 @@ func ParseOptions(argv []string, opts Options) (*Template, error) {
 		return nil, ErrEmpty
 	}
 	toks := fixedTokens(opts.Strings)
-	t := &Template{shell: opts.Shell, appendInput: true}
+	t := &Template{shell: opts.Shell, shellPath: opts.ShellPath, appendInput: true}
+	if t.shellPath == "" {
+		t.shellPath = ShellPath
+	}
 	for _, w := range argv {
 		if err := unsupported(w); err != nil {
 			return nil, err
@@ -306,7 +312,7 @@ func (t *Template) HasInput() bool { return !t.appendInput }
 
 // Expand returns the argv of the job with input, job number seq and slot.
 // Without --shell it is the expanded words; with --shell it is
-// [ShellPath, "-c", script]. It is ExpandFields with the one field input.
+// [shell, "-c", script] (Options.ShellPath, else ShellPath). It is ExpandFields with the one field input.
 func (t *Template) Expand(input string, seq int64, slot int) []string {
 	return t.ExpandFields([]string{input}, seq, slot)
 }
@@ -331,7 +337,7 @@ func (t *Template) Display(input string, seq int64, slot int) string {
 // GNU parallel's shell; an empty field yields an empty word.
 func (t *Template) ExpandFields(fields []string, seq int64, slot int) []string {
 	if t.shell {
-		return []string{ShellPath, "-c", t.ScriptFields(fields, seq, slot)}
+		return []string{t.shellPath, "-c", t.ScriptFields(fields, seq, slot)}
 	}
 	argv := make([]string, 0, len(t.words)+len(fields))
 	var b strings.Builder

@@ -1,0 +1,306 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// gnuExample is one example of parallel_tutorial(7) or
+// parallel_examples(7) as testdata/gnu_examples.txt holds it: where it is
+// ("tutorial:130", the line of its block in the man page as `man | col
+// -b` prints it), whether the test runs it ("run"), runs it but lets it
+// differ because the result depends on which of two jobs started together
+// ends first ("timing REASON"), or why not ("skip REASON"), and its shell
+// script.
+type gnuExample struct {
+	where, status, script string
+}
+
+// readGNUExamples reads testdata/gnu_examples.txt: blocks that start with
+// "=== WHERE STATUS".
+func readGNUExamples(t *testing.T) []gnuExample {
+	t.Helper()
+	data, err := os.ReadFile("testdata/gnu_examples.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exs []gnuExample
+	for _, chunk := range strings.Split(string(data), "=== ")[1:] {
+		head, body, _ := strings.Cut(chunk, "\n")
+		where, status, _ := strings.Cut(head, " ")
+		exs = append(exs, gnuExample{where: where, status: status, script: body})
+	}
+	return exs
+}
+
+// gnuFixtures are the files the tutorial's prerequisites make, and a few
+// more the examples name, in every example's working directory.
+func gnuFixtures() map[string]string {
+	num := func(n int) string {
+		var b strings.Builder
+		for i := 1; i <= n; i++ {
+			fmt.Fprintf(&b, "%d\n", i)
+		}
+		return b.String()
+	}
+	return map[string]string{
+		"abc-file":      "A\nB\nC\n",
+		"def-file":      "D\nE\nF\n",
+		"abc0-file":     "A\x00B\x00C\x00",
+		"abc_-file":     "A_B_C_",
+		"tsv-file.tsv":  "f1\tf2\nA\tB\nC\tD\n",
+		"num8":          num(8),
+		"num128":        num(128),
+		"num30000":      num(30000),
+		"num_%header":   "%head1\n%head2\n" + num(10),
+		"fixedlen":      "HHHHAAABBBCCC",
+		"a.html":        "<p>FOO BAR</p>\n",
+		"b.html":        "<p>b</p>\n",
+		"x.log":         "x\n",
+		"y.log":         "y\n",
+		"foo.es.txt":    "es\n",
+		"destdir/.keep": "",
+	}
+}
+
+// gnuShim is the `parallel` the ration side of the test puts first on
+// PATH (bash, so that exported bash functions reach it): ration run with
+// GNU parallel's defaults, that is, every command
+// through the shell (--shell), except with -q, whose meaning (the
+// command's words reach the program as they are) is ration's own default.
+const gnuShim = `#!/bin/bash
+shell=--shell
+for a in "$@"; do
+	case $a in
+	-q|-q0) shell= ;;
+	-*) ;;
+	*) break ;;
+	esac
+done
+args=
+for a in "$@"; do
+	case $a in
+	-q0) set -- "$@" -0 ;;
+	-q) ;;
+	*) set -- "$@" "$a" ;;
+	esac
+	shift
+done
+exec "$RATION_BIN" run --quiet $shell "$@"
+`
+
+// exampleEnv is what every example runs with: a home whose .parallel
+// holds GNU parallel's will-cite file and its cache (shared, so GNU
+// parallel probes the system once), and the shim directory.
+type exampleEnv struct {
+	home, shim, ration string
+}
+
+func newExampleEnv(t *testing.T) *exampleEnv {
+	e := &exampleEnv{home: t.TempDir(), shim: t.TempDir(), ration: buildRation(t)}
+	if err := os.MkdirAll(filepath.Join(e.home, ".parallel"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// GNU parallel prints its citation notice unless this file exists.
+	if err := os.WriteFile(filepath.Join(e.home, ".parallel", "will-cite"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.shim, "parallel"), []byte(gnuShim), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// run runs script with bash in a fresh directory holding the fixtures,
+// through GNU parallel or (gnu false) ration, and returns its stdout, with
+// the directory's path replaced by $W, and its exit status.
+func (e *exampleEnv) run(t *testing.T, script string, gnu bool) (string, int) {
+	dir := t.TempDir()
+	for name, body := range gnuFixtures() {
+		p := filepath.Join(dir, "w", name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-c", script)
+	// The example's jobs go with it when it runs out of time.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
+	cmd.Dir = filepath.Join(dir, "w")
+	path := os.Getenv("PATH")
+	if !gnu {
+		path = e.shim + string(os.PathListSeparator) + path
+	}
+	cmd.Env = append(os.Environ(), "PATH="+path, "HOME="+e.home, "RATION_BIN="+e.ration, "RATION_JOBS=", "PARALLEL_SHELL=", "PARALLEL=", "SHELL=/bin/bash")
+	cmd.Stdin = strings.NewReader("")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		t.Fatalf("timed out; stdout: %s\nstderr: %s", out.String(), errb.String())
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("bash: %v", err)
+	}
+	return strings.ReplaceAll(out.String(), cmd.Dir, "$W"), code
+}
+
+// sameOutput compares the outputs: exactly when the example keeps GNU
+// parallel's order (-k), else as sorted lines (GNU parallel's own order
+// is not defined then).
+func sameOutput(script, a, b string) bool {
+	if a == b {
+		return true
+	}
+	if strings.Contains(script, " -k") || strings.Contains(script, "--keep-order") {
+		return false
+	}
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	slices.Sort(la)
+	slices.Sort(lb)
+	return slices.Equal(la, lb)
+}
+
+var (
+	gnuLive   = flag.Bool("gnu", false, "TestGNUExamples: run GNU parallel too, not only its recorded results")
+	gnuUpdate = flag.Bool("update-gnu", false, "TestGNUExamples: record GNU parallel's results in "+gnuGolden)
+)
+
+const gnuGolden = "testdata/gnu_examples.golden"
+
+// gnuResult is GNU parallel's result of one example.
+type gnuResult struct {
+	code int
+	out  string
+}
+
+// readGNUGolden reads the recorded results: "=== WHERE EXIT" lines, each
+// followed by that example's stdout, as Go-quoted lines.
+func readGNUGolden(t *testing.T) map[string]gnuResult {
+	data, err := os.ReadFile(gnuGolden)
+	if err != nil {
+		t.Fatalf("%v (record it with go test -run TestGNUExamples -update-gnu)", err)
+	}
+	res := map[string]gnuResult{}
+	for _, chunk := range strings.Split(string(data), "=== ")[1:] {
+		head, body, _ := strings.Cut(chunk, "\n")
+		where, code, _ := strings.Cut(head, " ")
+		n, err := strconv.Atoi(code)
+		if err != nil {
+			t.Fatalf("%s: %q: %v", gnuGolden, head, err)
+		}
+		out, err := strconv.Unquote(strings.TrimSpace(body))
+		if err != nil {
+			t.Fatalf("%s: %s: %v", gnuGolden, where, err)
+		}
+		res[where] = gnuResult{n, out}
+	}
+	return res
+}
+
+// TestGNUExamples runs every example of parallel_tutorial(7) and
+// parallel_examples(7) that needs neither ssh, SQL nor perl expressions
+// (and none of what docs/compat.md lists as left out) through ration, and
+// compares its stdout and exit status with GNU parallel 20221122's:
+// recorded in testdata/gnu_examples.golden (GNU parallel's perl start
+// takes a second per example on a busy machine, too slow for make test),
+// and, with -gnu, GNU parallel's own, run alongside.
+func TestGNUExamples(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not installed")
+	}
+	_, err := exec.LookPath("parallel")
+	haveGNU := err == nil
+	if (*gnuLive || *gnuUpdate) && !haveGNU {
+		t.Skip("GNU parallel is not installed (.ci/run installs it)")
+	}
+	e := newExampleEnv(t)
+	var golden map[string]gnuResult
+	if !*gnuUpdate {
+		golden = readGNUGolden(t)
+	}
+	var (
+		mu         sync.Mutex
+		ran, equal int
+		record     = map[string]gnuResult{}
+	)
+	exs := readGNUExamples(t)
+	sem := make(chan struct{}, 4)
+	t.Run("examples", func(t *testing.T) {
+		for _, ex := range exs {
+			timing := strings.HasPrefix(ex.status, "timing ")
+			if ex.status != "run" && !timing {
+				continue
+			}
+			t.Run(ex.where, func(t *testing.T) {
+				t.Parallel()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				var want gnuResult
+				if *gnuLive || *gnuUpdate {
+					want.out, want.code = e.run(t, ex.script, true)
+					mu.Lock()
+					record[ex.where] = want
+					mu.Unlock()
+					if g, ok := golden[ex.where]; ok && !*gnuUpdate && (g.code != want.code || !sameOutput(ex.script, g.out, want.out)) {
+						t.Errorf("GNU parallel's result differs from %s: exit %d, stdout:\n%s", gnuGolden, want.code, want.out)
+					}
+				} else {
+					var ok bool
+					if want, ok = golden[ex.where]; !ok {
+						t.Fatalf("no result in %s: record it with -update-gnu", gnuGolden)
+					}
+				}
+				out, code := e.run(t, ex.script, false)
+				same := code == want.code && sameOutput(ex.script, want.out, out)
+				mu.Lock()
+				ran++
+				if same {
+					equal++
+				}
+				mu.Unlock()
+				switch {
+				case !same && timing:
+					t.Logf("differs, by %s:\n%s\nGNU parallel: exit %d, stdout:\n%s\nration: exit %d, stdout:\n%s", ex.status, ex.script, want.code, want.out, code, out)
+				case !same:
+					t.Errorf("%s\nGNU parallel: exit %d, stdout:\n%s\nration: exit %d, stdout:\n%s", ex.script, want.code, want.out, code, out)
+				}
+			})
+		}
+	})
+	t.Logf("%d of %d examples gave the same stdout and exit status as GNU parallel", equal, ran)
+	if *gnuUpdate {
+		var b strings.Builder
+		for _, ex := range exs {
+			if r, ok := record[ex.where]; ok {
+				fmt.Fprintf(&b, "=== %s %d\n%s\n", ex.where, r.code, strconv.Quote(r.out))
+			}
+		}
+		if err := os.WriteFile(gnuGolden, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

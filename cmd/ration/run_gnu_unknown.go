@@ -1,0 +1,86 @@
+package main
+
+import (
+	"strings"
+)
+
+// gnuUnsupported names GNU parallel's flags that ration does not take, with
+// what to use instead, for the error of an unknown flag. The keys are the
+// flag as written without its dashes; one-letter keys are short flags.
+var gnuUnsupported = map[string]string{
+	"S":                         "ration runs on one machine; to spread work over machines run one ration per machine (a Kubernetes Indexed Job) with --shard I/N",
+	"sshlogin":                  "ration runs on one machine; to spread work over machines run one ration per machine (a Kubernetes Indexed Job) with --shard I/N",
+	"slf":                       "ration runs on one machine; to spread work over machines run one ration per machine with --shard I/N",
+	"sshloginfile":              "ration runs on one machine; to spread work over machines run one ration per machine with --shard I/N",
+	"onall":                     "ration runs on one machine",
+	"nonall":                    "ration runs on one machine",
+	"transferfile":              "ration runs on one machine",
+	"trc":                       "ration runs on one machine",
+	"pipe":                      "ration does not split stdin into blocks; split it first (split -l N) and run ration over the parts with ::: or --files",
+	"pipepart":                  "ration does not split files into blocks; split them first (split -l N) and run ration over the parts",
+	"block":                     "ration has no --pipe; split the input first (split -b SIZE)",
+	"sqlmaster":                 "ration keeps no SQL table; --joblog FILE with --resume records and resumes a run",
+	"sqlworker":                 "ration keeps no SQL table; --joblog FILE with --resume records and resumes a run",
+	"sqlandworker":              "ration keeps no SQL table; --joblog FILE with --resume records and resumes a run",
+	"semaphore":                 "ration has no semaphore mode; run the commands through one ration run",
+	"plus":                      "its replacement strings are perl expressions; use --shell and the shell's ${v%.ext} ${v#prefix} on {}",
+	"rpl":                       "replacement strings defined by perl expressions are not supported; use --shell and the shell's ${v%.ext} on {}",
+	"parens":                    "replacement strings defined by perl expressions are not supported",
+	"quote":                     "ration's default: without --shell the command's words reach the program as they are (ration's -q is --quiet)",
+	"env":                       "jobs inherit ration's whole environment; export the variable or function (export -f) before ration run",
+	"shuf":                      "ration runs the inputs in order; shuffle them first (shuf)",
+	"ctag":                      "use --tag",
+	"ctagstring":                "use --tagstring",
+	"group":                     "ration groups each job's output by default",
+	"memfree":                   "ration sizes the pool from the memory limit: --mem-per-job SIZE (or auto)",
+	"load":                      "ration sizes the pool from the cgroup's CPU limit and adapts it while running (--watch-limits)",
+	"noswap":                    "ration sizes the pool from the memory limit: --mem-per-job SIZE",
+	"nice":                      "run ration itself under nice: nice -n N ration run ...",
+	"tmpdir":                    "ration holds a job's output in memory, then in os.TempDir(); set TMPDIR",
+	"compress":                  "not supported",
+	"arg-sep":                   "only ::: separates input groups",
+	"arg-file-sep":              "only :::: separates input files",
+	"max-line-length-allowed":   "ration's default -s is 63664, as GNU parallel's",
+	"number-of-cpus":            "ration prints its decision with: ration limits",
+	"number-of-cores":           "ration prints its decision with: ration limits",
+	"number-of-threads":         "ration prints its decision with: ration limits",
+	"use-cpus-instead-of-cores": "ration sizes the pool from the cgroup's CPU limit: ration limits explains it",
+	"termseq":                   "ration stops a job with SIGTERM, then SIGKILL after a grace period",
+	"tmux":                      "not supported",
+	"tty":                       "not supported: jobs get /dev/null as stdin",
+	"interactive":               "not supported",
+	"p":                         "not supported (--interactive)",
+	"fg":                        "not supported",
+	"bg":                        "not supported",
+	"profile":                   "not supported: write the flags into a shell alias or script",
+	"shellquote":                "not supported",
+	"record-env":                "jobs inherit ration's whole environment",
+	"shebang":                   "not supported",
+	"embed":                     "not supported",
+	"latest-line":               "use --line-buffer",
+	"csv":                       "use --colsep , (quoted commas are not understood)",
+	"round-robin":               "ration has no --pipe",
+}
+
+// unknownFlagHint returns the error text for pflag's error text msg about
+// an unknown flag that GNU parallel has, naming ration's equivalent; ""
+// for any other error.
+func unknownFlagHint(msg string) string {
+	var name, written string
+	switch {
+	case strings.HasPrefix(msg, "unknown flag: --"):
+		written = strings.TrimPrefix(msg, "unknown flag: ")
+		name = strings.TrimPrefix(written, "--")
+	case strings.HasPrefix(msg, "unknown shorthand flag: '"):
+		rest := strings.TrimPrefix(msg, "unknown shorthand flag: '")
+		name, _, _ = strings.Cut(rest, "'")
+		written = "-" + name
+	default:
+		return ""
+	}
+	hint, ok := gnuUnsupported[name]
+	if !ok {
+		return ""
+	}
+	return "unknown flag: " + written + " (GNU parallel's " + written + " is not supported: " + hint + ")"
+}

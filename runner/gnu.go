@@ -1,0 +1,212 @@
+package runner
+
+import (
+	"iter"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/ration-run/ration/runner/input"
+	"github.com/ration-run/ration/runner/template"
+)
+
+// GNU are the options of GNU parallel's input model and bookkeeping: input
+// sources with several fields, several arguments per job, custom
+// replacement strings, and what a job's output is tagged with or written
+// to. The zero value runs one job per input of Config.Input, as before.
+type GNU struct {
+	// Args, when set, yields the arguments of the run (input.Open's All)
+	// instead of Config.Input; each argument may have several fields.
+	Args input.ArgSeq
+	// Batch says how many arguments a job takes (-n, -N, -L, -X, -m,
+	// --xargs, -s). Its Measure and Keep are the runner's: Measure is the
+	// command's Measurer when MaxChars is set, Keep is Config.Shard.
+	Batch input.BatchOptions
+	// NoFields is -N0: every job takes one argument and none of its fields
+	// (the command runs as written, once per argument).
+	NoFields bool
+	// Template are the options of the command's template (--header's
+	// names, -X's context, -I and the other custom strings, the shell of
+	// --shell); its Shell is Config.Shell.
+	Template template.Options
+	// Tag prefixes every line of a job's output with its arguments and a
+	// tab (--tag); TagString, when set, is the prefix instead, with
+	// replacement strings (--tagstring), and implies Tag.
+	Tag       bool
+	TagString string
+	// Results is --results DIR: a job's stdout and stderr go to files
+	// under DIR (GNU parallel's layout: DIR/1/ARG1/2/ARG2/stdout, with the
+	// --header names for the source numbers, and a seq file), not to
+	// Stdout and Stderr.
+	Results string
+	// Verbose prints each job's command on its stdout before its output
+	// (-v, as GNU parallel does); VerboseStderr prints it on its stderr
+	// (-t, --verbose).
+	Verbose, VerboseStderr bool
+	// InputIsCommand runs each job's arguments, joined by spaces, as a
+	// shell command line (GNU parallel without a command); Config.Command
+	// is then unused but must not be empty.
+	InputIsCommand bool
+	// Delay is the least time between two job starts (--delay).
+	Delay time.Duration
+	// TimeoutPercent, when > 0, stops an attempt running longer than
+	// this percentage of the median runtime of the jobs that succeeded
+	// (--timeout P%, as GNU parallel); before one succeeded there is no
+	// limit. It counts as Config.Timeout does.
+	TimeoutPercent float64
+}
+
+// oneArg reports whether every job takes one argument: then a job's number
+// ({#}, the joblog's Seq) is its input's number, as before batches.
+func (g *GNU) oneArg() bool {
+	b := g.Batch
+	return b.MaxChars <= 0 && b.MaxArgs <= 1
+}
+
+// templateOptions are the options the command is parsed with.
+func (c *Config) templateOptions() template.Options {
+	o := c.GNU.Template
+	o.Shell = c.Shell
+	return o
+}
+
+// args yields the run's arguments: Config.GNU.Args, else Config.Input's
+// inputs as one-field arguments.
+func (r *Runner) args() input.ArgSeq {
+	if r.cfg.GNU.Args != nil {
+		return r.cfg.GNU.Args
+	}
+	return func(yield func(input.Arg, error) bool) {
+		if r.cfg.Input == nil {
+			return
+		}
+		for in, err := range r.cfg.Input {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !yield(input.Arg{in}, nil) {
+				return
+			}
+		}
+	}
+}
+
+// batches groups the arguments into jobs: the Config's batching, this
+// shard's arguments only (chosen before batching, so shards stay disjoint
+// whatever the batch sizes). A job's number is the batch's number, or,
+// when every job takes one argument, the input's number, which a joblog
+// written before batches existed also holds.
+func (r *Runner) batches() iter.Seq2[item, error] {
+	g := &r.cfg.GNU
+	opts := g.Batch
+	if opts.MaxChars > 0 {
+		opts.Measure = r.tmpl.Measurer()
+	}
+	if r.cfg.Shard.Count > 1 {
+		opts.Keep = func(a input.Arg) bool { return r.cfg.Shard.Contains(a.Key()) }
+	}
+	one := g.oneArg()
+	return func(yield func(item, error) bool) {
+		for b, err := range input.Batches(r.args(), opts) {
+			if err != nil {
+				yield(item{}, err)
+				return
+			}
+			it := item{seq: b.Seq, fields: b.Fields(), args: b.Args}
+			if one {
+				it.seq = b.First
+			}
+			if g.NoFields {
+				it.fields = []string{}
+			}
+			it.input = argsString(b.Args)
+			if !yield(it, nil) {
+				return
+			}
+		}
+	}
+}
+
+// argsString is the arguments of a job as events and --dry-run's worker
+// lines show them: every field, separated by spaces.
+func argsString(args []input.Arg) string {
+	if len(args) == 1 && len(args[0]) == 1 {
+		return args[0][0]
+	}
+	parts := make([]string, len(args))
+	for i, a := range args {
+		parts[i] = a.String()
+	}
+	return strings.Join(parts, " ")
+}
+
+// argvOf is the argv of the job of it in slot.
+func (r *Runner) argvOf(it item, slot int) []string {
+	if r.cfg.GNU.InputIsCommand {
+		sh := r.cfg.GNU.Template.ShellPath
+		if sh == "" {
+			sh = template.ShellPath
+		}
+		return []string{sh, "-c", strings.Join(it.fieldList(), " ")}
+	}
+	return r.tmpl.ExpandFields(it.fieldList(), it.seq, slot)
+}
+
+// displayOf is the command of the job of it in slot as a shell reads it:
+// what --dry-run prints and the joblog's Command column holds.
+func (r *Runner) displayOf(it item, slot int) string {
+	if r.cfg.GNU.InputIsCommand {
+		return strings.Join(it.fieldList(), " ")
+	}
+	return r.tmpl.DisplayFields(it.fieldList(), it.seq, slot)
+}
+
+// fieldList is the flat list of the job's fields (the input alone for an
+// item made without fields, as tests of the runner's internals do).
+func (it item) fieldList() []string {
+	if it.fields == nil {
+		return []string{it.input}
+	}
+	return it.fields
+}
+
+// delayer spaces the job starts by Config.GNU.Delay.
+type delayer struct {
+	d    time.Duration
+	last time.Time
+}
+
+// wait sleeps until d after the previous call, and returns false when the
+// run stops meanwhile.
+func (dl *delayer) wait(stop <-chan struct{}) bool {
+	if dl.d <= 0 {
+		return true
+	}
+	if !dl.last.IsZero() {
+		if rest := time.Until(dl.last.Add(dl.d)); rest > 0 {
+			t := time.NewTimer(rest)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-stop:
+				return false
+			}
+		}
+	}
+	dl.last = time.Now()
+	return true
+}
+
+// gnuState is what the runner keeps for the GNU options.
+type gnuState struct {
+	// tag is --tagstring parsed; nil when it is literal or not given.
+	tag *template.Template
+	// halt is the exit status --halt decided (see Runner.HaltStatus).
+	halt haltStatus
+	// runtimes feed --timeout P%.
+	runtimes runtimes
+	// total is the number of jobs, known when a --halt percentage made
+	// the runner read the whole input first; 0 when not known.
+	total atomic.Int64
+}

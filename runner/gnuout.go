@@ -1,0 +1,159 @@
+package runner
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/ration-run/ration/runner/input"
+	"github.com/ration-run/ration/runner/template"
+)
+
+// attemptWriters returns the writers of one attempt of j: its output
+// stream, tagged (--tag, --tagstring), sent to files (--results), and
+// after its command (-v) as the GNU options say. done closes the files;
+// an error opening them is the attempt's first line of stderr and the
+// output goes to the stream instead.
+func (r *Runner) attemptWriters(j *job) (stdout, stderr io.Writer, done func()) {
+	g := &r.cfg.GNU
+	stdout, stderr = streamWriter{o: j.out}, streamWriter{o: j.out, stderr: true}
+	done = func() {}
+	if g.Results != "" {
+		files, err := openResults(g.Results, j.it, g.Template.Names)
+		if err != nil {
+			fmt.Fprintf(stderr, "ration: --results: %v\n", err)
+		} else {
+			stdout, stderr = files[0], files[1]
+			done = func() { files[0].Close(); files[1].Close() }
+		}
+	} else if tag, ok := r.tag(j.it, j.slot); ok {
+		stdout, stderr = &tagWriter{w: stdout, tag: tag}, &tagWriter{w: stderr, tag: tag}
+	}
+	if g.Verbose {
+		fmt.Fprintln(stdout, r.displayOf(j.it, j.slot))
+	}
+	if g.VerboseStderr {
+		fmt.Fprintln(stderr, r.displayOf(j.it, j.slot))
+	}
+	return stdout, stderr, done
+}
+
+// tag is the prefix of the job's lines: --tagstring expanded, else the
+// arguments separated by spaces, then a tab.
+func (r *Runner) tag(it item, slot int) ([]byte, bool) {
+	g := &r.cfg.GNU
+	switch {
+	case g.TagString != "" && r.gnu.tag == nil:
+		return []byte(g.TagString + "\t"), true
+	case g.TagString != "":
+		return []byte(strings.Join(r.gnu.tag.ExpandFields(it.fieldList(), it.seq, slot), " ") + "\t"), true
+	case g.Tag:
+		return []byte(strings.Join(it.fieldList(), " ") + "\t"), true
+	}
+	return nil, false
+}
+
+// parseTag parses --tagstring as a template of one word; nil when it holds
+// no replacement string (it is then literal text).
+func parseTag(cfg *Config) (*template.Template, error) {
+	if cfg.GNU.TagString == "" {
+		return nil, nil
+	}
+	o := cfg.GNU.Template
+	o.Shell, o.Context = false, false
+	t, err := template.ParseOptions([]string{cfg.GNU.TagString}, o)
+	if err != nil {
+		return nil, fmt.Errorf("runner: TagString: %w", err)
+	}
+	if !t.HasInput() {
+		return nil, nil
+	}
+	return t, nil
+}
+
+// tagWriter puts tag before every line written through it, the last
+// line included when it has no newline.
+type tagWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	tag    []byte
+	inLine bool
+}
+
+func (t *tagWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var b bytes.Buffer
+	for rest := p; len(rest) > 0; {
+		if !t.inLine {
+			b.Write(t.tag)
+			t.inLine = true
+		}
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			b.Write(rest)
+			break
+		}
+		b.Write(rest[:i+1])
+		rest = rest[i+1:]
+		t.inLine = false
+	}
+	if _, err := t.w.Write(b.Bytes()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// resultsDir is the directory of a job's --results files, as GNU parallel
+// names it: for every field of every argument, the source's number (or its
+// --header name) and the value, with \ / tab and NUL escaped.
+func resultsDir(root string, args []input.Arg, names []string) string {
+	parts := []string{root}
+	for _, a := range args {
+		for i, v := range a {
+			name := strconv.Itoa(i + 1)
+			if i < len(names) && names[i] != "" {
+				name = names[i]
+			}
+			v = strings.ReplaceAll(v, `\`, `\\`)
+			v = strings.ReplaceAll(v, "\t", `\t`)
+			v = strings.ReplaceAll(v, "\x00", `\0`)
+			v = strings.ReplaceAll(v, "/", `\_`)
+			parts = append(parts, name, v)
+		}
+	}
+	return filepath.Join(parts...)
+}
+
+// openResults makes the job's --results directory and opens its stdout
+// and stderr files, truncated, and writes its seq file.
+func openResults(root string, it item, names []string) ([2]*os.File, error) {
+	var files [2]*os.File
+	args := it.args
+	if args == nil {
+		args = []input.Arg{{it.input}}
+	}
+	dir := resultsDir(root, args, names)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return files, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "seq"), []byte(strconv.FormatInt(it.seq, 10)+"\n"), 0o644); err != nil {
+		return files, err
+	}
+	for i, name := range []string{"stdout", "stderr"} {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			if i == 1 {
+				files[0].Close()
+			}
+			return files, err
+		}
+		files[i] = f
+	}
+	return files, nil
+}
