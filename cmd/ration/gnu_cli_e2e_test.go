@@ -49,7 +49,9 @@ func TestGNUExportedFunction(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
 	}
-	script := `f() { echo "f:$1"; }; export -f f; "$RATION" run --quiet --shell -k f ::: a b`
+	// "; exit $?": bash -c would exec a last simple command, and ration's
+	// parent would then be whatever started the test (make's sh).
+	script := `f() { echo "f:$1"; }; export -f f; "$RATION" run --quiet --shell -k f ::: a b; exit $?`
 	cmd := exec.Command("bash", "-c", script)
 	cmd.Env = append(os.Environ(), "RATION="+buildRation(t), "PARALLEL_SHELL=", "SHELL=/bin/sh")
 	out, err := cmd.CombinedOutput()

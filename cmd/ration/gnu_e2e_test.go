@@ -101,7 +101,11 @@ for a in "$@"; do
 	esac
 	shift
 done
-exec "$RATION_BIN" run --quiet $shell "$@"
+# Not exec: this bash stays ration's parent, the shell that --shell finds
+# (GNU parallel's rule), however the test itself was started (a script's
+# last command is exec'ed by bash -c, and make runs recipes with sh).
+"$RATION_BIN" run --quiet $shell "$@"
+exit $?
 `
 
 // exampleEnv is what every example runs with: a home whose .parallel
