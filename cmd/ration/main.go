@@ -10,7 +10,8 @@
 //
 // Exit status (run): 0 all jobs succeeded; 1-100 the number of failed jobs
 // (with --worker, quarantined tasks count as failed); 101 more than 100
-// failed; 128+N interrupted by signal N; 255 usage or input error (also a
+// failed; 128+N interrupted by signal N (141: stdout closed by its
+// reader); with --halt, GNU parallel's status; 255 usage or input error (also a
 // metrics address that cannot be bound or a worker command that cannot be
 // found). Other subcommands exit 0 on success and 255 on a usage error.
 //

@@ -34,7 +34,9 @@ SIGUSR1 prints the table of running jobs.
 
 Exit status: 0 all jobs succeeded; 1-100 the number of failed jobs
 (quarantined tasks count as failed); 101 more than 100 failed; 128+N
-interrupted by signal N; 255 usage or input error.
+interrupted by signal N (141: standard output closed by its reader);
+255 usage or input error. With --halt, GNU parallel's: the failing job's
+status after now|soon,fail, 0 after success.
 
 flags:`
 
