@@ -47,7 +47,7 @@ func addGNUFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&g.link, "xapply", false, "same as --link")
 	fs.StringVarP(&g.colsep, "colsep", "C", "", "split every input value into fields {1} {2} ... where `REGEXP` matches")
 	fs.StringVar(&g.header, "header", "", "the first value of every source names its fields ({name}); `REGEXP` is accepted as GNU's and only : is usual")
-	fs.StringVar(&g.trim, "trim", "n", "remove blanks around every value: `n|l|r|lr|rl`")
+	fs.StringVar(&g.trim, "trim", "", "remove blanks around every value: `n|l|r|lr|rl` (default n; lr with --colsep, as GNU parallel)")
 	fs.StringVarP(&g.delimiter, "delimiter", "d", "", "input values end with `DELIM` (\\n, \\t, \\0, \\x0a escapes; several characters allowed) instead of a newline")
 	fs.StringVarP(&g.eof, "eof", "E", "", "stop reading every input source at the value `STR`")
 	fs.StringVarP(&g.replace, "replace", "I", "", "use `STR` instead of {} (and {1}.. are then literal)")

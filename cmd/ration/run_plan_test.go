@@ -112,7 +112,17 @@ func planCases() []planCase {
 			p.input.sources = slices.Concat(args(":::", "a"), args(":::+", "1"),
 				[]sourcePlan{{name: ":::: f", path: "f"}, {name: ":::: g", path: "g"}, {name: "::::+ h", path: "h", linked: true}}, args(":::", "x"))
 		}},
-		{args: c("echo", ":::+", "a"), err: ":::+ needs an input source before it"},
+		// As GNU parallel: every file after ::::+ is linked, and a first
+		// source's + has nothing to link to and is dropped.
+		{args: c("echo", "::::+", "f", "g"), want: func(p *runPlan) {
+			p.input.kind = inputSources
+			p.input.sources = []sourcePlan{{name: "::::+ f", path: "f"}, {name: "::::+ g", path: "g", linked: true}}
+		}},
+		{args: c("echo", ":::+", "a"), want: func(p *runPlan) {
+			p.input.kind, p.input.sources, p.input.total = inputSources, []sourcePlan{{name: ":::+", args: []string{"a"}}}, 1
+		}},
+		{args: c("--colsep", ",", "echo"), want: func(p *runPlan) { p.input.colsep, p.input.trim = ",", input.TrimBoth }},
+		{args: c("--colsep", ",", "--trim", "n", "echo"), want: func(p *runPlan) { p.input.colsep = "," }},
 		{args: c("echo", "::::"), err: ":::: needs a file name after it"},
 		{args: c("echo", "::::", "-", "-a", "-"), err: "standard input is named twice as an input source (-a - or :::: -)"},
 		{args: c("--link", "echo"), want: func(p *runPlan) { p.input.link = true }},
