@@ -15,17 +15,19 @@ const DefaultBlockSize = 1 << 20
 // BlockOptions say how Blocks cuts a stream into the stdin of jobs
 // (GNU parallel's --pipe).
 type BlockOptions struct {
-	// Size is how many bytes Blocks reads for a block (--block): a block
-	// is what is left over from the one before plus Size bytes, cut after
-	// its last whole record, so it is about Size long, and longer when
-	// one record is. 0 means DefaultBlockSize.
+	// Size is the size of a block (--block): Blocks reads until it holds
+	// Size bytes (with what was left over from the block before) and cuts
+	// after the last whole record, so a block is at most Size long unless
+	// one record is longer; then the block grows by Size until it holds a
+	// whole record. 0 means DefaultBlockSize.
 	Size int
 	// Records, when > 0, makes every block exactly this many records
 	// (-N), the last one fewer; Size is then unused.
 	Records int
 	// RecEnd and RecStart say where a record ends and the next one starts
 	// (--recend, --recstart): a record boundary is a RecEnd followed by a
-	// RecStart. Both empty means RecEnd "\n", GNU parallel's default.
+	// RecStart. Both empty: every byte is a boundary, so blocks are
+	// exactly Size long (GNU parallel's --recend '').
 	RecEnd, RecStart string
 }
 
@@ -64,9 +66,6 @@ func Blocks(r io.Reader, o BlockOptions) Seq {
 	if o.Size <= 0 {
 		o.Size = DefaultBlockSize
 	}
-	if o.RecEnd == "" && o.RecStart == "" {
-		o.RecEnd = "\n"
-	}
 	return func(yield func(string, error) bool) {
 		var (
 			buf  []byte
@@ -74,7 +73,7 @@ func Blocks(r io.Reader, o BlockOptions) Seq {
 			rerr error
 		)
 		fill := func(n int) {
-			if eof {
+			if eof || n <= 0 {
 				return
 			}
 			old := len(buf)
@@ -93,7 +92,7 @@ func Blocks(r io.Reader, o BlockOptions) Seq {
 			if o.Records > 0 {
 				cut = o.nthBoundary(&buf, &eof, fill)
 			} else {
-				fill(o.Size)
+				fill(o.Size - len(buf))
 				for cut = o.lastBoundary(buf, eof); cut <= 0 && !eof; cut = o.lastBoundary(buf, eof) {
 					// No whole record yet: the block grows by another Size.
 					fill(o.Size)

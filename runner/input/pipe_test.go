@@ -16,14 +16,17 @@ func TestBlocks(t *testing.T) {
 		o    BlockOptions
 		want []string
 	}{
-		{"empty", "", BlockOptions{}, nil},
-		{"one block", "a\nb\n", BlockOptions{}, []string{"a\nb\n"}},
-		{"cut after the last whole line", "ab\ncd\nef\n", BlockOptions{Size: 4}, []string{"ab\n", "cd\n", "ef\n"}},
-		{"leftover plus size", "ab\ncd\nef\ngh\nij\n", BlockOptions{Size: 6}, []string{"ab\ncd\n", "ef\ngh\n", "ij\n"}},
-		{"a record longer than the size grows the block", "abcdefgh\nij\n", BlockOptions{Size: 3}, []string{"abcdefgh\n", "ij\n"}},
-		{"no final newline", "a\nb", BlockOptions{Size: 2}, []string{"a\n", "b"}},
-		{"-N records", "1\n2\n3\n4\n5\n", BlockOptions{Records: 2}, []string{"1\n2\n", "3\n4\n", "5\n"}},
-		{"--recend", "/foo, bar/, /baz, qux/, \n", BlockOptions{Records: 1, RecEnd: ", "}, []string{"/foo, ", "bar/, ", "/baz, ", "qux/, ", "\n"}},
+		{"empty", "", BlockOptions{RecEnd: "\n"}, nil},
+		{"one block", "a\nb\n", BlockOptions{RecEnd: "\n"}, []string{"a\nb\n"}},
+		{"cut after the last whole line", "ab\ncd\nef\n", BlockOptions{Size: 4, RecEnd: "\n"}, []string{"ab\n", "cd\n", "ef\n"}},
+		{"no records: exactly size", "abcdefg", BlockOptions{Size: 3}, []string{"abc", "def", "g"}},
+		// As GNU parallel: seq 100000 | parallel --pipe --block 100k wc
+		// gives blocks of 99996 bytes, the leftover counting in the next.
+		{"at most size", "ab\ncd\nef\ngh\nij\n", BlockOptions{Size: 7, RecEnd: "\n"}, []string{"ab\ncd\n", "ef\ngh\n", "ij\n"}},
+		{"a record longer than the size grows the block", "abcdefgh\nij\n", BlockOptions{Size: 3, RecEnd: "\n"}, []string{"abcdefgh\n", "ij\n"}},
+		{"no final newline", "a\nb", BlockOptions{Size: 2, RecEnd: "\n"}, []string{"a\n", "b"}},
+		{"-N records", "1\n2\n3\n4\n5\n", BlockOptions{Records: 2, RecEnd: "\n"}, []string{"1\n2\n", "3\n4\n", "5\n"}},
+		{"--recend", "/foo, bar/, /baz, qux/,\n", BlockOptions{Records: 1, RecEnd: ", "}, []string{"/foo, ", "bar/, ", "/baz, ", "qux/,\n"}},
 		{"--recstart", "/foo, bar/, /baz, qux/, \n", BlockOptions{Records: 1, RecStart: "/"}, []string{"/foo, bar", "/, ", "/baz, qux", "/, \n"}},
 		{"both", "/foo, bar/, /baz, qux/, \n", BlockOptions{Records: 1, RecEnd: ", ", RecStart: "/"}, []string{"/foo, bar/, ", "/baz, qux/, \n"}},
 		{"a RecStart cut by a read is seen whole", strings.Repeat("x", 4095) + "\n>a\n>b\n", BlockOptions{Records: 1, RecStart: ">"}, []string{strings.Repeat("x", 4095) + "\n", ">a\n", ">b\n"}},
@@ -50,7 +53,7 @@ func TestBlocksReadError(t *testing.T) {
 	boom := errors.New("boom")
 	var got []string
 	var gotErr error
-	for b, err := range Blocks(io.MultiReader(strings.NewReader("a\nb"), iotest.ErrReader(boom)), BlockOptions{Size: 100}) {
+	for b, err := range Blocks(io.MultiReader(strings.NewReader("a\nb"), iotest.ErrReader(boom)), BlockOptions{Size: 100, RecEnd: "\n"}) {
 		if err != nil {
 			gotErr = err
 			break
