@@ -159,10 +159,19 @@ exit $?
 // parallel probes the system once), and the shim directory.
 type exampleEnv struct {
 	home, shim, fakes, ration string
+	// num1000000 is the tutorial's seq 1000000 > num1000000, made once
+	// and written only for the examples that name it (6.9 MB).
+	num1000000 string
 }
 
 func newExampleEnv(t *testing.T) *exampleEnv {
 	e := &exampleEnv{home: t.TempDir(), shim: t.TempDir(), fakes: t.TempDir(), ration: buildRation(t)}
+	var b strings.Builder
+	for i := 1; i <= 1000000; i++ {
+		b.WriteString(strconv.Itoa(i))
+		b.WriteByte('\n')
+	}
+	e.num1000000 = b.String()
 	for name, body := range gnuFakes() {
 		if err := os.WriteFile(filepath.Join(e.fakes, name), []byte(body), 0o755); err != nil {
 			t.Fatal(err)
@@ -191,6 +200,9 @@ func (e *exampleEnv) run(t *testing.T, script string, gnu bool) (string, int) {
 		if strings.Contains(script, name) {
 			files[name] = body
 		}
+	}
+	if strings.Contains(script, "num1000000") {
+		files["num1000000"] = e.num1000000
 	}
 	for name, body := range files {
 		p := filepath.Join(dir, "w", name)
