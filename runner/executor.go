@@ -47,6 +47,11 @@ type Attempt struct {
 	// Kill is closed when the job must be killed at once (a second
 	// interrupt): skip or cut short the grace.
 	Kill <-chan struct{}
+	// Stdin, when not nil, is the job's stdin (GNU parallel's --pipe
+	// block), fresh for every attempt; nil means /dev/null.
+	// ProcessExecutor feeds it; workerexec does not (ration run rejects
+	// --pipe with --worker).
+	Stdin io.Reader
 	// Drain is closed when the run stops starting jobs (an interrupt,
 	// --halt): an executor still waiting to start the attempt (for a free
 	// worker) must not start it, and returns Outcome NotStarted.

@@ -25,6 +25,10 @@ type GNU struct {
 	// NoFields is -N0: every job takes one argument and none of its fields
 	// (the command runs as written, once per argument).
 	NoFields bool
+	// Pipe is --pipe: every argument is a block of stdin (input.Blocks)
+	// that is the job's stdin (Attempt.Stdin) and none of its fields; the
+	// command runs as written. Batch must take one argument per job.
+	Pipe bool
 	// Template are the options of the command's template (--header's
 	// names, -X's context, -I and the other custom strings, the shell of
 	// --shell); its Shell is Config.Shell.
@@ -117,7 +121,7 @@ func (r *Runner) batches() iter.Seq2[item, error] {
 			if one {
 				it.seq = b.First
 			}
-			if g.NoFields {
+			if g.NoFields || g.Pipe {
 				it.fields = []string{}
 			}
 			it.input = argsString(b.Args)

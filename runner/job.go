@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -140,6 +141,9 @@ func (r *Runner) attempt(ctx context.Context, j *job) bool {
 	}
 	if r.cfg.OmitErrorLines {
 		a.Diag = io.Discard
+	}
+	if r.cfg.GNU.Pipe {
+		a.Stdin = strings.NewReader(j.it.input)
 	}
 	res := r.exec.Exec(actx, a)
 	timedOut := res.Stopped && errors.Is(context.Cause(actx), ErrTimeout) && ctx.Err() == nil

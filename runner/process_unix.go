@@ -29,7 +29,8 @@ func (e *ProcessExecutor) Exec(ctx context.Context, a *Attempt) AttemptResult {
 	if err := checkNUL(a.Argv); err != nil {
 		return startFailed(a, res, err)
 	}
-	pid, outR, errR, err := e.start(a)
+	pid, outR, errR, feed, err := e.start(a)
+	defer feed.wait()
 	if err != nil {
 		return startFailed(a, res, err)
 	}
@@ -65,29 +66,36 @@ func (e *ProcessExecutor) Exec(ctx context.Context, a *Attempt) AttemptResult {
 }
 
 // start starts the job's process in its own process group, with stdin
-// from /dev/null and two pipes for its output.
-func (e *ProcessExecutor) start(a *Attempt) (pid int, outR, errR *os.File, err error) {
+// from /dev/null (or a pipe fed with a.Stdin) and two pipes for its output.
+func (e *ProcessExecutor) start(a *Attempt) (pid int, outR, errR *os.File, feed *stdinFeed, err error) {
 	path, err := e.lookPath(a.Argv[0])
 	if err != nil {
-		return 0, nil, nil, err
+		return 0, nil, nil, nil, err
 	}
 	stdin, err := e.devNull()
 	if err != nil {
-		return 0, nil, nil, err
+		return 0, nil, nil, nil, err
 	}
 	outR, outW, err := outputPipe()
 	if err != nil {
-		return 0, nil, nil, err
+		return 0, nil, nil, nil, err
 	}
 	errR, errW, err := outputPipe()
 	if err != nil {
 		outR.Close()
 		_ = syscall.Close(outW)
-		return 0, nil, nil, err
+		return 0, nil, nil, nil, err
+	}
+	if feed, err = newStdinFeed(a.Stdin); err != nil {
+		outR.Close()
+		errR.Close()
+		_ = syscall.Close(outW)
+		_ = syscall.Close(errW)
+		return 0, nil, nil, nil, err
 	}
 	attr := &syscall.ProcAttr{
 		Env:   os.Environ(),
-		Files: []uintptr{stdin.Fd(), uintptr(outW), uintptr(errW)},
+		Files: []uintptr{feed.fd(stdin.Fd()), uintptr(outW), uintptr(errW)},
 		Sys:   jobProcAttr(),
 	}
 	// On the forking thread: the job's parent-death signal must mean
@@ -96,12 +104,13 @@ func (e *ProcessExecutor) start(a *Attempt) (pid int, outR, errR *os.File, err e
 	runtime.KeepAlive(stdin)
 	_ = syscall.Close(outW)
 	_ = syscall.Close(errW)
+	feed.started(err == nil)
 	if err != nil {
 		outR.Close()
 		errR.Close()
-		return 0, nil, nil, err
+		return 0, nil, nil, feed, err
 	}
-	return pid, outR, errR, nil
+	return pid, outR, errR, feed, nil
 }
 
 // groupStopper stops a job's process group when its context ends: SIGTERM,

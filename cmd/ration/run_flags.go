@@ -127,6 +127,7 @@ func parseRunFlags(args []string) (runFlags, *pflag.FlagSet, error) {
 		return f, fs, err
 	}
 	f.args, f.workerGiven = fs.Args(), fs.Changed("worker")
+	f.gnu.recEndSet, f.gnu.recStartSet = fs.Changed("recend"), fs.Changed("recstart")
 	for name, v := range map[string]*int{"max-args": &f.gnu.maxArgs, "max-replace-args": &f.gnu.maxReplaceArgs, "max-lines": &f.gnu.maxLines} {
 		if !fs.Changed(name) {
 			*v = -1

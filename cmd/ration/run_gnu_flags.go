@@ -34,6 +34,11 @@ type gnuFlags struct {
 	eta           bool
 	progress      bool
 	ungroup       bool
+	// --pipe: stdin cut into blocks, each one a job's stdin. recEndSet
+	// and recStartSet say whether --recend and --recstart were given.
+	pipe                    bool
+	block, recEnd, recStart string
+	recEndSet, recStartSet  bool
 	// Accepted for GNU parallel's sake: no-ops or aliases.
 	willCite, noNotice, noRunIfEmpty bool
 }
@@ -47,7 +52,7 @@ func addGNUFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&g.link, "xapply", false, "same as --link")
 	fs.StringVarP(&g.colsep, "colsep", "C", "", "split every input value into fields {1} {2} ... where `REGEXP` matches")
 	fs.StringVar(&g.header, "header", "", "the first value of every source names its fields ({name}); `REGEXP` is accepted as GNU's and only : is usual")
-	fs.StringVar(&g.trim, "trim", "n", "remove blanks around every value: `n|l|r|lr|rl`")
+	fs.StringVar(&g.trim, "trim", "", "remove blanks around every value: `n|l|r|lr|rl` (default n; lr with --colsep, as GNU parallel)")
 	fs.StringVarP(&g.delimiter, "delimiter", "d", "", "input values end with `DELIM` (\\n, \\t, \\0, \\x0a escapes; several characters allowed) instead of a newline")
 	fs.StringVarP(&g.eof, "eof", "E", "", "stop reading every input source at the value `STR`")
 	fs.StringVarP(&g.replace, "replace", "I", "", "use `STR` instead of {} (and {1}.. are then literal)")
@@ -69,6 +74,13 @@ func addGNUFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVarP(&g.xContext, "context-replace", "X", false, "give each job as many arguments as fit, repeating a word holding {} once per argument")
 	fs.BoolVarP(&g.multi, "multi-replace", "m", false, "give each job as many arguments as fit ({} is all of them)")
 	fs.BoolVar(&g.xargs, "xargs", false, "like -m, without spreading the last arguments over the job slots")
+
+	fs.BoolVar(&g.pipe, "pipe", false, "cut stdin into blocks of whole records and give each job one block as its stdin (the command runs as written; -N: records per job)")
+	fs.BoolVar(&g.pipe, "spreadstdin", false, "same as --pipe")
+	fs.StringVar(&g.block, "block", "", "with --pipe, blocks of about `SIZE` bytes (K, M, G: 1024-based; k, m, g: 1000-based; default 1M)")
+	fs.StringVar(&g.block, "block-size", "", "same as --block")
+	fs.StringVar(&g.recEnd, "recend", "", "with --pipe, a record ends with `STR` (default \\n; none when only --recstart is given)")
+	fs.StringVar(&g.recStart, "recstart", "", "with --pipe, a record starts with `STR` (default none)")
 
 	fs.BoolVar(&g.tag, "tag", false, "prefix every output line with the job's arguments and a tab")
 	fs.StringVar(&g.tagString, "tagstring", "", "prefix every output line with `STR` (replacement strings allowed) and a tab")

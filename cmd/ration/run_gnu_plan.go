@@ -16,8 +16,10 @@ var sourceSeps = map[string]bool{":::": true, "::::": true, ":::+": true, "::::+
 
 // splitSources splits the arguments after the flags into the command and
 // the input sources, as GNU parallel reads them: every ::: starts a group
-// of values, every :::: a list of files (each its own source), a + links
-// the (first) source to the one before it.
+// of values, every :::: a list of files (each its own source); :::+ links
+// its group to the source before it, ::::+ links each of its files to the
+// one before it, and the first source's + has nothing to link to and is
+// dropped, as GNU parallel drops it.
 func splitSources(args []string) (command []string, srcs []sourcePlan, err error) {
 	i := 0
 	for i < len(args) && !sourceSeps[args[i]] {
@@ -40,15 +42,14 @@ func splitSources(args []string) (command []string, srcs []sourcePlan, err error
 			}
 			for _, v := range vals {
 				srcs = append(srcs, sourcePlan{name: sep + " " + v, path: v, linked: linked})
-				linked = false
 			}
 		default:
 			srcs = append(srcs, sourcePlan{name: sep, args: vals, linked: linked})
 		}
 		i = j
 	}
-	if len(srcs) > 0 && srcs[0].linked {
-		return nil, nil, flagMsg("", srcs[0].name+" needs an input source before it")
+	if len(srcs) > 0 {
+		srcs[0].linked = false
 	}
 	return command, srcs, nil
 }
@@ -69,8 +70,16 @@ func planReading(p *runPlan, f *runFlags) error {
 		}
 		in.delim = d
 	}
+	trim := g.trim
+	if trim == "" {
+		// GNU parallel: --colsep implies --trim rl.
+		trim = "n"
+		if g.colsep != "" {
+			trim = "lr"
+		}
+	}
 	var err error
-	if in.trim, err = input.ParseTrim(g.trim); err != nil {
+	if in.trim, err = input.ParseTrim(trim); err != nil {
 		return flagErr("--trim", err)
 	}
 	if g.colsep != "" {

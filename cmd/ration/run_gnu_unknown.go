@@ -16,9 +16,7 @@ var gnuUnsupported = map[string]string{
 	"nonall":                    "ration runs on one machine",
 	"transferfile":              "ration runs on one machine",
 	"trc":                       "ration runs on one machine",
-	"pipe":                      "ration does not split stdin into blocks; split it first (split -l N) and run ration over the parts with ::: or --files",
 	"pipepart":                  "ration does not split files into blocks; split them first (split -l N) and run ration over the parts",
-	"block":                     "ration has no --pipe; split the input first (split -b SIZE)",
 	"sqlmaster":                 "ration keeps no SQL table; --joblog FILE with --resume records and resumes a run",
 	"sqlworker":                 "ration keeps no SQL table; --joblog FILE with --resume records and resumes a run",
 	"sqlandworker":              "ration keeps no SQL table; --joblog FILE with --resume records and resumes a run",
@@ -59,7 +57,12 @@ var gnuUnsupported = map[string]string{
 	"embed":                     "not supported",
 	"latest-line":               "use --line-buffer",
 	"csv":                       "use --colsep , (quoted commas are not understood)",
-	"round-robin":               "ration has no --pipe",
+	"round-robin":               "ration's --pipe gives every block a job of its own; --pipe -j N runs N at a time",
+	"roundrobin":                "ration's --pipe gives every block a job of its own; --pipe -j N runs N at a time",
+	"regexp":                    "ration's --recend and --recstart are plain strings",
+	"remove-rec-sep":            "ration's --pipe keeps the record separators",
+	"removerecsep":              "ration's --pipe keeps the record separators",
+	"rrs":                       "ration's --pipe keeps the record separators",
 }
 
 // unknownFlagHint returns the error text for pflag's error text msg about

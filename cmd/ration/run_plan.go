@@ -95,6 +95,9 @@ type inputPlan struct {
 	excludes     []string // inputFiles
 	// hidden and gitignore are --hidden and --gitignore (inputFiles).
 	hidden, gitignore bool
+	// pipe, when set, cuts stdin into blocks, each one a job's stdin
+	// (--pipe).
+	pipe *input.BlockOptions
 	// total is the number of jobs this shard runs when known in advance
 	// (one ::: group, one argument per job), else -1.
 	total int64
@@ -161,7 +164,7 @@ func plan(f runFlags, getenv func(string) string, args []string) (runPlan, error
 		return p, nil
 	}
 	// In the order their errors are reported.
-	steps := []planStep{planWorker, planCommand, planRunner, planShard, planLogs, planInput, planBatch, planGNUOutput, planJobs, planObserve}
+	steps := []planStep{planWorker, planCommand, planRunner, planShard, planLogs, planInput, planBatch, planPipe, planGNUOutput, planJobs, planObserve}
 	for _, step := range steps {
 		if err := step(&p, &f, getenv); err != nil {
 			return runPlan{}, err

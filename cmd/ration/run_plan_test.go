@@ -112,7 +112,17 @@ func planCases() []planCase {
 			p.input.sources = slices.Concat(args(":::", "a"), args(":::+", "1"),
 				[]sourcePlan{{name: ":::: f", path: "f"}, {name: ":::: g", path: "g"}, {name: "::::+ h", path: "h", linked: true}}, args(":::", "x"))
 		}},
-		{args: c("echo", ":::+", "a"), err: ":::+ needs an input source before it"},
+		// As GNU parallel: every file after ::::+ is linked, and a first
+		// source's + has nothing to link to and is dropped.
+		{args: c("echo", "::::+", "f", "g"), want: func(p *runPlan) {
+			p.input.kind = inputSources
+			p.input.sources = []sourcePlan{{name: "::::+ f", path: "f"}, {name: "::::+ g", path: "g", linked: true}}
+		}},
+		{args: c("echo", ":::+", "a"), want: func(p *runPlan) {
+			p.input.kind, p.input.sources, p.input.total = inputSources, []sourcePlan{{name: ":::+", args: []string{"a"}}}, 1
+		}},
+		{args: c("--colsep", ",", "echo"), want: func(p *runPlan) { p.input.colsep, p.input.trim = ",", input.TrimBoth }},
+		{args: c("--colsep", ",", "--trim", "n", "echo"), want: func(p *runPlan) { p.input.colsep = "," }},
 		{args: c("echo", "::::"), err: ":::: needs a file name after it"},
 		{args: c("echo", "::::", "-", "-a", "-"), err: "standard input is named twice as an input source (-a - or :::: -)"},
 		{args: c("--link", "echo"), want: func(p *runPlan) { p.input.link = true }},
@@ -191,7 +201,29 @@ func planCases() []planCase {
 		{args: c("--will-cite", "--no-notice", "echo")},
 
 		// GNU parallel's flags ration does not take name the alternative.
-		{args: c("--pipe", "wc"), err: "unknown flag: --pipe (GNU parallel's --pipe is not supported: " + gnuUnsupported["pipe"] + ")"},
+		// --pipe (GNU parallel's): stdin cut into blocks.
+		{args: c("--pipe", "echo"), want: func(p *runPlan) {
+			p.cfg.GNU.Pipe, p.cfg.GNU.Batch.MaxArgs = true, 1
+			p.input.pipe = &input.BlockOptions{RecEnd: "\n"}
+		}},
+		{args: c("--spreadstdin", "-N2", "--block", "2k", "--recstart", ">", "echo"), want: func(p *runPlan) {
+			p.cfg.GNU.Pipe, p.cfg.GNU.Batch.MaxArgs = true, 1
+			p.input.pipe = &input.BlockOptions{Size: 2000, Records: 2, RecStart: ">"}
+		}},
+		{args: c("--pipe", "--block-size", "3", "--recend", "", "echo"), want: func(p *runPlan) {
+			p.cfg.GNU.Pipe, p.cfg.GNU.Batch.MaxArgs = true, 1
+			p.input.pipe = &input.BlockOptions{Size: 3}
+		}},
+		{args: c("--pipe", "--recend", ", ", "--recstart", "/", "echo"), want: func(p *runPlan) {
+			p.cfg.GNU.Pipe, p.cfg.GNU.Batch.MaxArgs = true, 1
+			p.input.pipe = &input.BlockOptions{RecEnd: ", ", RecStart: "/"}
+		}},
+		{args: c("--block", "1M", "echo"), err: "--block, --recend and --recstart need --pipe"},
+		{args: c("--pipe", "--block", "0", "echo"), err: "--block: invalid block size \"0\": want a positive number with an optional unit (K, M, G: 1024, 1024², 1024³; k, m, g: 1000, 1000², 1000³)"},
+		{args: c("--pipe", "-L2", "echo"), err: "with --pipe, -N gives the records per job; -n, -L, -X, -m, --xargs and -s do not apply"},
+		{args: c("--pipe", "-N0", "echo"), err: "-N0 gives a job no records; with --pipe, -N must be at least 1"},
+		{args: c("--pipe", "--colsep", ",", "echo"), err: "--header, --colsep, -d, -0 and -E do not apply to --pipe's blocks (records end with --recend)"},
+		{args: c("--pipe", "echo", ":::", "a"), err: "--pipe cuts stdin into blocks; :::, :::: and -a do not apply"},
 		{args: c("-S", "host", "echo"), err: "unknown flag: -S (GNU parallel's -S is not supported: " + gnuUnsupported["S"] + ")"},
 		{args: c("--env", "X", "echo"), err: "unknown flag: --env (GNU parallel's --env is not supported: " + gnuUnsupported["env"] + ")"},
 

@@ -134,7 +134,11 @@ func (w *wiring) inputs(cfg *runner.Config, stdin io.Reader) error {
 	var srcs []input.Source
 	switch in.kind {
 	case inputStdin:
-		srcs = append(srcs, input.Source{Name: "stdin", Values: values(stdin)})
+		v := values(stdin)
+		if in.pipe != nil {
+			v = input.Blocks(stdin, *in.pipe)
+		}
+		srcs = append(srcs, input.Source{Name: "stdin", Values: v})
 	case inputFiles:
 		files, err := input.Files(input.FilesOptions{
 			Patterns:  in.patterns,
