@@ -181,6 +181,10 @@ func (p *Pool) Resize(n int) {
 	}
 }
 
+// belowSize reports whether fewer workers have started than the pool's
+// size (then offer may start one).
+func (p *Pool) belowSize() bool { return p.live.Load() < p.want.Load() }
+
 // spawn starts a worker goroutine that runs j first, if the pool is open
 // and below its size, and reports whether it did. A zero j starts an idle
 // worker.
@@ -263,8 +267,8 @@ func (p *Pool) submit(ctx context.Context, j job, pending *zeroWaiter) error {
 	p.waiting.add(1)
 	defer p.waiting.add(-1)
 	// A Resize that grew the pool since the offers above either sees this
-	// submitter waiting or is seen by this offer.
-	if p.offer(j) {
+	// submitter waiting or is seen here.
+	if p.belowSize() && p.offer(j) {
 		return nil
 	}
 	select {
