@@ -130,6 +130,14 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 				err = ErrClosed
 				break
 			}
+			// Offer again while counted as waiting: a Resize that grew
+			// the pool either starts a worker for this dispatcher or is
+			// seen here (and it wakes the Map, so this runs again).
+			if p.belowSize() && p.offer(j) {
+				p.waiting.add(-1)
+				c.running++
+				return true
+			}
 			select {
 			case p.tasks <- j:
 				p.st.busy.Add(1)

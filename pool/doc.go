@@ -1,9 +1,10 @@
 // Package pool is a lazy, bounded, deadlock-free worker pool for in-process
 // parallelism.
 //
-// A [Pool] owns a fixed number of worker goroutines (its size), which can be
-// changed while the pool is running with [Pool.Resize]. Work reaches the
-// workers in three ways:
+// A [Pool] has a bounded number of workers (its size), which can be changed
+// while the pool is running with [Pool.Resize]. A worker's goroutine starts
+// when a task first needs it, so an idle pool costs the same whatever its
+// size. Work reaches the workers in three ways:
 //
 //   - [Pool.Go] and [Pool.TryGo] submit heterogeneous tasks. Go blocks until a
 //     worker is free (backpressure: nothing is queued inside the pool), TryGo

@@ -87,7 +87,7 @@ func ExamplePool_Resize() {
 	p := pool.New(2)
 	defer p.Close(context.Background())
 
-	p.Resize(8) // starts 6 workers now
+	p.Resize(8) // up to 8 tasks may run now; workers start on demand
 	fmt.Println(p.Stats().Workers)
 	// Shrinking retires idle workers now and busy ones after their task.
 	p.Resize(1)

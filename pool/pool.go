@@ -77,7 +77,10 @@ type Pool struct {
 	maps map[mapHandle]struct{} // running Maps, to wake on Resize and Close
 
 	want atomic.Int64 // target size
-	live atomic.Int64 // workers that have not decided to exit
+	// live counts the worker goroutines started and not yet decided to
+	// exit. Workers start on demand (see spawn), so live stays below want
+	// on a pool that never ran want tasks at once.
+	live atomic.Int64
 
 	slots slotSet
 
@@ -96,9 +99,11 @@ type Pool struct {
 	long    atomic.Bool // recently timed tasks ran longer than longTask
 }
 
-// New returns a pool with size workers, started now. If size <= 0, the size
-// is the default job count from the limits package (derived from the
-// container's CPU quota). A pool must be closed with [Pool.Close] to stop its
+// New returns a pool of size workers. If size <= 0, the size is the default
+// job count from the limits package (derived from the container's CPU
+// quota). Worker goroutines start on demand, when a task finds no idle one,
+// and then stay until Close (or a shrink), so an idle pool costs the same
+// whatever its size. A pool must be closed with [Pool.Close] to stop its
 // workers.
 func New(size int, opts ...Option) *Pool {
 	if size <= 0 {
@@ -138,12 +143,14 @@ func (p *Pool) now() int64 { return int64(time.Since(p.epoch)) }
 // Size returns the pool's target size, as last set by New or Resize.
 func (p *Pool) Size() int { return int(p.want.Load()) }
 
-// Resize sets the pool's size to n (values below 1 mean 1). Growing starts
-// the new workers now. Shrinking retires workers after their current task:
-// a running task is never interrupted, and as the pool queues nothing, no
-// submitted item is lost; blocked submitters and Map dispatchers simply
-// wait for one of the remaining workers. Map picks up the new size for its
-// pull bound immediately. Resize after Close does nothing.
+// Resize sets the pool's size to n (values below 1 mean 1). Growing lets
+// up to n tasks run at once now: blocked submitters get new workers at once,
+// and later tasks start more on demand. Shrinking retires workers after
+// their current task: a running task is never interrupted, and as the pool
+// queues nothing, no submitted item is lost; blocked submitters and Map
+// dispatchers simply wait for one of the remaining workers. Map picks up
+// the new size for its pull bound immediately. Resize after Close does
+// nothing.
 func (p *Pool) Resize(n int) {
 	n = max(n, 1)
 	p.mu.Lock()
@@ -152,14 +159,13 @@ func (p *Pool) Resize(n int) {
 		return
 	}
 	old := p.want.Swap(int64(n))
-	for {
-		l := p.live.Load()
-		if l >= int64(n) {
-			break
-		}
-		if p.live.CompareAndSwap(l, l+1) {
-			p.workers.add(1)
-			go p.worker()
+	if int64(n) > old {
+		// Submitters already blocked wait on the channel, not in offer:
+		// start a worker for each (up to the new size). One that has not
+		// counted itself as waiting yet offers again after it did, and
+		// then sees the new size (it is stored before waiting is read).
+		for range min(p.waiting.n.Load(), int64(n)-p.live.Load()) {
+			p.startLocked(job{})
 		}
 	}
 	if old != int64(n) {
@@ -171,6 +177,37 @@ func (p *Pool) Resize(n int) {
 		}
 		for h := range p.maps {
 			h.wake()
+		}
+	}
+}
+
+// belowSize reports whether fewer workers have started than the pool's
+// size (then offer may start one).
+func (p *Pool) belowSize() bool { return p.live.Load() < p.want.Load() }
+
+// spawn starts a worker goroutine that runs j first, if the pool is open
+// and below its size, and reports whether it did. A zero j starts an idle
+// worker.
+func (p *Pool) spawn(j job) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed.Load() {
+		return false
+	}
+	return p.startLocked(j)
+}
+
+// startLocked is spawn with p.mu held and the pool open.
+func (p *Pool) startLocked(j job) bool {
+	for {
+		l := p.live.Load()
+		if l >= p.want.Load() {
+			return false
+		}
+		if p.live.CompareAndSwap(l, l+1) {
+			p.workers.add(1)
+			go p.worker(j)
+			return true
 		}
 	}
 }
@@ -229,6 +266,11 @@ func (p *Pool) submit(ctx context.Context, j job, pending *zeroWaiter) error {
 	}
 	p.waiting.add(1)
 	defer p.waiting.add(-1)
+	// A Resize that grew the pool since the offers above either sees this
+	// submitter waiting or is seen here.
+	if p.belowSize() && p.offer(j) {
+		return nil
+	}
 	select {
 	case p.tasks <- j:
 		p.st.busy.Add(1)
@@ -263,12 +305,13 @@ func (p *Pool) TryGo(task func(context.Context) error) bool {
 }
 
 // offer hands j to an idle worker without blocking and reports whether it
-// did; the task is then counted in Stats.Busy. A worker counts as idle
-// from the moment its previous task is finished (or it started) and the
-// pool is below its size, even before it waits on the channel: offer
-// yields the processor until that worker takes j or some other submitter
-// takes the worker. This waits for the pool's own bookkeeping only, never
-// for a task.
+// did; the task is then counted in Stats.Busy. When fewer tasks run on the
+// workers than there are workers, a worker is idle, maybe not waiting on
+// the channel yet (just started, or finishing the bookkeeping of its
+// previous task): offer yields the processor until that worker takes j or
+// some other submitter takes the worker. When every worker is busy and the
+// pool is below its size, offer starts a new worker with j. This waits for
+// the pool's own bookkeeping only, never for a task.
 func (p *Pool) offer(j job) bool {
 	p.st.busy.Add(1) // before the hand-over, so Busy never lags Go's return
 	for {
@@ -278,9 +321,12 @@ func (p *Pool) offer(j job) bool {
 		default:
 		}
 		onWorkers := p.st.busy.Load() - 1 - p.st.inlineRunning.Load() // minus j
-		if onWorkers >= min(p.live.Load(), p.want.Load()) || p.closed.Load() {
+		if onWorkers >= p.want.Load() || p.closed.Load() {
 			p.st.busy.Add(-1)
 			return false
+		}
+		if onWorkers >= p.live.Load() && p.spawn(j) {
+			return true
 		}
 		runtime.Gosched()
 	}
@@ -367,6 +413,10 @@ func (p *Pool) Close(ctx context.Context) (notStarted int, err error) {
 		p.kick()
 		for h := range p.maps {
 			h.wake()
+		}
+		if p.workers.n.Load() == 0 {
+			// No worker will start now, and none is left to close exited.
+			p.exitOne.Do(func() { close(p.exited) })
 		}
 	}
 	p.mu.Unlock()

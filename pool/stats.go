@@ -13,11 +13,18 @@ import (
 type Stats struct {
 	// Size is the target size, as last set by New or Resize.
 	Size int
-	// Workers is the number of worker goroutines that have not decided to
-	// exit. It differs from Size while a shrink waits for busy workers to
-	// finish their task; once the pool is closed it counts down as the
-	// workers leave, and it is 0 when Close has returned nil.
+	// Workers is the number of workers, idle or busy. It differs from
+	// Size while a shrink waits for busy workers to finish their task; once
+	// the pool is closed it counts down as the workers leave, and it is 0
+	// when Close has returned nil. An idle worker that has never run a task
+	// holds no goroutine (see Goroutines).
 	Workers int
+	// Goroutines is the number of worker goroutines started and not yet
+	// leaving, at most Workers. Workers start on demand, when a task finds
+	// none idle (or a Resize finds submitters blocked), and then stay until
+	// a shrink or Close, so Goroutines grows with the tasks run at once,
+	// not with Size.
+	Goroutines int
 	// Busy is the number of tasks accepted and not yet finished, inline
 	// ones included: a task is counted by the time Go, TryGo or Map's
 	// hand-over to a worker returns, and until just before its outcome is
@@ -74,16 +81,17 @@ func (s Summary) Mean() time.Duration {
 // may be called at any time, from anywhere, including hooks and tasks.
 func (p *Pool) Stats() Stats {
 	return Stats{
-		Size:      int(p.want.Load()),
-		Workers:   int(p.live.Load()),
-		Busy:      int(max(p.st.busy.Load(), 0)),
-		Waiting:   int(p.waiting.n.Load()),
-		Completed: p.st.completed.Load(),
-		Failed:    p.st.failed.Load(),
-		Panics:    p.st.panics.Load(),
-		Inline:    p.st.inline.Load(),
-		QueueWait: p.st.wait.summary(),
-		Run:       p.st.run.summary(),
+		Size:       int(p.want.Load()),
+		Workers:    p.workerCount(),
+		Goroutines: int(p.live.Load()),
+		Busy:       int(max(p.st.busy.Load(), 0)),
+		Waiting:    int(p.waiting.n.Load()),
+		Completed:  p.st.completed.Load(),
+		Failed:     p.st.failed.Load(),
+		Panics:     p.st.panics.Load(),
+		Inline:     p.st.inline.Load(),
+		QueueWait:  p.st.wait.summary(),
+		Run:        p.st.run.summary(),
 	}
 }
 
@@ -163,4 +171,14 @@ func (h *hist) summary() Summary {
 	}
 	s.P50, s.P90, s.P99 = q(0.50), q(0.90), q(0.99)
 	return s
+}
+
+// workerCount is Stats.Workers: until Close, the workers not started yet
+// count as idle ones.
+func (p *Pool) workerCount() int {
+	l := p.live.Load()
+	if p.closed.Load() {
+		return int(l)
+	}
+	return int(max(l, p.want.Load()))
 }

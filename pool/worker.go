@@ -24,7 +24,8 @@ func (p *Pool) retire() bool {
 	}
 }
 
-func (p *Pool) worker() {
+// worker is a worker goroutine; it runs first first, unless first is zero.
+func (p *Pool) worker(first job) {
 	defer func() {
 		if p.workers.add(-1) == 0 && p.closed.Load() {
 			// No worker starts after Close: this is the last one.
@@ -61,6 +62,10 @@ func (p *Pool) worker() {
 			long = l
 			p.long.Store(l)
 		}
+	}
+	if !first.isKick() {
+		do(first, 0)
+		pend = first.item
 	}
 	for {
 		if p.retire() {
@@ -263,7 +268,7 @@ func (p *Pool) replaceWorker() {
 		return
 	}
 	p.workers.add(1)
-	go p.worker()
+	go p.worker(job{})
 }
 
 func (p *Pool) maybeStats(ctx context.Context, now int64) {
