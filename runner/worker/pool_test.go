@@ -272,9 +272,25 @@ func TestGiveUp(t *testing.T) {
 	if _, err := p.Do(ctx, "y"); !errors.As(err, &be) {
 		t.Errorf("later task: %v, want *BrokenError", err)
 	}
+	// The final PoolRecreated (the pool giving up) is reported by the
+	// supervisor, which may still be at it when Do returns: wait for it,
+	// then check that no fourth came.
+	rec.WaitFor(t, 10*time.Second, "3 PoolRecreated events", func(evs []event.Event) bool {
+		return countKind(evs, event.PoolRecreated) >= 3
+	})
 	if n := rec.count(event.PoolRecreated); n != 3 {
 		t.Errorf("%d PoolRecreated events, want 2 recreations and the final one", n)
 	}
+}
+
+func countKind(evs []event.Event, k event.Kind) int {
+	n := 0
+	for _, e := range evs {
+		if e.Kind == k {
+			n++
+		}
+	}
+	return n
 }
 
 // TestNewErrors checks New's validation.
