@@ -85,9 +85,11 @@ func (p *Pool) serve(w *worker, pr *proc) workerEnd {
 		r, brk := p.runTask(w, pr, a)
 		p.mu.Lock()
 		w.busy, w.input = false, ""
+		others := p.busyLocked()
+		p.signalLocked()
 		p.mu.Unlock()
 		if brk != nil {
-			r.brk, r.stderr = brk, pr.lastStderr()
+			r.brk, r.stderr, r.others = brk, pr.lastStderr(), others
 			return workerEnd{brk: brk, stderr: r.stderr, pending: a, result: r}
 		}
 		a.done <- r
@@ -115,6 +117,8 @@ func (p *Pool) serve(w *worker, pr *proc) workerEnd {
 
 // next waits for the worker's next task. It returns (nil, nil) when the
 // worker is to retire, and a break when the worker died or wrote while idle.
+// While an OOM re-dispatch waits for room (waitRoom), it takes no first
+// attempt.
 func (p *Pool) next(w *worker, pr *proc) (*attempt, *BreakError) {
 	if p.isRetiring(w) {
 		return nil, nil
@@ -124,32 +128,60 @@ func (p *Pool) next(w *worker, pr *proc) (*attempt, *BreakError) {
 		return p.take(w, a), nil
 	default:
 	}
+	for {
+		p.mu.Lock()
+		taskq, wake := p.taskq, p.wake
+		if p.holdingLocked() {
+			taskq = nil
+		}
+		p.mu.Unlock()
+		select {
+		case a := <-p.retryq:
+			return p.take(w, a), nil
+		case a := <-taskq:
+			return p.take(w, a), nil
+		case <-wake:
+			continue
+		default:
+		}
+		a, brk, again := p.idle(w, pr, taskq, wake)
+		if !again {
+			return a, brk
+		}
+	}
+}
+
+// idle is one wait of an idle worker in next; again reports that wake
+// fired and next is to look again.
+func (p *Pool) idle(w *worker, pr *proc, taskq chan *attempt, wake chan struct{}) (a *attempt, brk *BreakError, again bool) {
 	select {
 	case a := <-p.retryq:
-		return p.take(w, a), nil
-	case a := <-p.taskq:
-		return p.take(w, a), nil
+		return p.take(w, a), nil, false
+	case a := <-taskq:
+		return p.take(w, a), nil, false
+	case <-wake:
+		return nil, nil, true
 	case <-w.retire:
-		return nil, nil
+		return nil, nil, false
 	case <-p.killAll:
-		return nil, nil
+		return nil, nil, false
 	case m, ok := <-pr.lines:
 		if !ok {
 			if !waitExit(pr, time.Second) {
-				return nil, &BreakError{Cause: event.CauseProtocol, Slot: w.slot, PID: pr.pid, ExitCode: -1, Detail: "closed its stdout"}
+				return nil, &BreakError{Cause: event.CauseProtocol, Slot: w.slot, PID: pr.pid, ExitCode: -1, Detail: "closed its stdout"}, false
 			}
 			if p.isRetiring(w) {
-				return nil, nil
+				return nil, nil, false
 			}
-			return nil, p.exitBreak(w, pr, -1, "while idle")
+			return nil, p.exitBreak(w, pr, -1, "while idle"), false
 		}
 		return nil, &BreakError{Cause: event.CauseProtocol, Slot: w.slot, PID: pr.pid, ExitCode: -1,
-			Detail: "wrote while it had no task: " + quoteLine(m.line)}
+			Detail: "wrote while it had no task: " + quoteLine(m.line)}, false
 	case <-pr.exited:
 		if p.isRetiring(w) {
-			return nil, nil // a retiring worker may go; it is not restarted either way
+			return nil, nil, false // a retiring worker may go; it is not restarted either way
 		}
-		return nil, p.exitBreak(w, pr, -1, "while idle")
+		return nil, p.exitBreak(w, pr, -1, "while idle"), false
 	}
 }
 
@@ -159,10 +191,21 @@ func (p *Pool) isRetiring(w *worker) bool {
 	return w.retiring
 }
 
+// take gives a to w, unless w is retiring (a recreation or shrink retired
+// it while it waited): then a goes back to its Run, to be dispatched to a
+// live worker, and take returns nil (w is to stop).
 func (p *Pool) take(w *worker, a *attempt) *attempt {
 	p.mu.Lock()
+	defer p.mu.Unlock()
+	if a.oom {
+		p.oomClaimed--
+	}
+	p.signalLocked()
+	if w.retiring {
+		a.done <- attemptResult{notTaken: true} // buffered, and this attempt's only result
+		return nil
+	}
 	w.busy, w.input = true, a.task.Input
-	p.mu.Unlock()
 	return a
 }
 
