@@ -69,8 +69,23 @@ func (p *Pool) unclaim() {
 }
 
 // holdingLocked reports whether first attempts wait for an OOM
-// re-dispatch.
-func (p *Pool) holdingLocked() bool { return p.oomHeld > 0 || p.oomClaimed > 0 }
+// re-dispatch: one waits for room or is on its way to a worker, or one
+// runs and as many tasks as its below are in flight (it runs at the
+// lowered concurrency until it ends, also where no controller halves the
+// pool's size).
+func (p *Pool) holdingLocked() bool {
+	if p.oomHeld > 0 || p.oomClaimed > 0 {
+		return true
+	}
+	if len(p.oomCaps) == 0 {
+		return false
+	}
+	capN := p.size
+	for _, b := range p.oomCaps {
+		capN = min(capN, b)
+	}
+	return p.busyLocked() >= capN
+}
 
 // busyLocked counts the workers running a task, retiring ones included.
 func (p *Pool) busyLocked() int {

@@ -5,10 +5,12 @@ package worker_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -81,4 +83,70 @@ func TestRealOOMRedispatchWaits(t *testing.T) {
 		t.Errorf("%d WorkerBroken events, want at least 1", n)
 	}
 	t.Logf("B: %d attempts; pool: %s", rb.Attempts, s)
+}
+
+// TestRealOOMRecreationHalves: 4 workers in a 150 MiB memory cgroup that
+// fits two tasks of 60 MiB but not three. The tasks' OOM kills recreate
+// the pool, and an observer halves it (as the runner's controller does).
+// No task is quarantined, since each fits alone; and every re-dispatch
+// after an OOM kill starts with no more tasks in flight, the retiring old
+// generation's included, than the size the pool has then.
+func TestRealOOMRecreationHalves(t *testing.T) {
+	cg := childCgroup(t, "memory")
+	writeFile(t, filepath.Join(cg, "memory.limit_in_bytes"), strconv.Itoa(150<<20))
+	if _, err := os.Stat(filepath.Join(cg, "memory.memsw.limit_in_bytes")); err == nil {
+		writeFile(t, filepath.Join(cg, "memory.memsw.limit_in_bytes"), strconv.Itoa(150<<20))
+	}
+	var pool atomic.Pointer[worker.Pool]
+	halve := event.Func(func(e event.Event) {
+		if e.Kind == event.PoolRecreated && e.Cause == event.CauseOOM {
+			if p := pool.Load(); p != nil {
+				p.Resize(p.Stats().Size/2, "systemic OOM")
+			}
+		}
+	})
+	p, rec := newPool(t, worker.Config{Command: []string{goWorker}, Size: 4, OnStart: moveTo(cg), Observer: halve,
+		Backoff: 100 * time.Millisecond, MaxRecreations: 100})
+	pool.Store(p)
+
+	const n = 12
+	var (
+		mu     sync.Mutex
+		starts = map[int64]int{}
+		bad    []string
+	)
+	res := make([]worker.Result, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			seq := int64(i + 1)
+			res[i] = p.Run(context.Background(), worker.Task{Seq: seq, Input: "alloc:60:500", Started: func(int, int) {
+				s := p.Stats()
+				mu.Lock()
+				defer mu.Unlock()
+				starts[seq]++
+				if starts[seq] > 1 && s.Busy > max(s.Size, 1) {
+					bad = append(bad, fmt.Sprintf("task %d restarted with %d busy workers (size %d)", seq, s.Busy, s.Size))
+				}
+			}})
+		}()
+	}
+	wg.Wait()
+	for i, r := range res {
+		if r.Err != nil {
+			t.Errorf("task %d: %v %v, want success (a task fits alone)", i+1, r.Outcome, r.Err)
+		}
+	}
+	mu.Lock()
+	for _, b := range bad {
+		t.Error(b)
+	}
+	mu.Unlock()
+	s := p.Stats()
+	if s.Breaks[event.CauseOOM] == 0 {
+		t.Errorf("no OOM break (%v): the scenario did not reach the limit", s.Breaks)
+	}
+	t.Logf("pool: %s; retries %d; recreations %d; pool events %d", s, s.Retries, s.Recreations, rec.count(event.PoolRecreated))
 }

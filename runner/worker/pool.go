@@ -52,11 +52,13 @@ type Pool struct {
 
 	// OOM re-dispatches (waitRoom): while one waits for room or has been
 	// let go and not yet taken, no worker takes a first attempt, so that
-	// the number of tasks in flight really drops. wake is closed and
+	// the number of tasks in flight really drops; while one runs, first
+	// attempts keep the number in flight under its below. wake is closed and
 	// replaced whenever what they wait for changes (a worker's busy state,
 	// the size, these counts).
 	oomHeld    int
 	oomClaimed int
+	oomCaps    map[*attempt]int // OOM re-dispatches running now: their below
 	wake       chan struct{}
 }
 
@@ -71,7 +73,7 @@ type attempt struct {
 	id    int64 // the task's pool-wide number, the same for every attempt
 	task  Task
 	n     int                // attempt number, 1-based
-	oom   bool               // a re-dispatch after an OOM kill, counted in Pool.oomClaimed
+	below int                // > 0: a re-dispatch after an OOM kill (Pool.oomClaimed, then oomCaps)
 	abort chan struct{}      // closed by the task's owner when it gives up
 	done  chan attemptResult // buffered: the worker never blocks on it
 }
@@ -139,7 +141,7 @@ func New(ctx context.Context, cfg Config) (*Pool, error) {
 		taskq: make(chan *attempt), retryq: make(chan *attempt),
 		closing: make(chan struct{}), killAll: make(chan struct{}), failed: make(chan struct{}),
 		stderr: cfg.Stderr, size: cfg.Size,
-		workers: map[*worker]struct{}{}, slots: map[int]bool{}, wake: make(chan struct{}),
+		workers: map[*worker]struct{}{}, slots: map[int]bool{}, wake: make(chan struct{}), oomCaps: map[*attempt]int{},
 	}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
@@ -193,17 +195,17 @@ func (p *Pool) Run(ctx context.Context, t Task) Result {
 	breaks, uncharged, oomKills := 0, 0, 0
 	below := 0 // > 0: the next attempt follows an OOM kill and waits for fewer tasks in flight than this
 	for {
-		a := &attempt{id: tid, task: t, n: res.Attempts + 1, oom: below > 0, abort: make(chan struct{}), done: make(chan attemptResult, 1)}
+		a := &attempt{id: tid, task: t, n: res.Attempts + 1, below: below, abort: make(chan struct{}), done: make(chan attemptResult, 1)}
 		q := p.taskq
 		if a.n > 1 {
 			q = p.retryq
 		}
 		err := error(nil)
-		if a.oom {
+		if a.below > 0 {
 			err = p.waitRoom(ctx, below)
 		}
 		if err == nil {
-			if err = p.dispatch(ctx, q, a); err != nil && a.oom {
+			if err = p.dispatch(ctx, q, a); err != nil && a.below > 0 {
 				p.unclaim()
 			}
 		}

@@ -85,6 +85,7 @@ func (p *Pool) serve(w *worker, pr *proc) workerEnd {
 		r, brk := p.runTask(w, pr, a)
 		p.mu.Lock()
 		w.busy, w.input = false, ""
+		delete(p.oomCaps, a)
 		others := p.busyLocked()
 		p.signalLocked()
 		p.mu.Unlock()
@@ -197,7 +198,7 @@ func (p *Pool) isRetiring(w *worker) bool {
 func (p *Pool) take(w *worker, a *attempt) *attempt {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if a.oom {
+	if a.below > 0 {
 		p.oomClaimed--
 	}
 	p.signalLocked()
@@ -206,6 +207,9 @@ func (p *Pool) take(w *worker, a *attempt) *attempt {
 		return nil
 	}
 	w.busy, w.input = true, a.task.Input
+	if a.below > 0 {
+		p.oomCaps[a] = a.below
+	}
 	return a
 }
 
