@@ -99,8 +99,14 @@ func (p *Pool) busyLocked() int {
 }
 
 // signalLocked wakes whoever waits for the busy count, the size or the
-// OOM re-dispatch counts to change.
+// OOM re-dispatch counts to change, and the idle workers when whether
+// first attempts are held changed.
 func (p *Pool) signalLocked() {
 	close(p.wake)
 	p.wake = make(chan struct{})
+	if h := p.holdingLocked(); h != p.held {
+		p.held = h
+		close(p.holdWake)
+		p.holdWake = make(chan struct{})
+	}
 }

@@ -60,6 +60,8 @@ type Pool struct {
 	oomClaimed int
 	oomCaps    map[*attempt]int // OOM re-dispatches running now: their below
 	wake       chan struct{}
+	held       bool          // holdingLocked() as of the last signalLocked
+	holdWake   chan struct{} // closed and replaced when held changes: idle workers look again
 }
 
 type breakRec struct {
@@ -141,7 +143,7 @@ func New(ctx context.Context, cfg Config) (*Pool, error) {
 		taskq: make(chan *attempt), retryq: make(chan *attempt),
 		closing: make(chan struct{}), killAll: make(chan struct{}), failed: make(chan struct{}),
 		stderr: cfg.Stderr, size: cfg.Size,
-		workers: map[*worker]struct{}{}, slots: map[int]bool{}, wake: make(chan struct{}), oomCaps: map[*attempt]int{},
+		workers: map[*worker]struct{}{}, slots: map[int]bool{}, wake: make(chan struct{}), holdWake: make(chan struct{}), oomCaps: map[*attempt]int{},
 	}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)

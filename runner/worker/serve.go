@@ -126,25 +126,18 @@ func (p *Pool) next(w *worker, pr *proc) (*attempt, *BreakError) {
 	}
 	select {
 	case a := <-p.retryq:
-		return p.take(w, a), nil
+		if got, again := p.take(w, a); !again {
+			return got, nil
+		}
 	default:
 	}
 	for {
 		p.mu.Lock()
-		taskq, wake := p.taskq, p.wake
-		if p.holdingLocked() {
+		taskq, wake := p.taskq, p.holdWake
+		if p.held {
 			taskq = nil
 		}
 		p.mu.Unlock()
-		select {
-		case a := <-p.retryq:
-			return p.take(w, a), nil
-		case a := <-taskq:
-			return p.take(w, a), nil
-		case <-wake:
-			continue
-		default:
-		}
 		a, brk, again := p.idle(w, pr, taskq, wake)
 		if !again {
 			return a, brk
@@ -152,14 +145,17 @@ func (p *Pool) next(w *worker, pr *proc) (*attempt, *BreakError) {
 	}
 }
 
-// idle is one wait of an idle worker in next; again reports that wake
-// fired and next is to look again.
+// idle is one wait of an idle worker in next; again reports that next is
+// to look again (wake fired, or a first attempt came as the pool began to
+// hold them).
 func (p *Pool) idle(w *worker, pr *proc, taskq chan *attempt, wake chan struct{}) (a *attempt, brk *BreakError, again bool) {
 	select {
 	case a := <-p.retryq:
-		return p.take(w, a), nil, false
+		a, again := p.take(w, a)
+		return a, nil, again
 	case a := <-taskq:
-		return p.take(w, a), nil, false
+		a, again := p.take(w, a)
+		return a, nil, again
 	case <-wake:
 		return nil, nil, true
 	case <-w.retire:
@@ -192,25 +188,27 @@ func (p *Pool) isRetiring(w *worker) bool {
 	return w.retiring
 }
 
-// take gives a to w, unless w is retiring (a recreation or shrink retired
-// it while it waited): then a goes back to its Run, to be dispatched to a
-// live worker, and take returns nil (w is to stop).
-func (p *Pool) take(w *worker, a *attempt) *attempt {
+// take gives a to w. It hands a back to its Run, to be dispatched again,
+// when w is retiring (a recreation or shrink retired it while it waited;
+// take returns nil, false: w is to stop) or when a is a first attempt and
+// the pool holds those for an OOM re-dispatch (nil, true: w is to wait
+// again).
+func (p *Pool) take(w *worker, a *attempt) (got *attempt, again bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if a.below > 0 {
 		p.oomClaimed--
 	}
-	p.signalLocked()
-	if w.retiring {
+	defer p.signalLocked()
+	if w.retiring || (a.n == 1 && p.holdingLocked()) {
 		a.done <- attemptResult{notTaken: true} // buffered, and this attempt's only result
-		return nil
+		return nil, !w.retiring
 	}
 	w.busy, w.input = true, a.task.Input
 	if a.below > 0 {
 		p.oomCaps[a] = a.below
 	}
-	return a
+	return a, false
 }
 
 // waitExit waits up to d for the worker to be reaped.
