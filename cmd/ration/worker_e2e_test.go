@@ -89,8 +89,9 @@ func accOOMKills(t *testing.T, dir string) int {
 // TestWorkerRealOOME2E is the real-OOM acceptance of issue 5 at the CLI:
 // `ration run --worker` in a 64 MiB memory cgroup, 50 tasks of which one
 // allocates 256 MiB. That task is quarantined with "OOM-killed" on stderr
-// next to its input; the other 49 succeed exactly once (stdout and
-// joblog); exit status 1; no worker is left behind.
+// next to its input, once it was killed running alone, while another task
+// still runs; the other 49 succeed exactly once (stdout and joblog); exit
+// status 1; no worker is left behind.
 func TestWorkerRealOOME2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -125,6 +126,15 @@ func TestWorkerRealOOME2E(t *testing.T) {
 			inputs := make([]string, 50)
 			for i := range inputs {
 				inputs[i] = fmt.Sprintf("task-%d", i)
+				if i > hog {
+					// The tasks after the hog take 40 ms each, so that they
+					// outlast its first OOM kill (~150 ms to reach the limit)
+					// and the held last task starts only after its
+					// quarantine: an OOM-killed task is given to a worker
+					// again only once no task that ran beside it is in
+					// flight, and the held task would be one for 5 s.
+					inputs[i] = fmt.Sprintf("sleep:40:task-%d", i)
+				}
 			}
 			inputs[hog] = "alloc:256"
 			args := []string{"--worker", worker, "-j", "2", "--joblog", jl, "--term-timeout", "1s"}
@@ -156,6 +166,10 @@ func TestWorkerRealOOME2E(t *testing.T) {
 			if !named {
 				t.Errorf("no stderr line says OOM-killed next to the input %q", inputs[hog])
 			}
+			// The pool's OOM rule: quarantined only once killed alone.
+			if !strings.Contains(stderr, "OOM-killed while running alone") {
+				t.Errorf("stderr does not say the hog was OOM-killed while running alone")
+			}
 			// stdout: one answer per task, each task's own, exactly once.
 			seen := map[string]int{}
 			for line := range strings.Lines(stdout) {
@@ -163,8 +177,8 @@ func TestWorkerRealOOME2E(t *testing.T) {
 					Input string `json:"input"`
 					PID   int    `json:"pid"`
 				}
-				if line == "sleep:5000:hold\n" {
-					a.Input = "sleep:5000:hold" // a string output is printed as it is
+				if in := strings.TrimSuffix(line, "\n"); strings.HasPrefix(in, "sleep:") {
+					a.Input = in // a sleep task answers its input, a string output printed as it is
 				} else if err := json.Unmarshal([]byte(line), &a); err != nil || a.PID == 0 {
 					t.Errorf("stdout line %q is not a worker's answer", line)
 					continue

@@ -43,6 +43,12 @@ type Config struct {
 	// MaxBreaks is the number of workers a task may break before it is
 	// quarantined; 0 means DefaultMaxBreaks.
 	MaxBreaks int
+	// OOMAttempts bounds the OOM kills of one task: a task whose worker was
+	// OOM-killed is not counted against MaxBreaks; it is re-dispatched once
+	// fewer tasks are in flight, and quarantined once it was killed while
+	// no other task was in flight or at its OOMAttempts-th OOM kill (see
+	// the package documentation); 0 means admit.DefaultOOMAttempts (3).
+	OOMAttempts int
 	// MaxTasks retires a worker after that many tasks, MaxRSS once the
 	// resident set of its process tree exceeds that many bytes after a
 	// task; a fresh worker replaces it. 0: never.

@@ -44,6 +44,31 @@
 // quarantined with the cause and the last stderr lines of the worker; no
 // other task is affected. A [*BreakError] describes each break.
 //
+// # OOM kills
+//
+// A task whose worker was OOM-killed follows the runner's rule for a job
+// (admit.OOMRetry, with the same constants) instead of Config.MaxBreaks:
+//
+//  1. It is re-dispatched only once the tasks in flight, counted as busy
+//     workers (retiring workers of a recreation that still finish their
+//     task included) and OOM re-dispatches let go before it, are fewer than
+//     both the pool's size and half of the tasks that were in flight
+//     beside it at the kill (at least 1: then it runs alone). The size is
+//     read as it is then, so after a recreation that a controller halved
+//     it waits for the number in flight to actually drop, not just the
+//     target. While it waits, and until a worker has taken it, no worker
+//     takes a first attempt, so the drop happens; running tasks are never
+//     killed for it. While it runs, first attempts wait as long as that
+//     many tasks are in flight: it runs at the lowered concurrency to its
+//     end, with or without a controller.
+//  2. A worker that is retiring never starts a task: one that receives a
+//     task as it is being retired hands it back to be dispatched again.
+//  3. It is quarantined (cause OOM, [QuarantinedError.Reason] says why)
+//     once it was killed while no other task was in flight (it does not
+//     fit alone), or at its Config.OOMAttempts-th OOM kill (3 by default,
+//     admit.DefaultOOMAttempts), whichever comes first. The first kill is
+//     always re-dispatched, as another process may have caused it.
+//
 // # Systemic breakage and recreation
 //
 // When at least max(2, size/2) workers break within Config.BreakWindow,

@@ -80,12 +80,18 @@ type QuarantinedError struct {
 	Breaks     int         // workers the task broke
 	Last       *BreakError
 	LastStderr []string // the last lines the last broken worker wrote on stderr
+	// Reason says why a task whose worker was OOM-killed was not
+	// dispatched again (admit.OOMRetry); "" for other causes.
+	Reason string
 }
 
 // Error says how many workers the task broke, the last break, and the
 // last stderr line of that worker.
 func (e *QuarantinedError) Error() string {
 	s := fmt.Sprintf("task quarantined after breaking %d workers: %v", e.Breaks, e.Last)
+	if e.Reason != "" {
+		s += " (" + e.Reason + ")"
+	}
 	if n := len(e.LastStderr); n > 0 {
 		s += "; last stderr line: " + strings.TrimSpace(e.LastStderr[n-1])
 	}

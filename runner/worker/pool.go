@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ration-run/ration/runner/admit"
 	"github.com/ration-run/ration/runner/event"
 )
 
@@ -48,6 +49,19 @@ type Pool struct {
 	lastBreak   *BreakError
 	lastStderr  []string
 	st          Stats
+
+	// OOM re-dispatches (waitRoom): while one waits for room or has been
+	// let go and not yet taken, no worker takes a first attempt, so that
+	// the number of tasks in flight really drops; while one runs, first
+	// attempts keep the number in flight under its below. wake is closed and
+	// replaced whenever what they wait for changes (a worker's busy state,
+	// the size, these counts).
+	oomHeld    int
+	oomClaimed int
+	oomCaps    map[*attempt]int // OOM re-dispatches running now: their below
+	wake       chan struct{}
+	held       bool          // holdingLocked() as of the last signalLocked
+	holdWake   chan struct{} // closed and replaced when held changes: idle workers look again
 }
 
 type breakRec struct {
@@ -61,6 +75,7 @@ type attempt struct {
 	id    int64 // the task's pool-wide number, the same for every attempt
 	task  Task
 	n     int                // attempt number, 1-based
+	below int                // > 0: a re-dispatch after an OOM kill (Pool.oomClaimed, then oomCaps)
 	abort chan struct{}      // closed by the task's owner when it gives up
 	done  chan attemptResult // buffered: the worker never blocks on it
 }
@@ -75,6 +90,8 @@ type attemptResult struct {
 	pid      int
 	duration time.Duration
 	rss      int64
+	others   int  // on a break: the other tasks in flight when it was seen
+	notTaken bool // the worker was retiring when it received the attempt: dispatch it again
 }
 
 // worker is one worker process's life, from start to end. A worker is
@@ -114,6 +131,7 @@ func New(ctx context.Context, cfg Config) (*Pool, error) {
 		}
 	}
 	def(&cfg.MaxBreaks, DefaultMaxBreaks)
+	def(&cfg.OOMAttempts, admit.DefaultOOMAttempts)
 	def(&cfg.MaxRecreations, DefaultMaxRecreations)
 	def(&cfg.StderrLines, DefaultStderrLines)
 	def(&cfg.MaxLine, DefaultMaxLine)
@@ -125,7 +143,7 @@ func New(ctx context.Context, cfg Config) (*Pool, error) {
 		taskq: make(chan *attempt), retryq: make(chan *attempt),
 		closing: make(chan struct{}), killAll: make(chan struct{}), failed: make(chan struct{}),
 		stderr: cfg.Stderr, size: cfg.Size,
-		workers: map[*worker]struct{}{}, slots: map[int]bool{},
+		workers: map[*worker]struct{}{}, slots: map[int]bool{}, wake: make(chan struct{}), holdWake: make(chan struct{}), oomCaps: map[*attempt]int{},
 	}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
@@ -163,6 +181,8 @@ func (p *Pool) Do(ctx context.Context, input string) (json.RawMessage, error) {
 // is always attributed to one task. When the worker breaks, the task is
 // re-dispatched to another worker (re-dispatches are served before new
 // tasks); once it has broken Config.MaxBreaks workers it is quarantined.
+// A worker OOM-killed under the task is not counted against MaxBreaks:
+// the OOM rule of the package documentation applies instead.
 // When ctx is done before a worker took the task, Run returns ctx's error
 // with Outcome NotStarted; when it is done while a worker runs the task,
 // that worker is killed (it is replaced; this is not a break) and Run
@@ -174,29 +194,59 @@ func (p *Pool) Do(ctx context.Context, input string) (json.RawMessage, error) {
 func (p *Pool) Run(ctx context.Context, t Task) Result {
 	res := Result{Outcome: event.NotStarted}
 	tid := p.nextTk.Add(1)
-	breaks, uncharged := 0, 0
+	breaks, uncharged, oomKills := 0, 0, 0
+	below := 0 // > 0: the next attempt follows an OOM kill and waits for fewer tasks in flight than this
 	for {
-		a := &attempt{id: tid, task: t, n: res.Attempts + 1, abort: make(chan struct{}), done: make(chan attemptResult, 1)}
+		a := &attempt{id: tid, task: t, n: res.Attempts + 1, below: below, abort: make(chan struct{}), done: make(chan attemptResult, 1)}
 		q := p.taskq
 		if a.n > 1 {
 			q = p.retryq
 		}
-		if err := p.dispatch(ctx, q, a); err != nil {
+		err := error(nil)
+		if a.below > 0 {
+			err = p.waitRoom(ctx, below)
+		}
+		if err == nil {
+			if err = p.dispatch(ctx, q, a); err != nil && a.below > 0 {
+				p.unclaim()
+			}
+		}
+		if err != nil {
 			if res.Attempts == 0 {
 				return p.finish(res, event.NotStarted, err)
 			}
 			return p.finish(res, event.Failed, err)
 		}
+		r := await(ctx, a)
+		if r.notTaken {
+			continue // a retiring worker received it; another will take it
+		}
 		res.Attempts = a.n
 		if res.Start.IsZero() {
 			res.Start = time.Now()
 		}
-		r := await(ctx, a)
 		res.Slot, res.PID = r.slot, r.pid
 		if r.brk == nil {
 			outcome, err := settle(ctx, r, &res)
 			return p.finish(res, outcome, err)
 		}
+		res.Cause = r.brk.Cause
+		if r.brk.Cause == event.CauseOOM {
+			oomKills++
+			v := p.oomVerdict(oomKills, r.others)
+			if !v.Requeue {
+				return p.finish(res, event.Quarantined, &QuarantinedError{Cause: r.brk.Cause, Breaks: breaks + oomKills,
+					Last: r.brk, LastStderr: r.stderr, Reason: v.Reason})
+			}
+			below = max((r.others+1)/2, 1)
+			p.log.Warn("task OOM-killed: re-dispatched once fewer tasks are in flight", "seq", t.Seq,
+				"others", r.others, "below", below, "why", v.Reason)
+			p.mu.Lock()
+			p.st.Retries++
+			p.mu.Unlock()
+			continue
+		}
+		below = 0
 		if r.brk.workerOnly && uncharged < p.cfg.MaxBreaks {
 			// The worker answered another task's id: its fault, not this
 			// task's, which goes to another worker without a break
@@ -206,9 +256,8 @@ func (p *Pool) Run(ctx context.Context, t Task) Result {
 		} else {
 			breaks++
 		}
-		res.Cause = r.brk.Cause
 		if breaks >= p.cfg.MaxBreaks {
-			return p.finish(res, event.Quarantined, &QuarantinedError{Cause: r.brk.Cause, Breaks: breaks, Last: r.brk, LastStderr: r.stderr})
+			return p.finish(res, event.Quarantined, &QuarantinedError{Cause: r.brk.Cause, Breaks: breaks + oomKills, Last: r.brk, LastStderr: r.stderr})
 		}
 		p.mu.Lock()
 		p.st.Retries++

@@ -85,9 +85,12 @@ func (p *Pool) serve(w *worker, pr *proc) workerEnd {
 		r, brk := p.runTask(w, pr, a)
 		p.mu.Lock()
 		w.busy, w.input = false, ""
+		delete(p.oomCaps, a)
+		others := p.busyLocked()
+		p.signalLocked()
 		p.mu.Unlock()
 		if brk != nil {
-			r.brk, r.stderr = brk, pr.lastStderr()
+			r.brk, r.stderr, r.others = brk, pr.lastStderr(), others
 			return workerEnd{brk: brk, stderr: r.stderr, pending: a, result: r}
 		}
 		a.done <- r
@@ -115,41 +118,67 @@ func (p *Pool) serve(w *worker, pr *proc) workerEnd {
 
 // next waits for the worker's next task. It returns (nil, nil) when the
 // worker is to retire, and a break when the worker died or wrote while idle.
+// While an OOM re-dispatch waits for room (waitRoom), it takes no first
+// attempt.
 func (p *Pool) next(w *worker, pr *proc) (*attempt, *BreakError) {
 	if p.isRetiring(w) {
 		return nil, nil
 	}
 	select {
 	case a := <-p.retryq:
-		return p.take(w, a), nil
+		if got, again := p.take(w, a); !again {
+			return got, nil
+		}
 	default:
 	}
+	for {
+		p.mu.Lock()
+		taskq, wake := p.taskq, p.holdWake
+		if p.held {
+			taskq = nil
+		}
+		p.mu.Unlock()
+		a, brk, again := p.idle(w, pr, taskq, wake)
+		if !again {
+			return a, brk
+		}
+	}
+}
+
+// idle is one wait of an idle worker in next; again reports that next is
+// to look again (wake fired, or a first attempt came as the pool began to
+// hold them).
+func (p *Pool) idle(w *worker, pr *proc, taskq chan *attempt, wake chan struct{}) (a *attempt, brk *BreakError, again bool) {
 	select {
 	case a := <-p.retryq:
-		return p.take(w, a), nil
-	case a := <-p.taskq:
-		return p.take(w, a), nil
+		a, again := p.take(w, a)
+		return a, nil, again
+	case a := <-taskq:
+		a, again := p.take(w, a)
+		return a, nil, again
+	case <-wake:
+		return nil, nil, true
 	case <-w.retire:
-		return nil, nil
+		return nil, nil, false
 	case <-p.killAll:
-		return nil, nil
+		return nil, nil, false
 	case m, ok := <-pr.lines:
 		if !ok {
 			if !waitExit(pr, time.Second) {
-				return nil, &BreakError{Cause: event.CauseProtocol, Slot: w.slot, PID: pr.pid, ExitCode: -1, Detail: "closed its stdout"}
+				return nil, &BreakError{Cause: event.CauseProtocol, Slot: w.slot, PID: pr.pid, ExitCode: -1, Detail: "closed its stdout"}, false
 			}
 			if p.isRetiring(w) {
-				return nil, nil
+				return nil, nil, false
 			}
-			return nil, p.exitBreak(w, pr, -1, "while idle")
+			return nil, p.exitBreak(w, pr, -1, "while idle"), false
 		}
 		return nil, &BreakError{Cause: event.CauseProtocol, Slot: w.slot, PID: pr.pid, ExitCode: -1,
-			Detail: "wrote while it had no task: " + quoteLine(m.line)}
+			Detail: "wrote while it had no task: " + quoteLine(m.line)}, false
 	case <-pr.exited:
 		if p.isRetiring(w) {
-			return nil, nil // a retiring worker may go; it is not restarted either way
+			return nil, nil, false // a retiring worker may go; it is not restarted either way
 		}
-		return nil, p.exitBreak(w, pr, -1, "while idle")
+		return nil, p.exitBreak(w, pr, -1, "while idle"), false
 	}
 }
 
@@ -159,11 +188,27 @@ func (p *Pool) isRetiring(w *worker) bool {
 	return w.retiring
 }
 
-func (p *Pool) take(w *worker, a *attempt) *attempt {
+// take gives a to w. It hands a back to its Run, to be dispatched again,
+// when w is retiring (a recreation or shrink retired it while it waited;
+// take returns nil, false: w is to stop) or when a is a first attempt and
+// the pool holds those for an OOM re-dispatch (nil, true: w is to wait
+// again).
+func (p *Pool) take(w *worker, a *attempt) (got *attempt, again bool) {
 	p.mu.Lock()
+	defer p.mu.Unlock()
+	if a.below > 0 {
+		p.oomClaimed--
+	}
+	defer p.signalLocked()
+	if w.retiring || (a.n == 1 && p.holdingLocked()) {
+		a.done <- attemptResult{notTaken: true} // buffered, and this attempt's only result
+		return nil, !w.retiring
+	}
 	w.busy, w.input = true, a.task.Input
-	p.mu.Unlock()
-	return a
+	if a.below > 0 {
+		p.oomCaps[a] = a.below
+	}
+	return a, false
 }
 
 // waitExit waits up to d for the worker to be reaped.

@@ -16,6 +16,7 @@ func (p *Pool) resize(n int, reason string) {
 		return
 	}
 	p.size = n
+	p.signalLocked() // an OOM re-dispatch waits for fewer tasks than the size
 	live := p.liveLocked()
 	for len(live) > n {
 		// Retire idle workers first, then the highest slots.
