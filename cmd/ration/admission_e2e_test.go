@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -163,7 +164,11 @@ func TestWorkerMemoryAdmissionE2E(t *testing.T) {
 	if kills := accOOMKills(t, cg); kills != 0 {
 		t.Errorf("oom_kill %d, want 0: the admission let too many tasks run", kills)
 	}
-	if !strings.Contains(stderr, "memory bound 1 of 4 jobs: ") {
-		t.Errorf("the summary does not say memory bound 1 of 4 jobs:\n%s", stderr)
+	// Four idle Python workers and the tasks' 40 MiB leave room for one or
+	// two tasks at a time in 128 MiB, depending on what the workers and
+	// the page cache hold when a task asks: either is right, as long as
+	// memory, not -j 4, bound the run and nothing was OOM-killed.
+	if !regexp.MustCompile(`memory bound [12] of 4 jobs: `).MatchString(stderr) {
+		t.Errorf("the summary does not say memory bound 1 or 2 of 4 jobs:\n%s", stderr)
 	}
 }
