@@ -103,7 +103,7 @@ func newRunFlagSet(f *runFlags) *pflag.FlagSet {
 	fs.Float64Var(&f.slowFactor, "slow-factor", 5, "warn once about a job running `F` times longer than the median job, and at least 1s (0: off)")
 
 	fs.StringVar(&f.worker, "worker", "", "send each input as a task to long-lived worker processes started with the shell command `CMD` (JSON lines protocol, see docs/workers.md) instead of running COMMAND per input")
-	fs.IntVar(&f.maxBreaks, "max-breaks", worker.DefaultMaxBreaks, "--worker: quarantine a task after it broke `N` workers")
+	fs.IntVar(&f.maxBreaks, "max-breaks", worker.DefaultMaxBreaks, "--worker: quarantine a task after it broke `N` workers (an OOM kill follows the OOM rule instead: quarantined once killed alone, or at the 3rd kill)")
 	fs.IntVar(&f.maxTasks, "worker-max-tasks", 0, "--worker: replace a worker after `N` tasks (0: never)")
 	fs.Var(&f.maxRSS, "worker-max-rss", "--worker: replace a worker once its process tree's RSS exceeds `SIZE` after a task (0: never)")
 	fs.BoolVar(&f.watchLimits, "watch-limits", true, "re-read the cgroup CPU and memory limits while running and resize the pool when they change")
