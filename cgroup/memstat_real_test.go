@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -15,17 +14,6 @@ import (
 	"github.com/ration-run/ration/cgroup"
 	"github.com/ration-run/ration/internal/testutil"
 )
-
-// realPython returns the python3 interpreter itself (not a pyenv shim,
-// whose bash would be charged and timed too), or skips.
-func realPython(t *testing.T) string {
-	t.Helper()
-	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
-	if err != nil {
-		t.Skipf("python3 not available: %v", err)
-	}
-	return strings.TrimSpace(string(out))
-}
 
 // startIn starts argv inside the cgroup directory dir from its first
 // instruction: a shell writes its pid into cgroup.procs and execs argv,
@@ -46,7 +34,7 @@ func startIn(t *testing.T, dir string, argv ...string) *exec.Cmd {
 // them as anonymous working set; then one that wants 300 MiB is
 // OOM-killed and the counter rises.
 func TestRealMemStat(t *testing.T) {
-	py := realPython(t)
+	py := testutil.Python(t)
 	dir, version := testutil.ChildCgroup(t, "memory")
 	limitFile, limit := "memory.limit_in_bytes", int64(200<<20)
 	if version == 2 {

@@ -24,15 +24,6 @@ type job struct {
 	stdin interface{ Close() error }
 }
 
-func python(t *testing.T) string {
-	t.Helper()
-	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
-	if err != nil {
-		t.Skipf("python3 not available: %v", err)
-	}
-	return strings.TrimSpace(string(out))
-}
-
 // startJob runs script (sh) in cgroup dir; when ready is set it waits for
 // the job's first line.
 func startJob(t *testing.T, dir, script string, ready bool) *job {
@@ -60,7 +51,7 @@ func startJob(t *testing.T, dir, script string, ready bool) *job {
 // allows 2 of the 8 the CPU would), and a job run through a shell that is
 // OOM-killed (exit 137) is attributed to the OOM killer.
 func TestRealAdmission(t *testing.T) {
-	py := python(t)
+	py := testutil.Python(t)
 	dir, version := testutil.ChildCgroup(t, "memory")
 	limitFile := "memory.limit_in_bytes"
 	if version == 2 {

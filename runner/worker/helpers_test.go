@@ -57,13 +57,7 @@ func TestMain(m *testing.M) {
 // pyWorker is the command of the Python example worker.
 func pyWorker(t testing.TB) []string {
 	t.Helper()
-	// Resolve version-manager shims (pyenv's is a bash script that forks
-	// helpers at every start) to the interpreter itself.
-	exe, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
-	if err != nil {
-		t.Skipf("python3 not usable: %v", err)
-	}
-	py := strings.TrimSpace(string(exe))
+	py := testutil.Python(t)
 	abs, err := filepath.Abs("examples/worker.py")
 	if err != nil {
 		t.Fatal(err)
