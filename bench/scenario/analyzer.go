@@ -42,6 +42,10 @@ func batchContenders(e *env, extra []string) []contender {
 		{name: fmt.Sprintf("xargs -P %s", n2), short: "xargs -P " + n2, args: concat([]string{e.xargs, "-P", n2, "-n", "1"}, burnCmd)},
 		{name: "Python ProcessPoolExecutor (seed code)", short: "ProcessPoolExecutor", python: true, args: concat([]string{e.python, filepath.Join(e.workers, "ppe.py")}, pyFlags)},
 	}
+	if e.parallel == "" {
+		cs[2].args, cs[2].why = nil, noGNU
+		cs[3].args, cs[3].why = nil, noGNU
+	}
 	if e.has("--worker") {
 		cs[1].args = []string{e.ration, "run", "--worker", strings.Join(concat([]string{e.python, filepath.Join(e.workers, "worker.py")}, pyFlags), " ")}
 	} else {

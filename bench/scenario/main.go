@@ -31,6 +31,10 @@ import (
 )
 
 // env is what every scenario needs: tools, paths and the run mode.
+// noGNU is why GNU parallel's rows are empty on a host without it (a
+// cgroup v2 test host).
+const noGNU = "GNU parallel is not installed on this host"
+
 type env struct {
 	h        *hierarchy
 	quick    bool
@@ -127,6 +131,12 @@ func mainErr(quick bool, only, out, bin, note string) error {
 		name string
 	}{{&e.parallel, "parallel"}, {&e.xargs, "xargs"}} {
 		p, err := exec.LookPath(t.name)
+		if err != nil && t.name == "parallel" {
+			// A cgroup v2 test host may have no GNU parallel: its rows
+			// say so instead of the run stopping.
+			e.log("GNU parallel is not installed: its rows are left out")
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("%s is not installed; this harness installs nothing: install it (Debian: apt-get install %s) and re-run", t.name, map[string]string{"parallel": "parallel", "xargs": "findutils"}[t.name])
 		}

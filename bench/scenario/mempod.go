@@ -53,9 +53,11 @@ func memPodContenders(e *env, job []string) []memPodContender {
 		cs = append(cs, memPodContender{name: fmt.Sprintf("xargs -P %d", p), fixed: true,
 			args: concat([]string{e.xargs, "-P", fmt.Sprint(p), "-n", "1"}, job)})
 	}
-	cs = append(cs, memPodContender{name: fmt.Sprintf("GNU parallel (default -j, = %d)", e.nproc),
-		args: concat([]string{e.parallel, "--will-cite"}, job, []string{"{}"})})
-	return cs
+	gnu := memPodContender{name: fmt.Sprintf("GNU parallel (default -j, = %d)", e.nproc), why: noGNU}
+	if e.parallel != "" {
+		gnu.args = concat([]string{e.parallel, "--will-cite"}, job, []string{"{}"})
+	}
+	return append(cs, gnu)
 }
 
 type memPodRun struct {

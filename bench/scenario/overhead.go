@@ -24,7 +24,9 @@ func overhead(ctx context.Context, e *env, _ calibration) (section, error) {
 	tools := []tool{
 		{fmt.Sprintf("ration run -j %s", j), []string{e.ration, "run", "-j", j, "--", "true", "{}"}},
 		{fmt.Sprintf("xargs -P %s -n 1", j), []string{e.xargs, "-P", j, "-n", "1", "true"}},
-		{fmt.Sprintf("GNU parallel -j %s", j), []string{e.parallel, "--will-cite", "-j", j, "true", "{}"}},
+	}
+	if e.parallel != "" {
+		tools = append(tools, tool{fmt.Sprintf("GNU parallel -j %s", j), []string{e.parallel, "--will-cite", "-j", j, "true", "{}"}})
 	}
 	walls := make([][]time.Duration, len(tools))
 	peaks := make([]int64, len(tools))

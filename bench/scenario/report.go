@@ -47,7 +47,10 @@ func machine(e *env) string {
 	}
 	var b strings.Builder
 	mode := "v1 (legacy)"
-	if mi, err := os.ReadFile("/proc/self/mountinfo"); err == nil && strings.Contains(string(mi), " - cgroup2 ") {
+	switch mi, err := os.ReadFile("/proc/self/mountinfo"); {
+	case e.h != nil && e.h.unified != "":
+		mode = "v2 (unified)"
+	case err == nil && strings.Contains(string(mi), " - cgroup2 "):
 		mode = "v1 (hybrid: a cgroup2 tree is mounted too)"
 	}
 	fmt.Fprintf(&b, "- CPU: %d x %s; memory %s; kernel %s; cgroup %s\n", e.nproc, cpu, mem, first("uname", "-r"), mode)

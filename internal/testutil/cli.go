@@ -50,12 +50,21 @@ func (b *Binaries) Build(t testing.TB, pkg string) string {
 		bd = &build{}
 		b.built[pkg] = bd
 	}
-	name := fmt.Sprintf("%s-%d", filepath.Base(filepath.Clean(pkg)), len(b.built))
+	base := filepath.Base(filepath.Clean(pkg))
+	name := fmt.Sprintf("%s-%d", base, len(b.built))
 	b.mu.Unlock()
 	bd.once.Do(func() {
-		if filepath.Base(pkg) == "." {
+		if base == "." {
 			wd, _ := os.Getwd()
-			name = filepath.Base(wd)
+			base = filepath.Base(wd)
+			name = base
+		}
+		if p, ok := Prebuilt(base); ok {
+			bd.path = p
+			if _, err := os.Stat(p); err != nil {
+				bd.err = fmt.Errorf("%s is set: %w", PrebuiltEnv, err)
+			}
+			return
 		}
 		bd.path = filepath.Join(b.dir, name)
 		out, err := exec.Command(GoTool(), "build", "-o", bd.path, pkg).CombinedOutput()

@@ -2,6 +2,7 @@ package testutil
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -13,6 +14,10 @@ import (
 // that needs the binary, so that every run of the binary is a real
 // process with its own terminal, signals and exit status.
 func BuildRation(dir string) (string, error) {
+	if p, ok := Prebuilt("ration"); ok {
+		_, err := os.Stat(p)
+		return p, err
+	}
 	bin := filepath.Join(dir, "ration")
 	if runtime.GOOS == "windows" {
 		bin += ".exe"

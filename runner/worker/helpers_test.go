@@ -31,11 +31,15 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	goWorker = filepath.Join(dir, "goworker")
-	build := exec.Command(testutil.GoTool(), "build", "-o", goWorker, "./examples/goworker")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building examples/goworker:", err)
-		os.Exit(2)
+	if p, ok := testutil.Prebuilt("goworker"); ok {
+		goWorker = p
+	} else {
+		build := exec.Command(testutil.GoTool(), "build", "-o", goWorker, "./examples/goworker")
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "building examples/goworker:", err)
+			os.Exit(2)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
