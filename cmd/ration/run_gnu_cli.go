@@ -144,10 +144,9 @@ func planGNUCLI(p *runPlan, f *runFlags, _ func(string) string) error {
 		return flagMsg("--arg-sep", "--arg-sep: the separator is empty")
 	case c.argFileSep == "":
 		return flagMsg("--arg-file-sep", "--arg-file-sep: the separator is empty")
-	case c.shuf && f.keepOrder:
-		// GNU parallel takes both and keeps the shuffled order: -k is
-		// then the order the jobs were shuffled into.
 	}
+	// With -k too, as GNU parallel: the jobs are numbered in the shuffled
+	// order, which -k then keeps.
 	p.cli.shuf, p.cli.shellQuote = c.shuf, c.shellQuote
 	if c.shellQuote > 0 {
 		if p.worker.command != "" {
