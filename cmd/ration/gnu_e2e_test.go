@@ -134,6 +134,8 @@ const gnuShim = `#!/bin/bash
 shell=--shell
 for a in "$@"; do
 	case $a in
+	# GNU parallel's semaphore mode is ration sem.
+	--semaphore|--fg|--bg|--wait|--id|--semaphorename|--semaphoretimeout|--st) exec "$RATION_BIN" sem "$@" ;;
 	-q|-q0) shell= ;;
 	-*) ;;
 	*) break ;;
@@ -153,6 +155,12 @@ done
 # last command is exec'ed by bash -c, and make runs recipes with sh).
 "$RATION_BIN" run --quiet $shell "$@"
 exit $?
+`
+
+// semShim is the `sem` of the ration side: ration sem, GNU parallel's
+// sem.
+const semShim = `#!/bin/sh
+exec "$RATION_BIN" sem "$@"
 `
 
 // exampleEnv is what every example runs with: a home whose .parallel
@@ -186,6 +194,9 @@ func newExampleEnv(t *testing.T) *exampleEnv {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(e.shim, "parallel"), []byte(gnuShim), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.shim, "sem"), []byte(semShim), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return e

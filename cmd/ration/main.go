@@ -57,6 +57,7 @@ func commandsWith(h *signalHub) []command {
 		{"limits", "show the container's CPU and memory budget and the jobs it allows", cmdLimits},
 		{"run", "run a command once per input, in parallel, within the budget", run},
 		{"report", "render a joblog as a self-contained HTML or SVG timeline", cmdReport},
+		{"sem", "a counting semaphore shared between processes (GNU parallel's sem)", cmdSem},
 	}
 }
 

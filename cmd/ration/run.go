@@ -60,6 +60,9 @@ func runMainWith(h *signalHub, args []string, getenv func(string) string, stdin 
 		fs.PrintDefaults()
 		return 0
 	}
+	if p.cli.info != infoNone { // gnucli: --version, --minversion, ...
+		return runGNUInfo(p.cli, stdout)
+	}
 	w, err := wire(&p, stdin, stdout, stderr)
 	if err != nil {
 		return fail(stderr, "ration run", err)

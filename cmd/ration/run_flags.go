@@ -58,6 +58,9 @@ type runFlags struct {
 
 	// GNU parallel's input model, batching and output (issue 13).
 	gnu gnuFlags
+	// gnucli (issue 13): separators, --shuf, -J, and the options that
+	// print and exit (run_gnu_cli.go).
+	gnuCLI gnuCLIFlags
 
 	// workerGiven is whether --worker was given at all, even empty.
 	workerGiven bool

@@ -10,19 +10,21 @@ import (
 	"github.com/ration-run/ration/runner/template"
 )
 
-// sourceSeps are GNU parallel's input source separators: the first one ends
-// the command.
-var sourceSeps = map[string]bool{":::": true, "::::": true, ":::+": true, "::::+": true}
-
 // splitSources splits the arguments after the flags into the command and
-// the input sources, as GNU parallel reads them: every ::: starts a group
-// of values, every :::: a list of files (each its own source); :::+ links
-// its group to the source before it, ::::+ links each of its files to the
-// one before it, and the first source's + has nothing to link to and is
-// dropped, as GNU parallel drops it.
-func splitSources(args []string) (command []string, srcs []sourcePlan, err error) {
+// the input sources, as GNU parallel reads them: every argSep (:::) starts
+// a group of values, every fileSep (::::) a list of files (each its own
+// source); argSep+ (:::+) links its group to the source before it,
+// fileSep+ (::::+) links each of its files to the one before it, and the
+// first source's + has nothing to link to and is dropped, as GNU parallel
+// drops it. As GNU parallel, a separator is a file separator when it is
+// both (--arg-sep equal to --arg-file-sep), and a group is linked when its
+// separator ends in + (so --arg-sep a+ links every group).
+func splitSources(args []string, argSep, fileSep string) (command []string, srcs []sourcePlan, err error) {
+	isSep := func(a string) bool {
+		return a == argSep || a == argSep+"+" || a == fileSep || a == fileSep+"+"
+	}
 	i := 0
-	for i < len(args) && !sourceSeps[args[i]] {
+	for i < len(args) && !isSep(args[i]) {
 		i++
 	}
 	command = args[:i]
@@ -30,13 +32,13 @@ func splitSources(args []string) (command []string, srcs []sourcePlan, err error
 		sep := args[i]
 		i++
 		j := i
-		for j < len(args) && !sourceSeps[args[j]] {
+		for j < len(args) && !isSep(args[j]) {
 			j++
 		}
 		vals := args[i:j]
 		linked := strings.HasSuffix(sep, "+")
 		switch {
-		case strings.HasPrefix(sep, "::::"):
+		case sep == fileSep || sep == fileSep+"+":
 			if len(vals) == 0 {
 				return nil, nil, flagMsg("", sep+" needs a file name after it")
 			}

@@ -49,6 +49,8 @@ type runPlan struct {
 	// args are the arguments as given, for the hint that resumes an
 	// interrupted run.
 	args []string
+	// cli is what the gnucli options planned (run_gnu_cli.go).
+	cli gnuCLIPlan
 }
 
 // inputKind is where the inputs come from.
@@ -163,8 +165,14 @@ func plan(f runFlags, getenv func(string) string, args []string) (runPlan, error
 	if f.help {
 		return p, nil
 	}
+	// gnucli: --version, --minversion, --number-of-cores... print and exit.
+	if info, err := planGNUInfo(&p, &f, getenv); err != nil {
+		return runPlan{}, err
+	} else if info {
+		return p, nil
+	}
 	// In the order their errors are reported.
-	steps := []planStep{planWorker, planCommand, planRunner, planShard, planLogs, planInput, planBatch, planPipe, planGNUOutput, planJobs, planObserve}
+	steps := []planStep{planWorker, planCommand, planRunner, planShard, planLogs, planInput, planBatch, planPipe, planGNUOutput, planGNUCLI, planJobs, planObserve}
 	for _, step := range steps {
 		if err := step(&p, &f, getenv); err != nil {
 			return runPlan{}, err
@@ -176,7 +184,11 @@ func plan(f runFlags, getenv func(string) string, args []string) (runPlan, error
 // planRun parses args and plans the run (see plan). The FlagSet prints
 // the help.
 func planRun(args []string, getenv func(string) string) (runPlan, *pflag.FlagSet, error) {
-	f, fs, err := parseRunFlags(args)
+	all, err := gnuArgs(args, getenv) // gnucli: -J profiles and $PARALLEL
+	if err != nil {
+		return runPlan{}, newRunFlagSet(&runFlags{}), err
+	}
+	f, fs, err := parseRunFlags(all)
 	if err != nil {
 		return runPlan{}, fs, err
 	}
@@ -209,7 +221,7 @@ func planWorker(p *runPlan, f *runFlags, _ func(string) string) error {
 // the worker's, run through sh -c; the joblog's Command column shows it
 // with the input.
 func planCommand(p *runPlan, f *runFlags, getenv func(string) string) error {
-	command, srcs, err := splitSources(f.args)
+	command, srcs, err := splitSources(f.args, f.gnuCLI.argSep, f.gnuCLI.argFileSep)
 	if err != nil {
 		return err
 	}

@@ -93,6 +93,9 @@ func wire(p *runPlan, stdin io.Reader, stdout, stderr io.Writer) (_ *wiring, err
 	if err = w.inputs(&cfg, stdin); err != nil {
 		return nil, err
 	}
+	if err = w.gnuCLIWire(&cfg); err != nil { // gnucli: -j FILE, --shuf, --shellquote
+		return nil, err
+	}
 	if err = w.decide(); err != nil {
 		return nil, err
 	}
@@ -107,6 +110,7 @@ func wire(p *runPlan, stdin io.Reader, stdout, stderr io.Writer) (_ *wiring, err
 	if err = w.observe(&cfg, ref); err != nil {
 		return nil, err
 	}
+	w.gnuCLIObserve(&cfg, ref) // gnucli: -j FILE
 	if w.runner, err = runner.New(cfg); err != nil {
 		return nil, err
 	}

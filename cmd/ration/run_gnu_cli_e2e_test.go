@@ -1,0 +1,84 @@
+//go:build unix
+
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestJobsFileResizesRun: with -j FILE, a job that changes the file
+// changes how many jobs run at once from the next job end on, as GNU
+// parallel re-reads the file; without a change the value stays.
+func TestJobsFileResizesRun(t *testing.T) {
+	for _, c := range []struct {
+		name, newValue string
+		wantMax        int // the most jobs seen running at once, at least
+	}{
+		{"changed", "3", 2},
+		{"unchanged", "1", 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			jobs, running := filepath.Join(dir, "jobs"), filepath.Join(dir, "running")
+			if err := os.WriteFile(jobs, []byte("1\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(running, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			// Job 1 writes the file (unchanged: touches nothing); every job
+			// prints how many jobs are running as it starts.
+			write := ""
+			if c.newValue != "1" {
+				write = "echo " + c.newValue + " > " + jobs + ";"
+			}
+			script := "touch " + running + "/{}; ls " + running + " | wc -l; if [ {} = 1 ]; then " + write + " :; fi; sleep 0.4; rm " + running + "/{}"
+			out, errOut, code := rationCmd(t, "", nil, "run", "--quiet", "--shell", "-j", jobs, script, ":::", "1", "2", "3", "4")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			var counts []int
+			for _, l := range strings.Fields(out) {
+				n, err := strconv.Atoi(l)
+				if err != nil {
+					t.Fatalf("output %q", out)
+				}
+				counts = append(counts, n)
+			}
+			if len(counts) != 4 {
+				t.Fatalf("output %q, want 4 counts", out)
+			}
+			m := slices.Max(counts)
+			if c.wantMax == 1 && m != 1 || m < c.wantMax {
+				t.Errorf("at most %d jobs ran at once (%v), want %d", m, counts, c.wantMax)
+			}
+		})
+	}
+}
+
+// TestRunGNUInfo: the options that print and exit, through the binary.
+func TestRunGNUInfo(t *testing.T) {
+	out, _, code := rationCmd(t, "", nil, "run", "--version")
+	if code != 0 || !strings.Contains(out, "GNU parallel compatibility level 20221122") {
+		t.Errorf("--version: exit %d, %q", code, out)
+	}
+	for v, want := range map[string]int{"20130722": 0, "20221122": 0, "20221123": 255} {
+		out, _, code := rationCmd(t, "", nil, "run", "--minversion", v)
+		if code != want || out != "20221122\n" {
+			t.Errorf("--minversion %s: exit %d, %q; want %d and 20221122", v, code, out, want)
+		}
+	}
+	out, _, code = rationCmd(t, "", nil, "run", "--max-line-length-allowed")
+	if code != 0 || out != "130329\n" {
+		t.Errorf("--max-line-length-allowed: exit %d, %q", code, out)
+	}
+	out, _, code = rationCmd(t, "a b\nit's\n", nil, "run", "--shellquote")
+	if code != 0 || out != "'a b'\n'it'\"'\"'s'\n" {
+		t.Errorf("--shellquote: exit %d, %q", code, out)
+	}
+}

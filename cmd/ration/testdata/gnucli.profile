@@ -1,0 +1,3 @@
+# a GNU parallel profile (run_gnu_cli_test.go)
+--tag
+-k
