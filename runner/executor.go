@@ -56,6 +56,8 @@ type Attempt struct {
 	// --halt): an executor still waiting to start the attempt (for a free
 	// worker) must not start it, and returns Outcome NotStarted.
 	Drain <-chan struct{}
+	// GNU parallel's ways of running a job (gnuexec): see AttemptExec.
+	AttemptExec
 }
 
 // Diagnostics returns where diagnostics about a go: Diag, or Stderr when

@@ -58,6 +58,8 @@ type GNU struct {
 	// (--timeout P%, as GNU parallel); before one succeeded there is no
 	// limit. It counts as Config.Timeout does.
 	TimeoutPercent float64
+	// Exec are the options that change how a job runs (gnuexec).
+	Exec GNUExec
 }
 
 // oneArg reports whether every job takes one argument: then a job's number

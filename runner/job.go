@@ -138,6 +138,7 @@ func (r *Runner) attempt(ctx context.Context, j *job) bool {
 		Seq: j.it.seq, Slot: j.slot, Input: j.it.input, Attempt: j.n, Argv: j.argv,
 		Stdout: stdout, Stderr: stderr,
 		Grace: r.cfg.Grace, Kill: r.killCh, Drain: r.drainCh, Started: st.started,
+		AttemptExec: r.cfg.GNU.Exec.attempt(),
 	}
 	if r.cfg.OmitErrorLines {
 		a.Diag = io.Discard

@@ -58,6 +58,8 @@ type runFlags struct {
 
 	// GNU parallel's input model, batching and output (issue 13).
 	gnu gnuFlags
+	// GNU parallel's flags that change how jobs run (gnuexec branch).
+	exec gnuExecFlags
 
 	// workerGiven is whether --worker was given at all, even empty.
 	workerGiven bool
@@ -128,6 +130,7 @@ func parseRunFlags(args []string) (runFlags, *pflag.FlagSet, error) {
 	}
 	f.args, f.workerGiven = fs.Args(), fs.Changed("worker")
 	f.gnu.recEndSet, f.gnu.recStartSet = fs.Changed("recend"), fs.Changed("recstart")
+	gnuExecParsed(fs, &f) // gnuexec branch
 	for name, v := range map[string]*int{"max-args": &f.gnu.maxArgs, "max-replace-args": &f.gnu.maxReplaceArgs, "max-lines": &f.gnu.maxLines} {
 		if !fs.Changed(name) {
 			*v = -1

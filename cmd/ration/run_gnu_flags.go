@@ -101,4 +101,5 @@ func addGNUFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&g.willCite, "will-cite", false, "accepted for GNU parallel's sake (nothing to cite)")
 	fs.BoolVar(&g.noNotice, "no-notice", false, "accepted for GNU parallel's sake")
 	fs.BoolVarP(&g.noRunIfEmpty, "no-run-if-empty", "r", false, "accepted: ration never runs a job for empty input")
+	addGNUExecFlags(fs, f) // gnuexec branch
 }

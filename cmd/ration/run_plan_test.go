@@ -76,7 +76,7 @@ func basePlan() runPlan {
 // reads; TestPlanCoversEveryFlag checks that no flag lacks a row.
 func planCases() []planCase {
 	c := func(args ...string) []string { return args }
-	return []planCase{
+	rows := []planCase{
 		// Help: nothing else is planned.
 		{args: c("-h"), want: func(p *runPlan) { *p = runPlan{help: true} }},
 		{args: c("--help", "--bogus-after-help-is-not-parsed-as-a-flag"), err: "unknown flag: --bogus-after-help-is-not-parsed-as-a-flag"},
@@ -348,6 +348,7 @@ func planCases() []planCase {
 		{args: c("--watch-interval", "often", "echo"), err: `--watch-interval: "often" is not a positive duration`, flag: "--watch-interval"},
 		{args: c("--watch-interval", "0", "echo"), err: `--watch-interval: "0" is not a positive duration`, flag: "--watch-interval"},
 	}
+	return append(rows, planCasesGNUExec()...) // gnuexec branch
 }
 
 // args is one ::: group's source plan.
