@@ -73,3 +73,32 @@ func TestTermSeqSignals(t *testing.T) {
 		t.Errorf("finished %+v; want one job ended by SIGKILL", ends)
 	}
 }
+
+// TestFiles: with Files each job's stdout goes to a file of its own in
+// TmpDir, kept, its stderr nowhere, and the job's output is the file's
+// name after its tag, in input order with KeepOrder.
+func TestFiles(t *testing.T) {
+	dir := t.TempDir()
+	_, out, _, err := run(t, Config{Command: []string{"sh", "-c", `echo out "$1"; echo err "$1" >&2`, "sh", "{}"},
+		Input: input.Args([]string{"a", "b", "c"}), KeepOrder: true,
+		GNU: GNU{Tag: true, Exec: GNUExec{Files: true, TmpDir: dir}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("output %q; want three names", out)
+	}
+	for i, l := range lines {
+		arg := string(rune('a' + i))
+		tag, name, _ := strings.Cut(l, "\t")
+		if tag != arg || filepath.Dir(name) != dir || !strings.HasPrefix(filepath.Base(name), "par") || !strings.HasSuffix(name, ".par") {
+			t.Errorf("line %d is %q; want %s, a tab and %s/par*.par", i+1, l, arg, dir)
+			continue
+		}
+		data, err := os.ReadFile(name)
+		if err != nil || string(data) != "out "+arg+"\n" {
+			t.Errorf("%s holds %q (%v); want the job's stdout only", name, data, err)
+		}
+	}
+}

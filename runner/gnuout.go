@@ -31,6 +31,8 @@ func (r *Runner) attemptWriters(j *job) (stdout, stderr io.Writer, done func()) 
 			stdout, stderr = files[0], files[1]
 			done = func() { files[0].Close(); files[1].Close() }
 		}
+	} else if g.Exec.Files {
+		stdout, stderr, done = r.filesWriters(j, stdout)
 	} else if tag, ok := r.tag(j.it, j.slot); ok {
 		stdout, stderr = &tagWriter{w: stdout, tag: tag}, &tagWriter{w: stderr, tag: tag}
 	}

@@ -122,7 +122,13 @@ func newRunFlagSet(f *runFlags) *pflag.FlagSet {
 func parseRunFlags(args []string) (runFlags, *pflag.FlagSet, error) {
 	var f runFlags
 	fs := newRunFlagSet(&f)
-	if err := fs.Parse(args); err != nil {
+	err := fs.Parse(args)
+	if gnu, ok := gnuFilesArgs(args, fs, err); ok { // gnuexec branch: GNU's --files
+		f = runFlags{}
+		fs = newRunFlagSet(&f)
+		err = fs.Parse(gnu)
+	}
+	if err != nil {
 		if hint := unknownFlagHint(err.Error()); hint != "" {
 			return f, fs, flagMsg("", hint)
 		}

@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"runtime"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -10,10 +12,13 @@ import (
 )
 
 // gnuExecFlags are GNU parallel's flags that change how jobs run (see
-// docs/compat.md): --nice, --termseq.
+// docs/compat.md): --nice, --termseq, GNU's --files (--output-files),
+// --tmpdir.
 type gnuExecFlags struct {
-	nice    int
-	termSeq string
+	nice        int
+	termSeq     string
+	outputFiles bool
+	tmpDir      string
 	// niceSet is whether --nice was given (0 is a niceness of its own).
 	niceSet bool
 }
@@ -22,6 +27,8 @@ type gnuExecFlags struct {
 func addGNUExecFlags(fs *pflag.FlagSet, f *runFlags) {
 	x := &f.exec
 	fs.IntVar(&x.nice, "nice", 0, "run every job at niceness `N` (-20..19; as GNU parallel, the value itself, not an increment; Linux only)")
+	fs.BoolVar(&x.outputFiles, "output-files", false, "write each job's stdout to a new file in --tmpdir and print the file's name instead (GNU parallel's --files, which is read so when it comes before the command and ::: :::: -a inputs, or no command); stderr is discarded")
+	fs.StringVar(&x.tmpDir, "tmpdir", "", "the `DIR` of --output-files' files and of the output spilled to disk (default: $TMPDIR, else /tmp)")
 	fs.StringVar(&x.termSeq, "termseq", "", "stop a job (--timeout, --halt now, an interrupt) with this `SEQ` of signals and waits in ms, e.g. TERM,200,TERM,100,KILL,25 (default TERM,2000,KILL; SIGKILL follows the last wait)")
 }
 
@@ -46,6 +53,19 @@ func planGNUExec(p *runPlan, f *runFlags, _ func(string) string) error {
 		}
 		gx.Nice, gx.NiceSet = x.nice, true
 	}
+	if x.outputFiles {
+		switch {
+		case f.gnu.results != "":
+			return flagMsg("--output-files", "--files (--output-files) and --results cannot be combined")
+		case f.dryRun:
+			return flagMsg("--output-files", "--files (--output-files) and --dry-run cannot be combined")
+		}
+		gx.Files = true
+	}
+	if x.tmpDir != "" {
+		// Checked by wire (checkGNUExec): plan does no I/O.
+		gx.TmpDir, p.cfg.TempDir = x.tmpDir, x.tmpDir
+	}
 	if x.termSeq != "" {
 		if worker {
 			return flagMsg("--termseq", "--termseq cannot be combined with --worker (a worker is stopped by closing its stdin, then killed)")
@@ -61,6 +81,63 @@ func planGNUExec(p *runPlan, f *runFlags, _ func(string) string) error {
 		// of a stopped job, and its waits are the grace the signal
 		// handling allows the jobs before it gives up on the run.
 		gx.TermSeq, p.cfg.Grace = q, q.Total()
+	}
+	return nil
+}
+
+// gnuFilesArgs returns args with GNU parallel's meaning of a bare --files
+// (--output-files) when that is how they read: pflag read them (into fs,
+// with the error err) with ration's --files PATTERN, and they hold a
+// :::, ::::, :::+ or ::::+ source or an -a file, or no command, or
+// --files was the last argument; ration's --files PATTERN takes none of
+// these. ok is false when args stay as they are.
+func gnuFilesArgs(args []string, fs *pflag.FlagSet, err error) (_ []string, ok bool) {
+	var flags int
+	switch {
+	case err != nil && err.Error() == "flag needs an argument: --files":
+		flags = len(args)
+	case err != nil || !fs.Changed("files"):
+		return nil, false
+	default:
+		rest := fs.Args()
+		gnu := len(rest) == 0
+		if af, _ := fs.GetStringArray("arg-file"); len(af) > 0 {
+			gnu = true
+		}
+		for _, a := range rest {
+			gnu = gnu || sourceSeps[a]
+		}
+		if !gnu {
+			return nil, false
+		}
+		flags = len(args) - len(rest)
+	}
+	out := make([]string, len(args))
+	copy(out, args)
+	for i := range flags {
+		if out[i] == "--" {
+			break
+		}
+		if out[i] == "--files" {
+			out[i] = "--output-files"
+		}
+	}
+	return out, true
+}
+
+// checkGNUExec checks what plan could not without I/O: that --tmpdir is
+// a directory.
+func checkGNUExec(p *runPlan) error {
+	dir := p.cfg.GNU.Exec.TmpDir
+	if dir == "" {
+		return nil
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		msg := "not a directory"
+		if err != nil {
+			msg = unwrapPathErr(err).Error()
+		}
+		return flagMsg("--tmpdir", "--tmpdir "+dir+": "+strings.TrimSpace(msg))
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"syscall"
+	"testing"
 	"time"
 
 	"github.com/ration-run/ration/runner"
@@ -23,6 +24,38 @@ func planCasesGNUExec() []planCase {
 			p.cfg.Grace = 325 * time.Millisecond
 		}},
 		{args: c("--termseq", "TERM,soon", "echo"), err: `--termseq: "TERM,soon": "soon" is not a wait in milliseconds`, flag: "--termseq"},
+		// GNU's --files: bare, before the command and :::, ::::, -a
+		// inputs, or with no command.
+		{args: c("--files", "echo", ":::", "A", "B"), want: func(p *runPlan) {
+			p.cfg.GNU.Exec.Files = true
+			p.input.kind, p.input.sources, p.input.total = inputSources, args(":::", "A", "B"), 2
+		}},
+		{args: c("-a", "in", "--files", "-k", "wc", "-l"), want: func(p *runPlan) {
+			p.cfg.GNU.Exec.Files, p.cfg.KeepOrder, p.cfg.Command = true, true, []string{"wc", "-l"}
+			p.input.kind, p.input.sources = inputSources, argFiles("in")
+		}},
+		{args: c("--output-files"), want: func(p *runPlan) {
+			p.cfg.GNU.Exec.Files, p.cfg.Command, p.cfg.GNU.InputIsCommand, p.parentShell = true, []string{"{}"}, true, true
+		}},
+		// ration's --files PATTERN stays so before a command alone.
+		{args: c("--files", "*.go", "--output-files", "wc"), want: func(p *runPlan) {
+			p.cfg.GNU.Exec.Files, p.cfg.Command = true, []string{"wc"}
+			p.input.kind, p.input.patterns = inputFiles, []string{"*.go"}
+		}},
+		{args: c("--tmpdir", "/var/tmp", "--output-files", "echo"), want: func(p *runPlan) {
+			p.cfg.GNU.Exec.Files, p.cfg.GNU.Exec.TmpDir, p.cfg.TempDir = true, "/var/tmp", "/var/tmp"
+		}},
+		{args: c("--output-files", "--results", "out", "echo"), err: "--files (--output-files) and --results cannot be combined", flag: "--output-files"},
 		{args: c("--termseq", "TERM,10", "--worker", "cat"), err: "--termseq cannot be combined with --worker (a worker is stopped by closing its stdin, then killed)", flag: "--termseq"},
+	}
+}
+
+// TestGNUFilesLast: a bare --files as the last argument is GNU's (every
+// input a command line, its output to a file), not ration's --files
+// missing its PATTERN.
+func TestGNUFilesLast(t *testing.T) {
+	p, _, err := planOf(t, []string{"-k", "--files"}, nil)
+	if err != nil || !p.cfg.GNU.Exec.Files || !p.cfg.GNU.InputIsCommand || !p.cfg.KeepOrder {
+		t.Errorf("plan of -k --files: %v, files %v, input is command %v", err, p.cfg.GNU.Exec.Files, p.cfg.GNU.InputIsCommand)
 	}
 }

@@ -33,7 +33,6 @@ var gnuUnsupported = map[string]string{
 	"memfree":                   "ration sizes the pool from the memory limit: --mem-per-job SIZE (or auto)",
 	"load":                      "ration sizes the pool from the cgroup's CPU limit and adapts it while running (--watch-limits)",
 	"noswap":                    "ration sizes the pool from the memory limit: --mem-per-job SIZE",
-	"tmpdir":                    "ration holds a job's output in memory, then in os.TempDir(); set TMPDIR",
 	"compress":                  "not supported",
 	"arg-sep":                   "only ::: separates input groups",
 	"arg-file-sep":              "only :::: separates input files",

@@ -238,9 +238,10 @@ func planCases() []planCase {
 		{args: c("-a", "in", "echo", ":::", "x"), want: func(p *runPlan) {
 			p.input.kind, p.input.sources = inputSources, append(argFiles("in"), args(":::", "x")...)
 		}},
-		{args: c("-a", "in", "--files", "x", "echo"), err: filesErr, flag: "--files"},
-		{args: c("--files", "x", "echo", ":::", "y"), err: filesErr, flag: "--files"},
-		{args: c("--files", "gzip"), err: "--files gzip takes a glob PATTERN and no command followed (GNU parallel's --files, print the output file names, is not supported: use --results DIR)", flag: "--files"},
+		// A bare --files before such inputs is GNU's (planCasesGNUExec).
+		{args: c("-a", "in", "--files=x", "echo"), err: filesErr, flag: "--files"},
+		{args: c("--files=x", "echo", ":::", "y"), err: filesErr, flag: "--files"},
+		{args: c("--files=gzip"), err: "--files=gzip takes a glob PATTERN and a command after it (GNU parallel's --files, print the output file names, is --output-files)", flag: "--files"},
 		{args: c("--exclude", "x", "echo"), err: "--exclude needs --files", flag: "--exclude"},
 		{args: c("--files", "x", "--hidden", "--gitignore", "echo"), want: func(p *runPlan) {
 			p.input.kind, p.input.patterns = inputFiles, []string{"x"}
@@ -365,7 +366,7 @@ func argFiles(paths ...string) []sourcePlan {
 	return s
 }
 
-const filesErr = "--files PATTERN cannot be combined with :::, :::: or -a (ration's --files names the input files by glob; GNU parallel's --files, print the output file names, is not supported: use --results DIR)"
+const filesErr = "--files=PATTERN cannot be combined with :::, :::: or -a (ration's --files PATTERN names the input files by glob; GNU parallel's --files, print the output file names, is --output-files, and a bare --files before the command and such inputs is read so)"
 
 // inShard counts the inputs in shard i/n.
 func inShard(i, n int, inputs ...string) int64 {
