@@ -215,4 +215,6 @@ type gnuState struct {
 	// total is the number of jobs, known when a --halt percentage made
 	// the runner read the whole input first; 0 when not known.
 	total atomic.Int64
+	// exec is GNUExec's state (gnuexec).
+	exec execState
 }

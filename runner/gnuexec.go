@@ -28,6 +28,11 @@ type GNUExec struct {
 	Files bool
 	// TmpDir is where --files' files go ("": os.TempDir(), so TMPDIR).
 	TmpDir string
+	// ResultsTable, when set, is the path of --results NAME.csv or
+	// NAME.tsv (a tab-separated one): each job's row is written there
+	// when it ends (see tableRow), and its output nowhere else. GNU's
+	// Results must be "".
+	ResultsTable string
 }
 
 // AttemptExec is what an Executor needs of GNUExec for one attempt.

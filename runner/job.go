@@ -237,6 +237,9 @@ func (r *Runner) finishJob(ctx context.Context, j *job, jl *joblog.Writer) jobRe
 			if jl != nil && !j.byRun {
 				r.writeJoblog(jl, r.entry(j, received))
 			}
+			if !j.byRun {
+				r.tableRow(j) // --results NAME.csv
+			}
 		}
 	default:
 		if err := j.out.flush(); err != nil {
@@ -244,6 +247,9 @@ func (r *Runner) finishJob(ctx context.Context, j *job, jl *joblog.Writer) jobRe
 		}
 		if jl != nil && !j.byRun {
 			r.writeJoblog(jl, r.entry(j, received))
+		}
+		if !j.byRun {
+			r.tableRow(j) // --results NAME.csv
 		}
 	}
 	res := j.res

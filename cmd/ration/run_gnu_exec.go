@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ration-run/ration/runner"
+	"github.com/ration-run/ration/runner/template"
 )
 
 // gnuExecFlags are GNU parallel's flags that change how jobs run (see
@@ -61,6 +62,9 @@ func planGNUExec(p *runPlan, f *runFlags, _ func(string) string) error {
 			return flagMsg("--output-files", "--files (--output-files) and --dry-run cannot be combined")
 		}
 		gx.Files = true
+	}
+	if err := planResults(p, f); err != nil {
+		return err
 	}
 	if x.tmpDir != "" {
 		// Checked by wire (checkGNUExec): plan does no I/O.
@@ -138,6 +142,31 @@ func checkGNUExec(p *runPlan) error {
 			msg = unwrapPathErr(err).Error()
 		}
 		return flagMsg("--tmpdir", "--tmpdir "+dir+": "+strings.TrimSpace(msg))
+	}
+	return nil
+}
+
+// planResults reads --results as GNU parallel does: NAME.csv or NAME.tsv
+// is a table of every job (runner.GNUExec.ResultsTable), NAME.json is not
+// supported, and a name with replacement strings names each job's files
+// (checked here; expanded by the runner).
+func planResults(p *runPlan, f *runFlags) error {
+	name := f.gnu.results
+	gc := &p.cfg.GNU
+	lower := strings.ToLower(name)
+	switch {
+	case name == "":
+		return nil
+	case strings.HasSuffix(lower, ".json"):
+		return flagMsg("--results", "--results NAME.json (JSON lines on stdout) is not supported: use --results NAME.csv, or --joblog FILE")
+	case strings.HasSuffix(lower, ".csv") || strings.HasSuffix(lower, ".tsv"):
+		gc.Results, gc.Exec.ResultsTable = "", name
+		return nil
+	}
+	o := gc.Template
+	o.Shell, o.Context = false, false
+	if _, err := template.ParseOptions([]string{name}, o); err != nil {
+		return flagErr("--results", err)
 	}
 	return nil
 }

@@ -46,6 +46,10 @@ func planCasesGNUExec() []planCase {
 			p.cfg.GNU.Exec.Files, p.cfg.GNU.Exec.TmpDir, p.cfg.TempDir = true, "/var/tmp", "/var/tmp"
 		}},
 		{args: c("--output-files", "--results", "out", "echo"), err: "--files (--output-files) and --results cannot be combined", flag: "--output-files"},
+		{args: c("--results", "out/{}", "echo"), want: func(p *runPlan) { p.cfg.GNU.Results = "out/{}" }},
+		{args: c("--results", "my.CSV", "echo"), want: func(p *runPlan) { p.cfg.GNU.Exec.ResultsTable = "my.CSV" }},
+		{args: c("--res", "t.tsv", "echo"), want: func(p *runPlan) { p.cfg.GNU.Exec.ResultsTable = "t.tsv" }},
+		{args: c("--results", "x.json", "echo"), err: "--results NAME.json (JSON lines on stdout) is not supported: use --results NAME.csv, or --joblog FILE", flag: "--results"},
 		{args: c("--termseq", "TERM,10", "--worker", "cat"), err: "--termseq cannot be combined with --worker (a worker is stopped by closing its stdin, then killed)", flag: "--termseq"},
 	}
 }

@@ -175,7 +175,7 @@ func planCases() []planCase {
 		{args: c("--tagstring", "{1}:", "echo"), want: func(p *runPlan) { p.cfg.GNU.Tag, p.cfg.GNU.TagString = true, "{1}:" }},
 		{args: c("--results", "out", "echo"), want: func(p *runPlan) { p.cfg.GNU.Results = "out" }},
 		{args: c("--res", "out", "echo"), want: func(p *runPlan) { p.cfg.GNU.Results = "out" }},
-		{args: c("--results", "out/{}", "echo"), err: "--results with replacement strings is not supported; give a directory (GNU's layout DIR/1/ARG/stdout is used)", flag: "--results"},
+		// --results out/{} and NAME.csv: planCasesGNUExec.
 		{args: c("-v", "echo"), want: func(p *runPlan) { p.cfg.GNU.Verbose = true }},
 		{args: c("--print-commands", "echo"), want: func(p *runPlan) { p.cfg.GNU.Verbose = true }},
 		{args: c("-t", "echo"), want: func(p *runPlan) { p.cfg.GNU.VerboseStderr = true }},
