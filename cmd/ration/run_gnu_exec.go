@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ration-run/ration/runner"
+	"github.com/ration-run/ration/runner/joblog"
 	"github.com/ration-run/ration/runner/template"
 )
 
@@ -20,6 +22,7 @@ type gnuExecFlags struct {
 	termSeq     string
 	outputFiles bool
 	tmpDir      string
+	retryFailed bool
 	// niceSet is whether --nice was given (0 is a niceness of its own).
 	niceSet bool
 }
@@ -30,6 +33,7 @@ func addGNUExecFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.IntVar(&x.nice, "nice", 0, "run every job at niceness `N` (-20..19; as GNU parallel, the value itself, not an increment; Linux only)")
 	fs.BoolVar(&x.outputFiles, "output-files", false, "write each job's stdout to a new file in --tmpdir and print the file's name instead (GNU parallel's --files, which is read so when it comes before the command and ::: :::: -a inputs, or no command); stderr is discarded")
 	fs.StringVar(&x.tmpDir, "tmpdir", "", "the `DIR` of --output-files' files and of the output spilled to disk (default: $TMPDIR, else /tmp)")
+	fs.BoolVar(&x.retryFailed, "retry-failed", false, "with --joblog FILE and no command or inputs: run again the commands FILE records as failed (GNU parallel's --retry-failed; the succeeded ones are skipped, the new records appended)")
 	fs.StringVar(&x.termSeq, "termseq", "", "stop a job (--timeout, --halt now, an interrupt) with this `SEQ` of signals and waits in ms, e.g. TERM,200,TERM,100,KILL,25 (default TERM,2000,KILL; SIGKILL follows the last wait)")
 }
 
@@ -64,6 +68,9 @@ func planGNUExec(p *runPlan, f *runFlags, _ func(string) string) error {
 		gx.Files = true
 	}
 	if err := planResults(p, f); err != nil {
+		return err
+	}
+	if err := planRetryFailed(p, f); err != nil {
 		return err
 	}
 	if x.tmpDir != "" {
@@ -129,9 +136,82 @@ func gnuFilesArgs(args []string, fs *pflag.FlagSet, err error) (_ []string, ok b
 	return out, true
 }
 
-// checkGNUExec checks what plan could not without I/O: that --tmpdir is
-// a directory.
+// execPlan is what wire does for the flags that change how jobs run.
+type execPlan struct {
+	// retryFailed reads the joblog's commands as the inputs
+	// (--retry-failed).
+	retryFailed bool
+}
+
+// planRetryFailed plans GNU parallel's --retry-failed: the inputs are the
+// commands the joblog records (read by wire: retryInputs), each a shell
+// command line, numbered by their Seq, and the succeeded ones are skipped
+// (--resume-failed). Unlike GNU parallel, which ignores a command and
+// inputs given with it, ration refuses them.
+func planRetryFailed(p *runPlan, f *runFlags) error {
+	if !f.exec.retryFailed {
+		return nil
+	}
+	switch {
+	case f.joblog == "":
+		return flagMsg("--retry-failed", "--retry-failed needs --joblog FILE (it runs again the commands FILE records as failed)")
+	case len(f.args) > 0 || len(f.argFiles) > 0 || len(f.files) > 0:
+		return flagMsg("--retry-failed", "--retry-failed runs again the commands the joblog records and takes no command or inputs (GNU parallel ignores them); to run the failed jobs of a command and inputs again, give them with --resume-failed")
+	case f.resume:
+		return flagMsg("--retry-failed", "--retry-failed and --resume cannot be combined")
+	}
+	p.cfg.ResumeFailed, p.exec.retryFailed = true, true
+	return nil
+}
+
+// retryInputs makes the inputs of --retry-failed: the Command of the
+// joblog's last record of every Seq from 1 to the highest, "true" for a
+// Seq it lacks (GNU parallel runs an empty line there). A joblog that
+// cannot be read, a malformed line, or a command the joblog cut is an
+// error before any job runs.
+func retryInputs(p *runPlan) error {
+	path := p.cfg.Joblog
+	fh, err := os.Open(path)
+	if err != nil {
+		return flagMsg("--retry-failed", "--retry-failed: --joblog "+path+": "+unwrapPathErr(err).Error())
+	}
+	defer fh.Close()
+	cmds := map[int64]string{}
+	var last int64
+	for e, err := range joblog.Entries(fh) {
+		if errors.Is(err, joblog.ErrTornTail) {
+			break // an unfinished last line: the joblog's writer repairs it
+		}
+		if err != nil {
+			return flagMsg("--retry-failed", fmt.Sprintf("--retry-failed: --joblog %s: %v", path, err))
+		}
+		if strings.HasSuffix(e.Command, " bytes cut]") && strings.Contains(e.Command, "[... ") {
+			return flagMsg("--retry-failed", fmt.Sprintf("--retry-failed: --joblog %s: the command of job %d was cut (longer than the joblog's line); it cannot be run again", path, e.Seq))
+		}
+		cmds[e.Seq] = e.Command
+		last = max(last, e.Seq)
+	}
+	vals := make([]string, last)
+	for i := range vals {
+		c, ok := cmds[int64(i+1)]
+		if !ok {
+			c = "true"
+		}
+		vals[i] = c
+	}
+	in := &p.input
+	in.kind, in.sources, in.total = inputSources, []sourcePlan{{name: "--retry-failed", args: vals}}, -1
+	return nil
+}
+
+// checkGNUExec does what plan could not without I/O: it checks that
+// --tmpdir is a directory, and reads --retry-failed's joblog.
 func checkGNUExec(p *runPlan) error {
+	if p.exec.retryFailed {
+		if err := retryInputs(p); err != nil {
+			return err
+		}
+	}
 	dir := p.cfg.GNU.Exec.TmpDir
 	if dir == "" {
 		return nil

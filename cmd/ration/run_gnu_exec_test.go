@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"reflect"
 	"syscall"
 	"testing"
 	"time"
@@ -50,6 +53,13 @@ func planCasesGNUExec() []planCase {
 		{args: c("--results", "my.CSV", "echo"), want: func(p *runPlan) { p.cfg.GNU.Exec.ResultsTable = "my.CSV" }},
 		{args: c("--res", "t.tsv", "echo"), want: func(p *runPlan) { p.cfg.GNU.Exec.ResultsTable = "t.tsv" }},
 		{args: c("--results", "x.json", "echo"), err: "--results NAME.json (JSON lines on stdout) is not supported: use --results NAME.csv, or --joblog FILE", flag: "--results"},
+		{args: c("--joblog", "jl", "--retry-failed"), want: func(p *runPlan) {
+			p.cfg.Joblog, p.cfg.ResumeFailed, p.exec.retryFailed = "jl", true, true
+			p.cfg.Command, p.cfg.GNU.InputIsCommand, p.parentShell = []string{"{}"}, true, true
+		}},
+		{args: c("--retry-failed"), err: "--retry-failed needs --joblog FILE (it runs again the commands FILE records as failed)", flag: "--retry-failed"},
+		{args: c("--joblog", "jl", "--retry-failed", "echo", ":::", "x"), flag: "--retry-failed",
+			err: "--retry-failed runs again the commands the joblog records and takes no command or inputs (GNU parallel ignores them); to run the failed jobs of a command and inputs again, give them with --resume-failed"},
 		{args: c("--termseq", "TERM,10", "--worker", "cat"), err: "--termseq cannot be combined with --worker (a worker is stopped by closing its stdin, then killed)", flag: "--termseq"},
 	}
 }
@@ -61,5 +71,32 @@ func TestGNUFilesLast(t *testing.T) {
 	p, _, err := planOf(t, []string{"-k", "--files"}, nil)
 	if err != nil || !p.cfg.GNU.Exec.Files || !p.cfg.GNU.InputIsCommand || !p.cfg.KeepOrder {
 		t.Errorf("plan of -k --files: %v, files %v, input is command %v", err, p.cfg.GNU.Exec.Files, p.cfg.GNU.InputIsCommand)
+	}
+}
+
+// TestRetryInputs: --retry-failed's inputs are the last command of every
+// Seq the joblog records, "true" for a Seq it lacks; a missing joblog is
+// an error naming it.
+func TestRetryInputs(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "log")
+	log := "Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand\n" +
+		"1\t:\t1.000\t0.1\t0\t0\t1\t0\texit 1\n" +
+		"3\t:\t1.000\t0.1\t0\t0\t0\t0\techo 'a b'\n" +
+		"1\t:\t1.000\t0.1\t0\t0\t2\t0\texit 2\n"
+	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := runPlan{cfg: runner.Config{Joblog: path}, exec: execPlan{retryFailed: true}}
+	if err := checkGNUExec(&p); err != nil {
+		t.Fatal(err)
+	}
+	want := []sourcePlan{{name: "--retry-failed", args: []string{"exit 2", "true", "echo 'a b'"}}}
+	if p.input.kind != inputSources || !reflect.DeepEqual(p.input.sources, want) {
+		t.Errorf("inputs %v %+v; want %+v", p.input.kind, p.input.sources, want)
+	}
+	p = runPlan{cfg: runner.Config{Joblog: filepath.Join(dir, "none")}, exec: execPlan{retryFailed: true}}
+	if err := checkGNUExec(&p); err == nil || err.Error() != "--retry-failed: --joblog "+filepath.Join(dir, "none")+": no such file or directory" {
+		t.Errorf("missing joblog: %v", err)
 	}
 }

@@ -49,6 +49,9 @@ type runPlan struct {
 	// args are the arguments as given, for the hint that resumes an
 	// interrupted run.
 	args []string
+	// exec is what wire does for GNU parallel's flags that change how
+	// jobs run (gnuexec branch).
+	exec execPlan
 }
 
 // inputKind is where the inputs come from.

@@ -197,7 +197,7 @@ func planCases() []planCase {
 		{args: c("--lb", "echo"), want: func(p *runPlan) { p.cfg.LineBuffer = true }},
 		{args: c("--linebuffer", "echo"), want: func(p *runPlan) { p.cfg.LineBuffer = true }},
 		{args: c("--dryrun", "echo"), want: func(p *runPlan) { p.cfg.DryRun, p.bar = true, barOff }},
-		{args: c("--joblog", "jl", "--retry-failed", "echo"), want: func(p *runPlan) { p.cfg.Joblog, p.cfg.ResumeFailed = "jl", true }},
+		// --retry-failed: planCasesGNUExec.
 		{args: c("--will-cite", "--no-notice", "echo")},
 
 		// GNU parallel's flags ration does not take name the alternative.
