@@ -33,6 +33,9 @@ type GNUExec struct {
 	// when it ends (see tableRow), and its output nowhere else. GNU's
 	// Results must be "".
 	ResultsTable string
+	// Gate holds job starts while the machine is busy (--load, --noswap,
+	// --memfree); see StartGate.
+	Gate StartGate
 }
 
 // AttemptExec is what an Executor needs of GNUExec for one attempt.

@@ -23,6 +23,8 @@ type execState struct {
 
 	// table is the --results NAME.csv table.
 	table resultsTable
+	// gate is StartGate's state.
+	gate gateState
 }
 
 // resultsTemplate parses GNU.Results as a one-word template, once.

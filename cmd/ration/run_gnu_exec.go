@@ -3,26 +3,33 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/ration-run/ration/cgroup"
 	"github.com/ration-run/ration/runner"
+	"github.com/ration-run/ration/runner/admit"
 	"github.com/ration-run/ration/runner/joblog"
 	"github.com/ration-run/ration/runner/template"
 )
 
 // gnuExecFlags are GNU parallel's flags that change how jobs run (see
 // docs/compat.md): --nice, --termseq, GNU's --files (--output-files),
-// --tmpdir.
+// --tmpdir, --retry-failed, --load, --noswap, --memfree.
 type gnuExecFlags struct {
 	nice        int
 	termSeq     string
 	outputFiles bool
 	tmpDir      string
 	retryFailed bool
+	load        string
+	noSwap      bool
+	memFree     string
 	// niceSet is whether --nice was given (0 is a niceness of its own).
 	niceSet bool
 }
@@ -34,6 +41,9 @@ func addGNUExecFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&x.outputFiles, "output-files", false, "write each job's stdout to a new file in --tmpdir and print the file's name instead (GNU parallel's --files, which is read so when it comes before the command and ::: :::: -a inputs, or no command); stderr is discarded")
 	fs.StringVar(&x.tmpDir, "tmpdir", "", "the `DIR` of --output-files' files and of the output spilled to disk (default: $TMPDIR, else /tmp)")
 	fs.BoolVar(&x.retryFailed, "retry-failed", false, "with --joblog FILE and no command or inputs: run again the commands FILE records as failed (GNU parallel's --retry-failed; the succeeded ones are skipped, the new records appended)")
+	fs.StringVar(&x.load, "load", "", "start a job only while fewer than `MAX` threads of the machine run or wait for I/O (N, or N% of the CPUs; GNU parallel's instant load); one job starts anyway when none of the run's runs")
+	fs.BoolVar(&x.noSwap, "noswap", false, "start a job only while the machine is not swapping (pages both in and out during the last second); one job starts anyway when none of the run's runs")
+	fs.StringVar(&x.memFree, "memfree", "", "start a job only while more than `SIZE` bytes are free (MemAvailable, at most the memory cgroup's headroom; K M G: 1024-based, k m g: 1000-based); one job starts anyway when none of the run's runs")
 	fs.StringVar(&x.termSeq, "termseq", "", "stop a job (--timeout, --halt now, an interrupt) with this `SEQ` of signals and waits in ms, e.g. TERM,200,TERM,100,KILL,25 (default TERM,2000,KILL; SIGKILL follows the last wait)")
 }
 
@@ -71,6 +81,9 @@ func planGNUExec(p *runPlan, f *runFlags, _ func(string) string) error {
 		return err
 	}
 	if err := planRetryFailed(p, f); err != nil {
+		return err
+	}
+	if err := planGate(p, f); err != nil {
 		return err
 	}
 	if x.tmpDir != "" {
@@ -205,8 +218,10 @@ func retryInputs(p *runPlan) error {
 }
 
 // checkGNUExec does what plan could not without I/O: it checks that
-// --tmpdir is a directory, and reads --retry-failed's joblog.
+// --tmpdir is a directory, reads --retry-failed's joblog, and finds the
+// memory cgroup for --memfree.
 func checkGNUExec(p *runPlan) error {
+	p.cfg.GNU.Exec.Gate.Memory = gateMemory(p)
 	if p.exec.retryFailed {
 		if err := retryInputs(p); err != nil {
 			return err
@@ -249,4 +264,71 @@ func planResults(p *runPlan, f *runFlags) error {
 		return flagErr("--results", err)
 	}
 	return nil
+}
+
+// planGate plans GNU parallel's --load, --noswap and --memfree: the
+// runner's StartGate (wire adds the memory cgroup's reader).
+func planGate(p *runPlan, f *runFlags) error {
+	x, g := &f.exec, &p.cfg.GNU.Exec.Gate
+	if (x.load != "" || x.noSwap || x.memFree != "") && !runner.GateSupported {
+		return flagMsg("--load", fmt.Sprintf("--load, --noswap and --memfree read /proc: Linux only (not %s)", runtime.GOOS))
+	}
+	if x.load != "" {
+		v, pct := strings.CutSuffix(strings.TrimSpace(x.load), "%")
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(n > 0) || math.IsInf(n, 0) {
+			return flagErr("--load", fmt.Errorf("%q is not a number > 0 or a percentage of the CPUs like 100%%", x.load))
+		}
+		if pct {
+			// GNU parallel's N% is per CPU; the load is the machine's.
+			n = n / 100 * float64(runtime.NumCPU())
+		}
+		g.MaxLoad = n
+	}
+	g.NoSwap = x.noSwap
+	if x.memFree != "" {
+		n, err := parseGNUSize(x.memFree)
+		if err != nil {
+			return flagErr("--memfree", err)
+		}
+		g.MemFree = n
+	}
+	return nil
+}
+
+// parseGNUSize parses a size as GNU parallel's multiply_binary_prefix: a
+// number with an optional unit, K M G T P (and Ki Mi ... in any case)
+// powers of 1024, k m g t p powers of 1000.
+func parseGNUSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := 1.0
+	if u, ok := strings.CutSuffix(strings.ToLower(t), "i"); ok && len(u) > 0 {
+		if i := strings.IndexByte("kmgtp", u[len(u)-1]); i >= 0 {
+			mult, t = float64(int64(1)<<(10*(i+1))), t[:len(t)-2]
+		}
+	} else if t != "" {
+		if i := strings.IndexByte("KMGTP", t[len(t)-1]); i >= 0 {
+			mult, t = float64(int64(1)<<(10*(i+1))), t[:len(t)-1]
+		} else if i := strings.IndexByte("kmgtp", t[len(t)-1]); i >= 0 {
+			mult, t = math.Pow(1000, float64(i+1)), t[:len(t)-1]
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || !(v*mult >= 1) || v*mult > 1<<62 {
+		return 0, fmt.Errorf("%q is not a size like 1G (K, M, G: 1024-based; k, m, g: 1000-based)", s)
+	}
+	return int64(v * mult), nil
+}
+
+// gateMemory is the reader of ration's memory cgroup for --memfree, nil
+// when ration is in none with a limit (or reads a --fs-root snapshot).
+func gateMemory(p *runPlan) *admit.Sampler {
+	if p.cfg.GNU.Exec.Gate.MemFree <= 0 || p.limits.FSRoot != "" {
+		return nil
+	}
+	s, err := admit.NewSampler(cgroup.Reader{})
+	if err != nil || !s.Limited() {
+		return nil
+	}
+	return s
 }

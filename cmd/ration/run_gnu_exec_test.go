@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -60,6 +61,14 @@ func planCasesGNUExec() []planCase {
 		{args: c("--retry-failed"), err: "--retry-failed needs --joblog FILE (it runs again the commands FILE records as failed)", flag: "--retry-failed"},
 		{args: c("--joblog", "jl", "--retry-failed", "echo", ":::", "x"), flag: "--retry-failed",
 			err: "--retry-failed runs again the commands the joblog records and takes no command or inputs (GNU parallel ignores them); to run the failed jobs of a command and inputs again, give them with --resume-failed"},
+		{args: c("--load", "3.5", "echo"), want: func(p *runPlan) { p.cfg.GNU.Exec.Gate.MaxLoad = 3.5 }},
+		{args: c("--load", "50%", "echo"), want: func(p *runPlan) { p.cfg.GNU.Exec.Gate.MaxLoad = float64(runtime.NumCPU()) / 2 }},
+		{args: c("--load", "0", "echo"), err: `--load: "0" is not a number > 0 or a percentage of the CPUs like 100%`, flag: "--load"},
+		{args: c("--noswap", "echo"), want: func(p *runPlan) { p.cfg.GNU.Exec.Gate.NoSwap = true }},
+		{args: c("--memfree", "1G", "echo"), want: func(p *runPlan) { p.cfg.GNU.Exec.Gate.MemFree = 1 << 30 }},
+		{args: c("--memfree", "1g", "echo"), want: func(p *runPlan) { p.cfg.GNU.Exec.Gate.MemFree = 1e9 }},
+		{args: c("--memfree", "2Mi", "echo"), want: func(p *runPlan) { p.cfg.GNU.Exec.Gate.MemFree = 2 << 20 }},
+		{args: c("--memfree", "lots", "echo"), err: `--memfree: "lots" is not a size like 1G (K, M, G: 1024-based; k, m, g: 1000-based)`, flag: "--memfree"},
 		{args: c("--termseq", "TERM,10", "--worker", "cat"), err: "--termseq cannot be combined with --worker (a worker is stopped by closing its stdin, then killed)", flag: "--termseq"},
 	}
 }
