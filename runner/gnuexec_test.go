@@ -42,9 +42,10 @@ func TestParseTermSeq(t *testing.T) {
 	}
 }
 
-// TestTermSeqSignals stops a job by its timeout with --termseq INT,300,
-// TERM,300,KILL,25: the job traps both signals and writes them down, so
-// it must see INT then TERM, 300 ms apart, and end only by SIGKILL.
+// TestTermSeqSignals stops a job by its timeout (1 s: time for sh to set
+// its traps on a busy machine) with --termseq INT,300,TERM,300,KILL,25:
+// the job traps both signals and writes them down, so it must see INT
+// then TERM, and end only by SIGKILL, after both waits.
 func TestTermSeqSignals(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "got")
@@ -55,7 +56,7 @@ func TestTermSeqSignals(t *testing.T) {
 	script := `trap 'echo INT >>` + log + `' INT; trap 'echo TERM >>` + log + `' TERM; echo ready >>` + log + `; while :; do sleep 0.02; done`
 	start := time.Now()
 	sum, _, rec, err := run(t, Config{Command: []string{"sh", "-c", script}, Input: input.Args([]string{"x"}),
-		Timeout: 200 * time.Millisecond, GNU: GNU{Exec: GNUExec{TermSeq: seq}}})
+		Timeout: time.Second, GNU: GNU{Exec: GNUExec{TermSeq: seq}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,8 +68,8 @@ func TestTermSeqSignals(t *testing.T) {
 	if sum.Failed != 1 {
 		t.Errorf("summary %+v", sum)
 	}
-	if took < 200*time.Millisecond+600*time.Millisecond-50*time.Millisecond {
-		t.Errorf("the run took %s: the waits of the sequence (600 ms after the 200 ms timeout) were not waited", took)
+	if took < time.Second+600*time.Millisecond-50*time.Millisecond {
+		t.Errorf("the run took %s: the waits of the sequence (600 ms after the 1 s timeout) were not waited", took)
 	}
 	if ends := rec.Kind(event.JobFinished); len(ends) != 1 || ends[0].Signal != int(syscall.SIGKILL) {
 		t.Errorf("finished %+v; want one job ended by SIGKILL", ends)
