@@ -2,9 +2,11 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -107,5 +109,28 @@ func TestRetryInputs(t *testing.T) {
 	p = runPlan{cfg: runner.Config{Joblog: filepath.Join(dir, "none")}, exec: execPlan{retryFailed: true}}
 	if err := checkGNUExec(&p); err == nil || err.Error() != "--retry-failed: --joblog "+filepath.Join(dir, "none")+": no such file or directory" {
 		t.Errorf("missing joblog: %v", err)
+	}
+}
+
+// TestRunNice: ration run --nice N starts every job at niceness N, read
+// by the job from /proc/self/stat (field 19), through plan, wire and the
+// process executor (the binary: the niced forking thread outlives a run).
+func TestRunNice(t *testing.T) {
+	if !runner.NiceSupported {
+		t.Skip("--nice is Linux only")
+	}
+	cmd := exec.Command(buildRation(t), "run", "--quiet", "--nice", "13", "-k", "sh", "-c", "exec cat /proc/self/stat", "{}", ":::", "a", "b")
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if err != nil || len(lines) != 2 {
+		t.Fatalf("%v, stdout %q, stderr %q", err, out.String(), errb.String())
+	}
+	for _, l := range lines {
+		_, rest, _ := strings.Cut(l, ") ")
+		if f := strings.Fields(rest); len(f) < 17 || f[16] != "13" {
+			t.Errorf("a job ran at another niceness than 13: %q", l)
+		}
 	}
 }
