@@ -115,8 +115,9 @@ type AttemptResult struct {
 // from several goroutines, at most once per slot at a time.
 //
 // When ctx is done before the job ends, the executor must stop it: SIGTERM
-// (or the equivalent), then SIGKILL after a.Grace, or at once when a.Kill is
-// closed; it returns only when the job and everything it started are gone.
+// (or the equivalent), then SIGKILL after a.Grace (a.TermSeq's signals and
+// waits instead, when set), or at once when a.Kill is closed; it returns
+// only when the job and everything it started are gone.
 // The default executor is ProcessExecutor; package runner/workerexec runs
 // attempts as tasks on long-lived workers.
 type Executor interface {

@@ -15,12 +15,16 @@ import (
 type GNUExec struct {
 	// Nice, with NiceSet, is the niceness every job starts at (--nice N,
 	// as GNU parallel's setpriority: the value itself, not an increment).
-	// Linux only (NiceSupported); elsewhere a job with it fails to start.
+	// Linux only (NiceSupported): on other Unix systems a job with it
+	// fails to start; on Windows it is ignored (ration run rejects --nice
+	// where it is not supported). The worker executor ignores it.
 	Nice    int
 	NiceSet bool
 	// TermSeq, when set, is how a job is stopped (--termseq): by its
 	// timeout, --halt now, or the run's own stop; it replaces
-	// Config.Grace's SIGTERM, Grace, SIGKILL.
+	// Config.Grace's SIGTERM, Grace, SIGKILL. The process executor on Unix
+	// honours it; on Windows, without signals, a stopped job is killed at
+	// once, and the worker executor stops workers its own way.
 	TermSeq TermSeq
 	// Files is --files: each job's stdout goes to a new file
 	// TmpDir/parXXXXX.par, kept, and the file's name (after its --tag) is
