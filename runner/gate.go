@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -32,7 +33,8 @@ type StartGate struct {
 	// MemFree, when > 0, lets a job start only while more than MemFree
 	// bytes are free: MemAvailable of /proc/meminfo, and, with Memory, at
 	// most the headroom of ration's memory cgroup (its limit minus its
-	// working set).
+	// working set). Below half of it, the youngest running job is stopped
+	// and queued again (memFreeWatch, ErrMemFree).
 	MemFree int64
 	// Memory reads ration's memory cgroup for MemFree (nil: none).
 	Memory *admit.Sampler
@@ -56,7 +58,7 @@ type gateState struct {
 	// procDir is the proc file system ("": /proc); readMachine reads it
 	// (nil: readMachine), for tests of the decisions.
 	procDir     string
-	readMachine func(dir string) (machine, error)
+	readMachine func(dir string, load bool) (machine, error)
 }
 
 // machine is what the gate reads of the machine.
@@ -125,7 +127,7 @@ func (s *gateState) decide(g *StartGate, now time.Time) bool {
 	if dir == "" {
 		dir = "/proc"
 	}
-	m, err := read(dir)
+	m, err := read(dir, g.MaxLoad > 0)
 	if err != nil {
 		// Unknown counts as busy, as GNU parallel's unknown load and swap.
 		return false
@@ -172,4 +174,87 @@ func memFree(g *StartGate, m machine) (int64, bool) {
 		}
 	}
 	return free, ok
+}
+
+// ErrMemFree is the error of an attempt stopped because free memory fell
+// below half of StartGate.MemFree: the youngest running job is stopped
+// (by its termination sequence) and runs again, as GNU parallel's
+// --memfree does, without counting against Config.Retries.
+var ErrMemFree = errors.New("stopped and queued again: free memory fell below half of --memfree")
+
+// memFreeInterval is how often the youngest running job checks the free
+// memory against half of StartGate.MemFree (GNU parallel checks in its
+// main loop, about once a second when no job ends).
+const memFreeInterval = time.Second
+
+// memFreeWatch returns the context of an attempt of j that is stopped with
+// ErrMemFree when, while j is the youngest running job (the highest job
+// number, as GNU parallel picks it) and another one runs, free memory is
+// below half of StartGate.MemFree. The last running job is never stopped
+// so: it would start again at once (a job starts when none runs).
+func (r *Runner) memFreeWatch(ctx context.Context, cancel context.CancelFunc, j *job) (context.Context, context.CancelFunc) {
+	g := &r.cfg.GNU.Exec.Gate
+	if g.MemFree <= 0 {
+		return ctx, cancel
+	}
+	wctx, wcancel := context.WithCancelCause(ctx)
+	go func() {
+		t := time.NewTicker(memFreeInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-wctx.Done():
+				return
+			case <-t.C:
+			}
+			if !r.youngestOfSeveral(j) {
+				continue
+			}
+			if free, ok := r.gnu.exec.gate.memFree(g); ok && free < g.MemFree/2 {
+				r.log.Info("stopping the youngest job: free memory below half of --memfree", "seq", j.it.seq, "free", free, "memfree", g.MemFree)
+				wcancel(ErrMemFree)
+				return
+			}
+		}
+	}()
+	return wctx, func() { wcancel(nil); cancel() }
+}
+
+// youngestOfSeveral reports whether j's attempt runs, another job runs
+// too, and none of them has a higher job number.
+func (r *Runner) youngestOfSeveral(j *job) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !j.rj.started {
+		return false
+	}
+	others := 0
+	for _, rj := range r.running {
+		if rj == j.rj || rj.waiting || !rj.started {
+			continue
+		}
+		if rj.Seq > j.it.seq {
+			return false
+		}
+		others++
+	}
+	return others > 0
+}
+
+// memFree reads the free memory as StartGate.MemFree counts it.
+func (s *gateState) memFree(g *StartGate) (int64, bool) {
+	s.mu.Lock()
+	read, dir := s.readMachine, s.procDir
+	s.mu.Unlock()
+	if read == nil {
+		read = readMachine
+	}
+	if dir == "" {
+		dir = "/proc"
+	}
+	m, err := read(dir, false)
+	if err != nil {
+		return 0, false
+	}
+	return memFree(g, m)
 }

@@ -18,12 +18,14 @@ const GateSupported = true
 // which GNU parallel's load leaves out (ps shows it as [name]).
 const pfKthread = 0x00200000
 
-// readMachine reads the load, the swap counters and MemAvailable from the
-// proc file system at dir.
-func readMachine(dir string) (machine, error) {
+// readMachine reads the load (when load is set: a scan of every thread),
+// the swap counters and MemAvailable from the proc file system at dir.
+func readMachine(dir string, load bool) (machine, error) {
 	var m machine
 	var errs []error
-	if n, err := countBusyThreads(dir); err == nil {
+	if !load {
+		errs = append(errs, errors.New("load not read"))
+	} else if n, err := countBusyThreads(dir); err == nil {
 		m.load, m.haveLoad = max(n-1, 0), true // less ration's own reading thread, as GNU less its ps
 	} else {
 		errs = append(errs, err)

@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -56,7 +58,7 @@ func TestParseVMStatMeminfo(t *testing.T) {
 // test's own running thread (less one, as GNU's count less its ps, so
 // >= 0), the swap counters and MemAvailable.
 func TestReadMachine(t *testing.T) {
-	m, err := readMachine("/proc")
+	m, err := readMachine("/proc", true)
 	if err != nil || !m.haveLoad || !m.haveVM || !m.haveMem || m.memAvailable <= 0 || m.load < 0 {
 		t.Errorf("readMachine(/proc) = %+v, %v", m, err)
 	}
@@ -66,7 +68,7 @@ func TestReadMachine(t *testing.T) {
 func TestGateDecide(t *testing.T) {
 	now := time.Now()
 	m := machine{load: 3, haveLoad: true, swapIn: 10, swapOut: 10, haveVM: true, memAvailable: 1 << 30, haveMem: true}
-	read := func(string) (machine, error) { return m, nil }
+	read := func(string, bool) (machine, error) { return m, nil }
 	for _, c := range []struct {
 		g    StartGate
 		open bool
@@ -139,4 +141,48 @@ func gatedRun(t *testing.T, g StartGate) int {
 		t.Fatalf("summary %+v, %v", sum, err)
 	}
 	return most
+}
+
+// TestMemFreeStopsYoungest: when free memory falls below half of MemFree
+// while three jobs run, the youngest (job 3) is stopped by real signals
+// and queued again, not counting as a retry; it runs again once memory is
+// back, and every job succeeds. The machine's free memory is given (no
+// test can make this machine short of memory safely).
+func TestMemFreeStopsYoungest(t *testing.T) {
+	var free atomic.Int64
+	free.Store(2000)
+	var mu sync.Mutex
+	started := 0
+	var retried []event.Event
+	obs := event.Func(func(e event.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e.Kind {
+		case event.JobStarted:
+			if started++; started == 3 {
+				free.Store(100) // below half of 1000
+			}
+		case event.JobRetried:
+			retried = append(retried, e)
+			free.Store(2000)
+		}
+	})
+	var out syncBuf
+	r, err := New(Config{Command: []string{"sh", "-c", "sleep 1.5; echo done $0", "{}"}, Input: input.Args(nums(3)), Jobs: 3,
+		Observer: obs, Stdout: &out, GNU: GNU{Exec: GNUExec{Gate: StartGate{MemFree: 1000}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.gnu.exec.gate.readMachine = func(string, bool) (machine, error) {
+		return machine{memAvailable: free.Load(), haveMem: true}, nil
+	}
+	sum, err := r.Run(t.Context())
+	if err != nil || sum.Succeeded != 3 || sum.Failed != 0 {
+		t.Fatalf("summary %+v, %v; output %q", sum, err, out.String())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(retried) != 1 || retried[0].Seq != 3 || !errors.Is(retried[0].Err, ErrMemFree) || retried[0].Signal == 0 {
+		t.Errorf("retried %+v; want job 3 once, stopped by a signal for --memfree", retried)
+	}
 }

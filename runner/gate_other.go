@@ -9,6 +9,6 @@ import "errors"
 const GateSupported = false
 
 // readMachine: no /proc to read.
-func readMachine(string) (machine, error) {
+func readMachine(string, bool) (machine, error) {
 	return machine{}, errors.New("--load, --noswap and --memfree read /proc: Linux only")
 }
