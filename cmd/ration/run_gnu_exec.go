@@ -43,7 +43,7 @@ func addGNUExecFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&x.retryFailed, "retry-failed", false, "with --joblog FILE and no command or inputs: run again the commands FILE records as failed (GNU parallel's --retry-failed; the succeeded ones are skipped, the new records appended)")
 	fs.StringVar(&x.load, "load", "", "start a job only while fewer than `MAX` threads of the machine run or wait for I/O (N, or N% of the CPUs; GNU parallel's instant load); one job starts anyway when none of the run's runs")
 	fs.BoolVar(&x.noSwap, "noswap", false, "start a job only while the machine is not swapping (pages both in and out during the last second); one job starts anyway when none of the run's runs")
-	fs.StringVar(&x.memFree, "memfree", "", "start a job only while more than `SIZE` bytes are free (MemAvailable, at most the memory cgroup's headroom; K M G: 1024-based, k m g: 1000-based); one job starts anyway when none of the run's runs")
+	fs.StringVar(&x.memFree, "memfree", "", "start a job only while more than `SIZE` bytes are free (MemAvailable, at most the memory cgroup's headroom; K M G: 1024-based, k m g: 1000-based); one job starts anyway when none of the run's runs; below SIZE/2 free the youngest job is stopped and run again")
 	fs.StringVar(&x.termSeq, "termseq", "", "stop a job (--timeout, --halt now, an interrupt) with this `SEQ` of signals and waits in ms, e.g. TERM,200,TERM,100,KILL,25 (default TERM,2000,KILL; SIGKILL follows the last wait)")
 }
 
