@@ -79,6 +79,9 @@ func (r *Runner) waitToStart(ctx context.Context, j *job) bool {
 	} else if a.oomWaiting.Load() > 0 && !r.waitUntil(ctx, j.rj, func() bool { return a.oomWaiting.Load() == 0 }) {
 		return false
 	}
+	if !r.waitGate(ctx, j) { // --load, --noswap, --memfree (gnuexec)
+		return false
+	}
 	if a.gate == nil {
 		a.started(j.it.seq, r.oom.base())
 		return true

@@ -56,6 +56,8 @@ type Attempt struct {
 	// --halt): an executor still waiting to start the attempt (for a free
 	// worker) must not start it, and returns Outcome NotStarted.
 	Drain <-chan struct{}
+	// GNU parallel's ways of running a job (gnuexec): see AttemptExec.
+	AttemptExec
 }
 
 // Diagnostics returns where diagnostics about a go: Diag, or Stderr when
@@ -113,8 +115,9 @@ type AttemptResult struct {
 // from several goroutines, at most once per slot at a time.
 //
 // When ctx is done before the job ends, the executor must stop it: SIGTERM
-// (or the equivalent), then SIGKILL after a.Grace, or at once when a.Kill is
-// closed; it returns only when the job and everything it started are gone.
+// (or the equivalent), then SIGKILL after a.Grace (a.TermSeq's signals and
+// waits instead, when set), or at once when a.Kill is closed; it returns
+// only when the job and everything it started are gone.
 // The default executor is ProcessExecutor; package runner/workerexec runs
 // attempts as tasks on long-lived workers.
 type Executor interface {

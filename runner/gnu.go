@@ -58,6 +58,8 @@ type GNU struct {
 	// (--timeout P%, as GNU parallel); before one succeeded there is no
 	// limit. It counts as Config.Timeout does.
 	TimeoutPercent float64
+	// Exec are the options that change how a job runs (gnuexec).
+	Exec GNUExec
 }
 
 // oneArg reports whether every job takes one argument: then a job's number
@@ -213,4 +215,6 @@ type gnuState struct {
 	// total is the number of jobs, known when a --halt percentage made
 	// the runner read the whole input first; 0 when not known.
 	total atomic.Int64
+	// exec is GNUExec's state (gnuexec).
+	exec execState
 }

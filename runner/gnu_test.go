@@ -148,7 +148,7 @@ func TestGNUResults(t *testing.T) {
 	for _, c := range []struct{ path, body string }{
 		{"1/a\\_b/2/x/stdout", "out a/b x\n"},
 		{"1/a\\_b/2/x/stderr", "err a/b x\n"},
-		{"1/a\\_b/2/x/seq", "1\n"},
+		{"1/a\\_b/2/x/seq", "1"}, // no newline, as GNU parallel's
 		{`1/c\\d/2/x/stdout`, `out c\d x` + "\n"},
 	} {
 		b, err := os.ReadFile(filepath.Join(dir, c.path))

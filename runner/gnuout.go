@@ -23,14 +23,19 @@ func (r *Runner) attemptWriters(j *job) (stdout, stderr io.Writer, done func()) 
 	g := &r.cfg.GNU
 	stdout, stderr = streamWriter{o: j.out}, streamWriter{o: j.out, stderr: true}
 	done = func() {}
+	if g.Exec.ResultsTable != "" {
+		stdout, stderr = r.tableWriters(j)
+	}
 	if g.Results != "" {
-		files, err := openResults(g.Results, j.it, g.Template.Names)
+		files, err := r.resultsFiles(j.it, j.slot)
 		if err != nil {
 			fmt.Fprintf(stderr, "ration: --results: %v\n", err)
 		} else {
 			stdout, stderr = files[0], files[1]
 			done = func() { files[0].Close(); files[1].Close() }
 		}
+	} else if g.Exec.Files {
+		stdout, stderr, done = r.filesWriters(j, stdout)
 	} else if tag, ok := r.tag(j.it, j.slot); ok {
 		stdout, stderr = &tagWriter{w: stdout, tag: tag}, &tagWriter{w: stderr, tag: tag}
 	}
@@ -142,7 +147,7 @@ func openResults(root string, it item, names []string) ([2]*os.File, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return files, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "seq"), []byte(strconv.FormatInt(it.seq, 10)+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "seq"), []byte(strconv.FormatInt(it.seq, 10)), 0o644); err != nil {
 		return files, err
 	}
 	for i, name := range []string{"stdout", "stderr"} {

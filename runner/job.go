@@ -28,6 +28,11 @@ type job struct {
 	outcome    event.Outcome
 	byRun      bool // stopped by the run itself, not by the job or its timeout
 	oomRetries int  // OOM re-queues granted (they do not count against Retries)
+	// memKilled: the last attempt was stopped for --memfree (the youngest
+	// job when memory ran short); freeRetries counts those re-queues,
+	// which do not count against Retries either.
+	memKilled   bool
+	freeRetries int
 }
 
 // runJob runs one job to its end: attempts, retries, output, joblog,
@@ -132,12 +137,14 @@ func (r *Runner) attempt(ctx context.Context, j *job) bool {
 		actx, cancel = context.WithTimeoutCause(ctx, r.cfg.Timeout, ErrTimeout)
 	}
 	actx, cancel = r.percentTimeout(actx, cancel)
+	actx, cancel = r.memFreeWatch(actx, cancel, j) // --memfree (gnuexec)
 	stdout, stderr, closeOut := r.attemptWriters(j)
 	defer closeOut()
 	a := &Attempt{
 		Seq: j.it.seq, Slot: j.slot, Input: j.it.input, Attempt: j.n, Argv: j.argv,
 		Stdout: stdout, Stderr: stderr,
 		Grace: r.cfg.Grace, Kill: r.killCh, Drain: r.drainCh, Started: st.started,
+		AttemptExec: r.cfg.GNU.Exec.attempt(),
 	}
 	if r.cfg.OmitErrorLines {
 		a.Diag = io.Discard
@@ -147,6 +154,10 @@ func (r *Runner) attempt(ctx context.Context, j *job) bool {
 	}
 	res := r.exec.Exec(actx, a)
 	timedOut := res.Stopped && errors.Is(context.Cause(actx), ErrTimeout) && ctx.Err() == nil
+	j.memKilled = res.Stopped && errors.Is(context.Cause(actx), ErrMemFree) && ctx.Err() == nil
+	if j.memKilled && res.Err == nil {
+		res.Err = ErrMemFree
+	}
 	cancel()
 	oom := r.attemptEnded(j, res, timedOut)
 	if !st.reported.Load() {
@@ -162,9 +173,9 @@ func (r *Runner) attempt(ctx context.Context, j *job) bool {
 		}
 	}
 	j.res = res
-	j.byRun = res.Stopped && !timedOut
+	j.byRun = res.Stopped && !timedOut && !j.memKilled
 	j.cause = classify(res, timedOut, oom)
-	j.outcome = outcomeOf(res, timedOut || j.byRun)
+	j.outcome = outcomeOf(res, timedOut || j.byRun || j.memKilled)
 	return true
 }
 
@@ -186,11 +197,13 @@ func (r *Runner) retry(j *job) bool {
 	if j.outcome != event.Failed || j.byRun || r.stopping.Load() {
 		return false
 	}
-	free := j.cause == event.CauseOOM && r.oomRequeue(j)
-	if !free && j.n-j.oomRetries >= max(r.cfg.Retries, 1) {
+	free := j.memKilled || (j.cause == event.CauseOOM && r.oomRequeue(j))
+	if !free && j.n-j.oomRetries-j.freeRetries >= max(r.cfg.Retries, 1) {
 		return false
 	}
-	if free {
+	if j.memKilled {
+		j.freeRetries++
+	} else if free {
 		if j.oomRetries == 0 {
 			r.oomRetried.Add(1)
 		}
@@ -236,6 +249,9 @@ func (r *Runner) finishJob(ctx context.Context, j *job, jl *joblog.Writer) jobRe
 			if jl != nil && !j.byRun {
 				r.writeJoblog(jl, r.entry(j, received))
 			}
+			if !j.byRun {
+				r.tableRow(j) // --results NAME.csv
+			}
 		}
 	default:
 		if err := j.out.flush(); err != nil {
@@ -243,6 +259,9 @@ func (r *Runner) finishJob(ctx context.Context, j *job, jl *joblog.Writer) jobRe
 		}
 		if jl != nil && !j.byRun {
 			r.writeJoblog(jl, r.entry(j, received))
+		}
+		if !j.byRun {
+			r.tableRow(j) // --results NAME.csv
 		}
 	}
 	res := j.res

@@ -11,8 +11,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/ration-run/ration/runner/internal/pdeath"
 )
 
 // Exec runs a and waits for it. See Executor for the stopping rules. The
@@ -100,7 +98,10 @@ func (e *ProcessExecutor) start(a *Attempt) (pid int, outR, errR *os.File, feed 
 	}
 	// On the forking thread: the job's parent-death signal must mean
 	// ration's death, not the end of some thread (package pdeath).
-	pdeath.Do(func() { pid, err = e.Reaper.ForkExec(path, a.Argv, attr) })
+	// With --nice, on a thread of that niceness (onForkThread).
+	if terr := onForkThread(a, func() { pid, err = e.Reaper.ForkExec(path, a.Argv, attr) }); terr != nil {
+		err = terr
+	}
 	runtime.KeepAlive(stdin)
 	_ = syscall.Close(outW)
 	_ = syscall.Close(errW)
@@ -113,8 +114,9 @@ func (e *ProcessExecutor) start(a *Attempt) (pid int, outR, errR *os.File, feed 
 	return pid, outR, errR, feed, nil
 }
 
-// groupStopper stops a job's process group when its context ends: SIGTERM,
-// then SIGKILL after the grace (at once when the run kills).
+// groupStopper stops a job's process group when its context ends: the
+// attempt's termination sequence (SIGTERM, then SIGKILL after the grace,
+// or --termseq's), and SIGKILL at once when the run kills.
 type groupStopper struct {
 	pid int
 	a   *Attempt
@@ -144,29 +146,52 @@ func (g *groupStopper) stop() {
 		return
 	default:
 	}
-	_ = syscall.Kill(-g.pid, syscall.SIGTERM)
-	go g.killAfterGrace()
+	seq := g.a.termSeq()
+	_ = syscall.Kill(-g.pid, seq[0].Signal)
+	go g.follow(seq)
 }
 
-func (g *groupStopper) killAfterGrace() {
-	grace := g.a.Grace
-	if grace <= 0 {
-		grace = DefaultGrace
-	}
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-g.a.Kill:
-	case <-g.done:
-		return
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	select {
-	case <-g.done:
-	default:
-		_ = syscall.Kill(-g.pid, syscall.SIGKILL)
+// follow waits out each step of seq, whose first signal was sent, and
+// sends the next step's signal while the job runs; SIGKILL after the last
+// wait, so that the job ends whatever seq's last signal was.
+func (g *groupStopper) follow(seq TermSeq) {
+	for i, step := range seq {
+		if step.Signal == syscall.SIGKILL {
+			// SIGKILL was sent: nothing is left to wait for.
+			return
+		}
+		if step.Wait > 0 {
+			t := time.NewTimer(step.Wait)
+			select {
+			case <-t.C:
+			case <-g.a.Kill:
+			case <-g.done:
+				t.Stop()
+				return
+			}
+			t.Stop()
+		}
+		next := syscall.SIGKILL
+		if i+1 < len(seq) {
+			next = seq[i+1].Signal
+		}
+		select {
+		case <-g.a.Kill:
+			next = syscall.SIGKILL
+		default:
+		}
+		g.mu.Lock()
+		select {
+		case <-g.done:
+			g.mu.Unlock()
+			return
+		default:
+			_ = syscall.Kill(-g.pid, next)
+		}
+		g.mu.Unlock()
+		if next == syscall.SIGKILL {
+			return
+		}
 	}
 }
 

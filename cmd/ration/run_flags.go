@@ -61,6 +61,8 @@ type runFlags struct {
 	// gnucli (issue 13): separators, --shuf, -J, and the options that
 	// print and exit (run_gnu_cli.go).
 	gnuCLI gnuCLIFlags
+	// GNU parallel's flags that change how jobs run (gnuexec branch).
+	exec gnuExecFlags
 
 	// workerGiven is whether --worker was given at all, even empty.
 	workerGiven bool
@@ -123,7 +125,13 @@ func newRunFlagSet(f *runFlags) *pflag.FlagSet {
 func parseRunFlags(args []string) (runFlags, *pflag.FlagSet, error) {
 	var f runFlags
 	fs := newRunFlagSet(&f)
-	if err := fs.Parse(args); err != nil {
+	err := fs.Parse(args)
+	if gnu, ok := gnuFilesArgs(args, fs, err); ok { // gnuexec branch: GNU's --files
+		f = runFlags{}
+		fs = newRunFlagSet(&f)
+		err = fs.Parse(gnu)
+	}
+	if err != nil {
 		if hint := unknownFlagHint(err.Error()); hint != "" {
 			return f, fs, flagMsg("", hint)
 		}
@@ -131,6 +139,7 @@ func parseRunFlags(args []string) (runFlags, *pflag.FlagSet, error) {
 	}
 	f.args, f.workerGiven = fs.Args(), fs.Changed("worker")
 	f.gnu.recEndSet, f.gnu.recStartSet = fs.Changed("recend"), fs.Changed("recstart")
+	gnuExecParsed(fs, &f) // gnuexec branch
 	for name, v := range map[string]*int{"max-args": &f.gnu.maxArgs, "max-replace-args": &f.gnu.maxReplaceArgs, "max-lines": &f.gnu.maxLines} {
 		if !fs.Changed(name) {
 			*v = -1

@@ -97,11 +97,13 @@ func addGNUFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&f.lineBuffer, "lb", false, "same as --line-buffer")
 	fs.BoolVar(&f.lineBuffer, "linebuffer", false, "same as --line-buffer")
 	fs.BoolVar(&f.dryRun, "dryrun", false, "same as --dry-run")
-	fs.BoolVar(&f.resumeFailed, "retry-failed", false, "same as --resume-failed")
 	fs.BoolVar(&g.willCite, "will-cite", false, "accepted for GNU parallel's sake (nothing to cite)")
 	fs.BoolVar(&g.noNotice, "no-notice", false, "accepted for GNU parallel's sake")
 	fs.BoolVarP(&g.noRunIfEmpty, "no-run-if-empty", "r", false, "accepted: ration never runs a job for empty input")
 
 	// gnucli (issue 13).
 	addGNUCLIFlags(fs, f)
+
+	// gnuexec (issue 13).
+	addGNUExecFlags(fs, f)
 }

@@ -178,8 +178,6 @@ func knownTotal(p *runPlan) int64 {
 func planGNUOutput(p *runPlan, f *runFlags, _ func(string) string) error {
 	g, gc := &f.gnu, &p.cfg.GNU
 	switch {
-	case strings.Contains(g.results, "{"):
-		return flagMsg("--results", "--results with replacement strings is not supported; give a directory (GNU's layout DIR/1/ARG/stdout is used)")
 	case g.results != "" && p.worker.command != "":
 		return flagMsg("--results", "--results cannot be combined with --worker")
 	case g.ungroup && f.keepOrder:

@@ -51,6 +51,9 @@ type runPlan struct {
 	args []string
 	// cli is what the gnucli options planned (run_gnu_cli.go).
 	cli gnuCLIPlan
+	// exec is what wire does for GNU parallel's flags that change how
+	// jobs run (gnuexec branch).
+	exec execPlan
 }
 
 // inputKind is where the inputs come from.
@@ -172,7 +175,7 @@ func plan(f runFlags, getenv func(string) string, args []string) (runPlan, error
 		return p, nil
 	}
 	// In the order their errors are reported.
-	steps := []planStep{planWorker, planCommand, planRunner, planShard, planLogs, planInput, planBatch, planPipe, planGNUOutput, planGNUCLI, planJobs, planObserve}
+	steps := []planStep{planWorker, planCommand, planRunner, planShard, planLogs, planInput, planBatch, planPipe, planGNUOutput, planGNUCLI, planGNUExec, planJobs, planObserve}
 	for _, step := range steps {
 		if err := step(&p, &f, getenv); err != nil {
 			return runPlan{}, err
@@ -367,9 +370,9 @@ func planInput(p *runPlan, f *runFlags, _ func(string) string) error {
 	in.sources = append(argFiles, in.sources...)
 	switch {
 	case len(f.files) > 0 && len(in.sources) > 0:
-		return flagMsg("--files", "--files PATTERN cannot be combined with :::, :::: or -a (ration's --files names the input files by glob; GNU parallel's --files, print the output file names, is not supported: use --results DIR)")
+		return flagMsg("--files", "--files=PATTERN cannot be combined with :::, :::: or -a (ration's --files PATTERN names the input files by glob; GNU parallel's --files, print the output file names, is --output-files, and a bare --files before the command and such inputs is read so)")
 	case len(f.files) > 0 && p.cfg.GNU.InputIsCommand:
-		return flagMsg("--files", fmt.Sprintf("--files %s takes a glob PATTERN and no command followed (GNU parallel's --files, print the output file names, is not supported: use --results DIR)", f.files[0]))
+		return flagMsg("--files", fmt.Sprintf("--files=%s takes a glob PATTERN and a command after it (GNU parallel's --files, print the output file names, is --output-files)", f.files[0]))
 	case len(f.excludes) > 0 && len(f.files) == 0:
 		return flagMsg("--exclude", "--exclude needs --files")
 	case f.hidden && len(f.files) == 0:

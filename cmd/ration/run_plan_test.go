@@ -175,7 +175,7 @@ func planCases() []planCase {
 		{args: c("--tagstring", "{1}:", "echo"), want: func(p *runPlan) { p.cfg.GNU.Tag, p.cfg.GNU.TagString = true, "{1}:" }},
 		{args: c("--results", "out", "echo"), want: func(p *runPlan) { p.cfg.GNU.Results = "out" }},
 		{args: c("--res", "out", "echo"), want: func(p *runPlan) { p.cfg.GNU.Results = "out" }},
-		{args: c("--results", "out/{}", "echo"), err: "--results with replacement strings is not supported; give a directory (GNU's layout DIR/1/ARG/stdout is used)", flag: "--results"},
+		// --results out/{} and NAME.csv: planCasesGNUExec.
 		{args: c("-v", "echo"), want: func(p *runPlan) { p.cfg.GNU.Verbose = true }},
 		{args: c("--print-commands", "echo"), want: func(p *runPlan) { p.cfg.GNU.Verbose = true }},
 		{args: c("-t", "echo"), want: func(p *runPlan) { p.cfg.GNU.VerboseStderr = true }},
@@ -197,7 +197,7 @@ func planCases() []planCase {
 		{args: c("--lb", "echo"), want: func(p *runPlan) { p.cfg.LineBuffer = true }},
 		{args: c("--linebuffer", "echo"), want: func(p *runPlan) { p.cfg.LineBuffer = true }},
 		{args: c("--dryrun", "echo"), want: func(p *runPlan) { p.cfg.DryRun, p.bar = true, barOff }},
-		{args: c("--joblog", "jl", "--retry-failed", "echo"), want: func(p *runPlan) { p.cfg.Joblog, p.cfg.ResumeFailed = "jl", true }},
+		// --retry-failed: planCasesGNUExec.
 		{args: c("--will-cite", "--no-notice", "echo")},
 
 		// GNU parallel's flags ration does not take name the alternative.
@@ -238,9 +238,10 @@ func planCases() []planCase {
 		{args: c("-a", "in", "echo", ":::", "x"), want: func(p *runPlan) {
 			p.input.kind, p.input.sources = inputSources, append(argFiles("in"), args(":::", "x")...)
 		}},
-		{args: c("-a", "in", "--files", "x", "echo"), err: filesErr, flag: "--files"},
-		{args: c("--files", "x", "echo", ":::", "y"), err: filesErr, flag: "--files"},
-		{args: c("--files", "gzip"), err: "--files gzip takes a glob PATTERN and no command followed (GNU parallel's --files, print the output file names, is not supported: use --results DIR)", flag: "--files"},
+		// A bare --files before such inputs is GNU's (planCasesGNUExec).
+		{args: c("-a", "in", "--files=x", "echo"), err: filesErr, flag: "--files"},
+		{args: c("--files=x", "echo", ":::", "y"), err: filesErr, flag: "--files"},
+		{args: c("--files=gzip"), err: "--files=gzip takes a glob PATTERN and a command after it (GNU parallel's --files, print the output file names, is --output-files)", flag: "--files"},
 		{args: c("--exclude", "x", "echo"), err: "--exclude needs --files", flag: "--exclude"},
 		{args: c("--files", "x", "--hidden", "--gitignore", "echo"), want: func(p *runPlan) {
 			p.input.kind, p.input.patterns = inputFiles, []string{"x"}
@@ -348,7 +349,7 @@ func planCases() []planCase {
 		{args: c("--watch-interval", "often", "echo"), err: `--watch-interval: "often" is not a positive duration`, flag: "--watch-interval"},
 		{args: c("--watch-interval", "0", "echo"), err: `--watch-interval: "0" is not a positive duration`, flag: "--watch-interval"},
 	}
-	return append(rows, planCasesGNUCLI()...)
+	return append(append(rows, planCasesGNUExec()...), planCasesGNUCLI()...)
 }
 
 // args is one ::: group's source plan.
@@ -365,7 +366,7 @@ func argFiles(paths ...string) []sourcePlan {
 	return s
 }
 
-const filesErr = "--files PATTERN cannot be combined with :::, :::: or -a (ration's --files names the input files by glob; GNU parallel's --files, print the output file names, is not supported: use --results DIR)"
+const filesErr = "--files=PATTERN cannot be combined with :::, :::: or -a (ration's --files PATTERN names the input files by glob; GNU parallel's --files, print the output file names, is --output-files, and a bare --files before the command and such inputs is read so)"
 
 // inShard counts the inputs in shard i/n.
 func inShard(i, n int, inputs ...string) int64 {

@@ -73,6 +73,9 @@ func wire(p *runPlan, stdin io.Reader, stdout, stderr io.Writer) (_ *wiring, err
 	if err = checkFSRoot(p.limits.FSRoot); err != nil {
 		return nil, err
 	}
+	if err = checkGNUExec(p); err != nil { // gnuexec branch
+		return nil, err
+	}
 	// The bar comes first: every writer to the terminal (jobs' output, the
 	// logger, ration's own lines) goes through it, so that it clears its
 	// line before their text and redraws after.

@@ -1,0 +1,33 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// filesWriters are the writers of one attempt of j with --files: its
+// stdout goes to a new file parXXXX.par in GNUExec.TmpDir, kept, and
+// stderr nowhere, as GNU parallel does; done closes the file and writes
+// its name, after the job's --tag, to stream, the job's own output, so
+// that -k orders the names as it would the output. A file that cannot be
+// made is the attempt's first line of stderr (the stream's), and the
+// job's stdout goes to the stream instead.
+func (r *Runner) filesWriters(j *job, stream io.Writer) (stdout, stderr io.Writer, done func()) {
+	f, err := os.CreateTemp(r.cfg.GNU.Exec.TmpDir, "par*.par")
+	if err != nil {
+		errs := streamWriter{o: j.out, stderr: true}
+		fmt.Fprintf(errs, "ration: --files: %v\n", err)
+		return stream, errs, func() {}
+	}
+	return f, io.Discard, func() {
+		if err := f.Close(); err != nil {
+			fmt.Fprintf(streamWriter{o: j.out, stderr: true}, "ration: --files: %v\n", err)
+		}
+		line := f.Name() + "\n"
+		if tag, ok := r.tag(j.it, j.slot); ok {
+			line = string(tag) + line
+		}
+		_, _ = io.WriteString(stream, line)
+	}
+}

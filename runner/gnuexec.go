@@ -1,0 +1,152 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// GNUExec are GNU parallel's options that change how a job runs, rather
+// than what it runs: its niceness, how it is stopped, where its output
+// goes, and when it may start. The zero value changes nothing.
+type GNUExec struct {
+	// Nice, with NiceSet, is the niceness every job starts at (--nice N,
+	// as GNU parallel's setpriority: the value itself, not an increment).
+	// Linux only (NiceSupported): on other Unix systems a job with it
+	// fails to start; on Windows it is ignored (ration run rejects --nice
+	// where it is not supported). The worker executor ignores it.
+	Nice    int
+	NiceSet bool
+	// TermSeq, when set, is how a job is stopped (--termseq): by its
+	// timeout, --halt now, or the run's own stop; it replaces
+	// Config.Grace's SIGTERM, Grace, SIGKILL. The process executor on Unix
+	// honours it; on Windows, without signals, a stopped job is killed at
+	// once, and the worker executor stops workers its own way.
+	TermSeq TermSeq
+	// Files is --files: each job's stdout goes to a new file
+	// TmpDir/parXXXXX.par, kept, and the file's name (after its --tag) is
+	// the job's output; its stderr is discarded, as GNU parallel does.
+	Files bool
+	// TmpDir is where --files' files go ("": os.TempDir(), so TMPDIR).
+	TmpDir string
+	// ResultsTable, when set, is the path of --results NAME.csv or
+	// NAME.tsv (a tab-separated one): each job's row is written there
+	// when it ends (see tableRow), and its output nowhere else. GNU's
+	// Results must be "".
+	ResultsTable string
+	// Gate holds job starts while the machine is busy (--load, --noswap,
+	// --memfree); see StartGate.
+	Gate StartGate
+}
+
+// AttemptExec is what an Executor needs of GNUExec for one attempt.
+type AttemptExec struct {
+	// Nice, with NiceSet, is the niceness the job starts at: the
+	// ProcessExecutor forks it from a thread of that niceness (Linux).
+	Nice    int
+	NiceSet bool
+	// TermSeq, when set, replaces SIGTERM, Grace, SIGKILL when the job is
+	// stopped (see TermSeq).
+	TermSeq TermSeq
+}
+
+// TermStep is one step of a termination sequence: send Signal to the
+// job's process group, then wait up to Wait for the job to end.
+type TermStep struct {
+	Signal syscall.Signal
+	Wait   time.Duration
+}
+
+// TermSeq is GNU parallel's --termseq: the signals a stopped job gets, in
+// order, each followed by the longest wait for the job to end before the
+// next one. A job still running after the last step is killed (SIGKILL),
+// whatever the last signal was, so a stopped job always ends. Empty: the
+// runner's default, SIGTERM, Grace, SIGKILL.
+type TermSeq []TermStep
+
+// termSeq is the sequence a stopped attempt gets: its own, else SIGTERM,
+// grace, SIGKILL.
+func (a *Attempt) termSeq() TermSeq {
+	if len(a.TermSeq) > 0 {
+		return a.TermSeq
+	}
+	grace := a.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	return TermSeq{{Signal: syscall.SIGTERM, Wait: grace}, {Signal: syscall.SIGKILL}}
+}
+
+// Total is the longest a job stopped by q takes to end: the sum of its
+// waits.
+func (q TermSeq) Total() time.Duration {
+	var t time.Duration
+	for _, s := range q {
+		t += s.Wait
+	}
+	return t
+}
+
+// String is q as --termseq takes it: TERM,200,KILL,25.
+func (q TermSeq) String() string {
+	parts := make([]string, 0, 2*len(q))
+	for _, s := range q {
+		parts = append(parts, signalName(s.Signal), strconv.FormatInt(s.Wait.Milliseconds(), 10))
+	}
+	return strings.Join(parts, ",")
+}
+
+// ParseTermSeq parses GNU parallel's --termseq: signals and waits in
+// milliseconds, alternating and separated by commas
+// (TERM,200,TERM,100,TERM,50,KILL,25). A signal is a name, with or
+// without SIG, or a number; a missing last wait is 0.
+func ParseTermSeq(s string) (TermSeq, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, errors.New("empty sequence (want SIGNAL,MS[,SIGNAL,MS...], e.g. TERM,200,KILL,25)")
+	}
+	parts := strings.Split(s, ",")
+	var q TermSeq
+	for i := 0; i < len(parts); i += 2 {
+		sig, err := parseSignal(strings.TrimSpace(parts[i]))
+		if err != nil {
+			return nil, fmt.Errorf("%q: %w", s, err)
+		}
+		step := TermStep{Signal: sig}
+		if i+1 < len(parts) {
+			w := strings.TrimSpace(parts[i+1])
+			ms, err := strconv.ParseUint(w, 10, 31)
+			if err != nil {
+				return nil, fmt.Errorf("%q: %q is not a wait in milliseconds", s, w)
+			}
+			step.Wait = time.Duration(ms) * time.Millisecond
+		}
+		q = append(q, step)
+	}
+	return q, nil
+}
+
+// parseSignal is a signal named as kill(1) takes it: TERM, SIGTERM, 15.
+func parseSignal(s string) (syscall.Signal, error) {
+	if n, err := strconv.Atoi(s); err == nil {
+		if n <= 0 || n > 64 {
+			return 0, fmt.Errorf("%d is not a signal number", n)
+		}
+		return syscall.Signal(n), nil
+	}
+	name := strings.ToUpper(s)
+	if !strings.HasPrefix(name, "SIG") {
+		name = "SIG" + name
+	}
+	if sig, ok := signalNumber(name); ok {
+		return sig, nil
+	}
+	return 0, fmt.Errorf("%q is not a signal name", s)
+}
+
+// attempt is what an attempt's executor needs of x.
+func (x *GNUExec) attempt() AttemptExec {
+	return AttemptExec{Nice: x.Nice, NiceSet: x.NiceSet, TermSeq: x.TermSeq}
+}

@@ -1,0 +1,217 @@
+package runner
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/ration-run/ration/runner/template"
+)
+
+// execState is what the runner keeps for GNUExec.
+type execState struct {
+	// results is --results with replacement strings, parsed once; nil
+	// when GNU.Results holds none (GNU parallel's directory layout).
+	resultsOnce sync.Once
+	results     *template.Template
+	resultsErr  error
+
+	// table is the --results NAME.csv table.
+	table resultsTable
+	// gate is StartGate's state.
+	gate gateState
+}
+
+// resultsTemplate parses GNU.Results as a one-word template, once.
+func (r *Runner) resultsTemplate() (*template.Template, error) {
+	x := &r.gnu.exec
+	x.resultsOnce.Do(func() {
+		o := r.cfg.GNU.Template
+		o.Shell, o.Context = false, false
+		t, err := template.ParseOptions([]string{r.cfg.GNU.Results}, o)
+		if err != nil {
+			x.resultsErr = fmt.Errorf("--results: %w", err)
+			return
+		}
+		x.results = t
+	})
+	return x.results, x.resultsErr
+}
+
+// resultsFiles opens the --results files of the job of it in slot, as
+// GNU parallel names them: GNU.Results expanded, when it holds
+// replacement strings, is the stdout file, with NAME.err and NAME.seq
+// beside it, or, ending in /, the directory of stdout, stderr and seq;
+// else DIR/1/ARG/.../ (resultsDir). The seq file holds the job's number.
+func (r *Runner) resultsFiles(it item, slot int) ([2]*os.File, error) {
+	var files [2]*os.File
+	t, err := r.resultsTemplate()
+	if err != nil {
+		return files, err
+	}
+	if !t.HasInput() {
+		return openResults(r.cfg.GNU.Results, it, r.cfg.GNU.Template.Names)
+	}
+	out := strings.Join(t.ExpandFields(it.fieldList(), it.seq, slot), " ")
+	names := [3]string{out, out + ".err", out + ".seq"}
+	dir := filepath.Dir(out)
+	if strings.HasSuffix(out, "/") {
+		dir = out
+		names = [3]string{filepath.Join(out, "stdout"), filepath.Join(out, "stderr"), filepath.Join(out, "seq")}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return files, err
+	}
+	if err := os.WriteFile(names[2], []byte(strconv.FormatInt(it.seq, 10)), 0o644); err != nil {
+		return files, err
+	}
+	for i := range 2 {
+		f, err := os.Create(names[i])
+		if err != nil {
+			if i == 1 {
+				files[0].Close()
+			}
+			return files, err
+		}
+		files[i] = f
+	}
+	return files, nil
+}
+
+// resultsTable writes --results NAME.csv (or .tsv): a header, then one
+// row per job that ended, as GNU parallel 20221122 writes them.
+type resultsTable struct {
+	mu      sync.Mutex
+	started bool
+	// outs are the output of the running attempts, by job number.
+	outs map[int64]*[2]lockedBuffer
+}
+
+// lockedBuffer is a job's stdout or stderr held for its row.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// tableWriters are the writers of one attempt of j with --results
+// NAME.csv: its stdout and stderr are held for its row, an earlier
+// attempt's dropped.
+func (r *Runner) tableWriters(j *job) (stdout, stderr io.Writer) {
+	t := &r.gnu.exec.table
+	bufs := &[2]lockedBuffer{}
+	t.mu.Lock()
+	if t.outs == nil {
+		t.outs = map[int64]*[2]lockedBuffer{}
+	}
+	t.outs[j.it.seq] = bufs
+	t.mu.Unlock()
+	return &bufs[0], &bufs[1]
+}
+
+// tableRow writes the row of ended job j to --results NAME.csv: Seq, Host,
+// Starttime, JobRuntime, Send, Receive (bytes of stdout), Exitval, Signal,
+// Command, the job's values V1..Vn (or the --header names), Stdout,
+// Stderr. The first row truncates the file and writes the header. A
+// failed write stops the run, as the joblog's does.
+func (r *Runner) tableRow(j *job) {
+	x := &r.cfg.GNU.Exec
+	if x.ResultsTable == "" {
+		return
+	}
+	t := &r.gnu.exec.table
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	bufs := t.outs[j.it.seq]
+	delete(t.outs, j.it.seq)
+	if bufs == nil {
+		bufs = &[2]lockedBuffer{}
+	}
+	stdout, stderr := bufs[0].String(), bufs[1].String()
+	e := r.entry(j, int64(len(stdout)))
+	sep := x.tableSep()
+	var b strings.Builder
+	flag := os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	vals := j.it.fieldList()
+	if !t.started {
+		flag |= os.O_TRUNC
+		head := []string{"Seq", "Host", "Starttime", "JobRuntime", "Send", "Receive", "Exitval", "Signal", "Command"}
+		names := r.cfg.GNU.Template.Names
+		for i := range vals {
+			if i < len(names) && names[i] != "" {
+				head = append(head, names[i])
+			} else {
+				head = append(head, "V"+strconv.Itoa(i+1))
+			}
+		}
+		writeRow(&b, sep, append(head, "Stdout", "Stderr"))
+	}
+	row := []string{strconv.FormatInt(e.Seq, 10), ":", epochMillis(e.Start.UnixMilli()), epochMillis(e.Runtime.Milliseconds()),
+		"0", strconv.FormatInt(e.Receive, 10), strconv.Itoa(e.Exitval), strconv.Itoa(e.Signal), e.Command}
+	row = append(append(row, vals...), stdout, stderr)
+	writeRow(&b, sep, row)
+	f, err := os.OpenFile(x.ResultsTable, flag, 0o644)
+	if err == nil {
+		_, err = f.WriteString(b.String())
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		r.setErr(fmt.Errorf("--results %s: %w", x.ResultsTable, err))
+		r.stopping.Store(true)
+		return
+	}
+	t.started = true
+}
+
+// tableSep is the column separator of ResultsTable: a tab for .tsv, else
+// a comma.
+func (x *GNUExec) tableSep() byte {
+	if strings.HasSuffix(strings.ToLower(x.ResultsTable), ".tsv") {
+		return '\t'
+	}
+	return ','
+}
+
+// epochMillis writes ms milliseconds as seconds with three decimals.
+func epochMillis(ms int64) string {
+	return fmt.Sprintf("%d.%03d", ms/1000, ms%1000)
+}
+
+// writeRow writes one row as GNU parallel's combine_ref does: a column
+// holding a double quote (doubled), white space, the separator or a NUL
+// byte is quoted; an empty one is written empty.
+func writeRow(b *strings.Builder, sep byte, cols []string) {
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteByte(sep)
+		}
+		quote := strings.ContainsAny(c, "\" \t\n\r\f\v\x00") || strings.IndexByte(c, sep) >= 0
+		c = strings.ReplaceAll(c, `"`, `""`)
+		if quote {
+			b.WriteByte('"')
+			b.WriteString(c)
+			b.WriteByte('"')
+		} else {
+			b.WriteString(c)
+		}
+	}
+	b.WriteByte('\n')
+}
