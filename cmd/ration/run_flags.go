@@ -58,6 +58,8 @@ type runFlags struct {
 
 	// GNU parallel's input model, batching and output (issue 13).
 	gnu gnuFlags
+	// GNU parallel's --pipe modes (issue 13, branch gnupipe).
+	pipe gnuPipeFlags
 
 	// workerGiven is whether --worker was given at all, even empty.
 	workerGiven bool

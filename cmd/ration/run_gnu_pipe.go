@@ -1,20 +1,58 @@
 package main
 
 import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
 	"github.com/ration-run/ration/runner/input"
 )
 
+// gnuPipeFlags are the flags of GNU parallel's --pipe modes.
+type gnuPipeFlags struct {
+	// regexp is --regexp: --recend and --recstart are regular
+	// expressions; removeRecSep is --rrs.
+	regexp, removeRecSep bool
+}
+
+// addGNUPipeFlags adds the flags of --pipe's modes to fs.
+func addGNUPipeFlags(fs *pflag.FlagSet, f *runFlags) {
+	pf := &f.pipe
+	fs.BoolVar(&pf.regexp, "regexp", false, "with --pipe, --recend and --recstart are regular expressions (Go RE2 syntax)")
+	fs.BoolVar(&pf.regexp, "regex", false, "same as --regexp")
+	fs.BoolVar(&pf.removeRecSep, "remove-rec-sep", false, "with --pipe, take --recend and --recstart out of every block (between records, at its start and at its end)")
+	fs.BoolVar(&pf.removeRecSep, "removerecsep", false, "same as --remove-rec-sep")
+	fs.BoolVar(&pf.removeRecSep, "rrs", false, "same as --remove-rec-sep")
+}
+
+// pipeHeader is GNU parallel's --header with --pipe as a regular
+// expression: ":" is one line, a number N is N lines, anything else is a
+// regular expression matched at the start of the input.
+func pipeHeader(h string) string {
+	if h == ":" {
+		return `(.*\n)`
+	}
+	if n, err := strconv.Atoi(h); err == nil && n >= 0 && strings.Trim(h, "0123456789") == "" {
+		return strings.Repeat(`(.*\n)`, n)
+	}
+	return h
+}
+
 // planPipe plans --pipe (GNU parallel's): stdin cut into blocks of whole
-// records (--block, --recend, --recstart; -N: records per job), each one
-// the stdin of a job that runs the command as written. What GNU parallel
-// does with --pipe and ration does not (--header, --regexp, --rrs,
-// --round-robin, -L records, :::/-a as the piped input) is refused, not
-// misread.
+// records (--block, --recend, --recstart, --regexp; -N: records per job;
+// -L: lines per record), each one the stdin of a job that runs the
+// command as written, with --header's lines in front and, with --rrs,
+// without the record separators.
 func planPipe(p *runPlan, f *runFlags, _ func(string) string) error {
-	g := &f.gnu
+	g, pf := &f.gnu, &f.pipe
 	if !g.pipe {
-		if g.block != "" || g.recEndSet || g.recStartSet {
+		switch {
+		case g.block != "" || g.recEndSet || g.recStartSet:
 			return flagMsg("--block", "--block, --recend and --recstart need --pipe")
+		case pf.regexp || pf.removeRecSep:
+			return flagMsg("--regexp", "--regexp and --rrs need --pipe")
 		}
 		return nil
 	}
@@ -23,14 +61,16 @@ func planPipe(p *runPlan, f *runFlags, _ func(string) string) error {
 		return flagMsg("--pipe", "--pipe cuts stdin into blocks; :::, :::: and -a do not apply")
 	case p.worker.command != "":
 		return flagMsg("--worker", "--worker does not take --pipe's blocks")
-	case g.maxArgs >= 0 || g.maxLines >= 0 || g.xContext || g.multi || g.xargs || g.maxChars > 0:
-		return flagMsg("--pipe", "with --pipe, -N gives the records per job; -n, -L, -X, -m, --xargs and -s do not apply")
+	case g.maxArgs >= 0 || g.xContext || g.multi || g.xargs || g.maxChars > 0:
+		return flagMsg("--pipe", "with --pipe, -N gives the records per job and -L the lines per record; -n, -X, -m, --xargs and -s do not apply")
 	case g.maxReplaceArgs == 0:
 		return flagMsg("--pipe", "-N0 gives a job no records; with --pipe, -N must be at least 1")
-	case p.input.header || p.input.colsep != "" || p.input.delim != "\n" || p.input.eof != "" || f.null:
-		return flagMsg("--pipe", "--header, --colsep, -d, -0 and -E do not apply to --pipe's blocks (records end with --recend)")
+	case g.maxLines == 0:
+		return flagMsg("--pipe", "-L0 gives a record no lines; with --pipe, -L must be at least 1")
+	case p.input.colsep != "" || p.input.delim != "\n" || p.input.eof != "" || f.null:
+		return flagMsg("--pipe", "--colsep, -d, -0 and -E do not apply to --pipe's blocks (records end with --recend)")
 	}
-	o := input.BlockOptions{RecEnd: g.recEnd, RecStart: g.recStart}
+	o := input.BlockOptions{RecEnd: g.recEnd, RecStart: g.recStart, Regexp: pf.regexp, RemoveRecSep: pf.removeRecSep}
 	if !g.recEndSet && !g.recStartSet {
 		o.RecEnd = "\n"
 	}
@@ -44,9 +84,21 @@ func planPipe(p *runPlan, f *runFlags, _ func(string) string) error {
 	if g.maxReplaceArgs > 0 {
 		o.Records = g.maxReplaceArgs
 	}
+	if g.maxLines > 0 {
+		o.Lines = g.maxLines
+	}
+	if g.header != "" {
+		o.Header = pipeHeader(g.header)
+		if _, err := regexp.Compile(o.Header); err != nil {
+			return flagErr("--header", err)
+		}
+	}
+	if err := o.Check(); err != nil {
+		return flagMsg("--regexp", err.Error())
+	}
 	gc := &p.cfg.GNU
 	gc.Batch, gc.NoFields, gc.Pipe = input.BatchOptions{MaxArgs: 1}, false, true
 	gc.Template.Context = false
-	p.input.pipe, p.input.total = &o, -1
+	p.input.pipe, p.input.total, p.input.header, p.input.lines = &o, -1, false, false
 	return nil
 }

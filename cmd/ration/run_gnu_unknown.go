@@ -59,10 +59,6 @@ var gnuUnsupported = map[string]string{
 	"csv":                       "use --colsep , (quoted commas are not understood)",
 	"round-robin":               "ration's --pipe gives every block a job of its own; --pipe -j N runs N at a time",
 	"roundrobin":                "ration's --pipe gives every block a job of its own; --pipe -j N runs N at a time",
-	"regexp":                    "ration's --recend and --recstart are plain strings",
-	"remove-rec-sep":            "ration's --pipe keeps the record separators",
-	"removerecsep":              "ration's --pipe keeps the record separators",
-	"rrs":                       "ration's --pipe keeps the record separators",
 }
 
 // unknownFlagHint returns the error text for pflag's error text msg about

@@ -5,12 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 )
 
 // DefaultBlockSize is GNU parallel's --block default: 1M (1048576 bytes).
 const DefaultBlockSize = 1 << 20
+
+// headerBlocks is how many blocks of input Blocks reads, at most, looking
+// for a header that does not match yet (GNU parallel reads on to the end
+// of the input); past them, or at the end of the input, there is no header.
+const headerBlocks = 64
 
 // BlockOptions say how Blocks cuts a stream into the stdin of jobs
 // (GNU parallel's --pipe).
@@ -22,13 +28,45 @@ type BlockOptions struct {
 	// whole record. 0 means DefaultBlockSize.
 	Size int
 	// Records, when > 0, makes every block exactly this many records
-	// (-N), the last one fewer; Size is then unused.
+	// (-N), the last one fewer; Size is then unused. With Lines, a block
+	// is Records times Lines records (GNU parallel's -N with -L).
 	Records int
+	// Lines, when > 0 and Records is 0, makes a record Lines lines (-L
+	// with --pipe): blocks are cut, as by Size, after a multiple of Lines
+	// newlines, whatever RecEnd and RecStart say.
+	Lines int
 	// RecEnd and RecStart say where a record ends and the next one starts
 	// (--recend, --recstart): a record boundary is a RecEnd followed by a
 	// RecStart. Both empty: every byte is a boundary, so blocks are
 	// exactly Size long (GNU parallel's --recend '').
 	RecEnd, RecStart string
+	// Regexp makes RecEnd and RecStart regular expressions (--regexp, Go
+	// RE2 syntax): a boundary is where a match of RecEnd, followed by a
+	// match of RecStart, ends, the matches found from left to right. An
+	// empty RecEnd with an empty RecStart then means any one character.
+	// With Records, a stream that does not start with a RecStart makes
+	// its first record a block of its own, as in GNU parallel.
+	Regexp bool
+	// RemoveRecSep removes from every block, before its header is put in
+	// front, each RecEnd followed by RecStart, then a RecStart at its
+	// start and a RecEnd at its end or before a final newline (--rrs, as
+	// GNU parallel's perl does).
+	RemoveRecSep bool
+	// Header, when not empty, is a regular expression matched at the
+	// start of the stream (GNU parallel's --header with --pipe): what it
+	// matches is taken off the stream and put in front of every block.
+	// Blocks looks for it in the first Size bytes, then in more, a block
+	// at a time, up to 64 blocks; a header that does not match by then
+	// (or by the end of the stream) is empty.
+	Header string
+}
+
+// Check reports whether the regular expressions of o compile: RecEnd and
+// RecStart with Regexp, and Header. Blocks yields the same error at its
+// start.
+func (o BlockOptions) Check() error {
+	_, err := newCutter(o)
+	return err
 }
 
 // ParseBlockSize parses --block's size as GNU parallel does: a number with
@@ -56,17 +94,160 @@ func ParseBlockSize(s string) (int, error) {
 	return int(v * mult), nil
 }
 
+// cutter finds the record boundaries of BlockOptions in a buffer.
+type cutter struct {
+	o BlockOptions
+	// sep is RecEnd+RecStart (not Regexp).
+	sep []byte
+	// re matches (RecEnd)RecStart, start ^RecStart (Regexp only).
+	re, start *regexp.Regexp
+	// rrsAll, rrsStart and rrsEnd are RemoveRecSep's three removals.
+	rrsAll, rrsStart, rrsEnd *regexp.Regexp
+	header                   *regexp.Regexp
+}
+
+func newCutter(o BlockOptions) (*cutter, error) {
+	c := &cutter{o: o, sep: []byte(o.RecEnd + o.RecStart)}
+	end, start := o.RecEnd, o.RecStart
+	if !o.Regexp {
+		end, start = regexp.QuoteMeta(end), regexp.QuoteMeta(start)
+	} else {
+		if end == "" && start == "" {
+			end = "."
+		}
+		for _, s := range []struct{ flag, re string }{{"--recend", o.RecEnd}, {"--recstart", o.RecStart}} {
+			if _, err := regexp.Compile(s.re); err != nil {
+				return nil, fmt.Errorf("%s: %w", s.flag, err)
+			}
+		}
+	}
+	end, start = "(?:"+end+")", "(?:"+start+")"
+	var err error
+	if o.Regexp {
+		c.re = regexp.MustCompile("(?s)(" + end + ")" + start)
+		c.start = regexp.MustCompile("(?s)^" + start)
+	}
+	if o.RemoveRecSep {
+		if o.RecEnd+o.RecStart != "" || o.Regexp {
+			c.rrsAll = regexp.MustCompile("(?s)" + end + start)
+		}
+		if o.RecStart != "" {
+			c.rrsStart = regexp.MustCompile("(?s)^" + start)
+		}
+		if o.RecEnd != "" || o.Regexp {
+			c.rrsEnd = regexp.MustCompile("(?s)" + end + "(\n?)$")
+		}
+	}
+	if o.Header != "" {
+		if c.header, err = regexp.Compile("^(?:" + o.Header + ")"); err != nil {
+			return nil, fmt.Errorf("--header: %w", err)
+		}
+	}
+	return c, nil
+}
+
+// next is the first record boundary p > from in b, or -1 when b holds
+// none (a RecStart cut short by the end of b does not count: more may
+// come). A Lines record is one line here.
+func (c *cutter) next(b []byte, from int) int {
+	switch {
+	case c.o.Lines > 0 && c.o.Records == 0:
+		if i := bytes.IndexByte(b[from:], '\n'); i >= 0 {
+			return from + i + 1
+		}
+		return -1
+	case c.re != nil:
+		for start := from; start <= len(b); {
+			m := c.re.FindSubmatchIndex(b[start:])
+			if m == nil {
+				return -1
+			}
+			if p := start + m[3]; p > from {
+				return p
+			}
+			start += m[0] + 1
+		}
+		return -1
+	case len(c.sep) == 0:
+		if from < len(b) {
+			return from + 1
+		}
+		return -1
+	}
+	// As GNU parallel's nindex: a separator starts after the one before
+	// (and not at the start of a block).
+	lo := max(1, from+1-len(c.o.RecEnd))
+	if lo > len(b) {
+		return -1
+	}
+	i := bytes.Index(b[lo:], c.sep)
+	if i < 0 {
+		return -1
+	}
+	return lo + i + len(c.o.RecEnd)
+}
+
+// last is the end of the longest run of whole records at the start of b
+// (0 if none): its last boundary, or its last multiple of Lines lines.
+func (c *cutter) last(b []byte) int {
+	switch {
+	case c.o.Lines > 0 && c.o.Records == 0:
+		n, cut := 0, 0
+		for p := c.next(b, 0); p > 0; p = c.next(b, p) {
+			if n++; n%c.o.Lines == 0 {
+				cut = p
+			}
+		}
+		return cut
+	case c.re != nil:
+		cut := 0
+		for p := c.next(b, 0); p > 0; p = c.next(b, p) {
+			cut = p
+		}
+		return cut
+	case len(c.sep) == 0:
+		return len(b)
+	}
+	if i := bytes.LastIndex(b, c.sep); i >= 0 {
+		return i + len(c.o.RecEnd)
+	}
+	return 0
+}
+
+// removeRecSep is b without its record separators (RemoveRecSep).
+func (c *cutter) removeRecSep(b string) string {
+	if c.rrsAll != nil {
+		b = c.rrsAll.ReplaceAllLiteralString(b, "")
+	}
+	if c.rrsStart != nil {
+		if m := c.rrsStart.FindStringIndex(b); m != nil {
+			b = b[m[1]:]
+		}
+	}
+	if c.rrsEnd != nil {
+		if m := c.rrsEnd.FindStringSubmatchIndex(b); m != nil {
+			b = b[:m[0]] + b[m[2]:]
+		}
+	}
+	return b
+}
+
 // Blocks yields r cut into blocks of whole records, as GNU parallel's
 // --pipe cuts its stdin: see BlockOptions. It reads r lazily, holding at
 // most one block and what is read beyond it, so the memory of a run that
 // takes the blocks one at a time is about Size times the blocks in
 // flight. A read error ends the sequence with that error, after the data
-// read before it.
+// read before it; so does an error of o.Check, before any block.
 func Blocks(r io.Reader, o BlockOptions) Seq {
 	if o.Size <= 0 {
 		o.Size = DefaultBlockSize
 	}
 	return func(yield func(string, error) bool) {
+		c, err := newCutter(o)
+		if err != nil {
+			yield("", err)
+			return
+		}
 		var (
 			buf  []byte
 			eof  bool
@@ -87,24 +268,74 @@ func Blocks(r io.Reader, o BlockOptions) Seq {
 				}
 			}
 		}
+		var header string
+		if c.header != nil {
+			for {
+				fill(o.Size)
+				if m := c.header.FindIndex(buf); m != nil {
+					header = string(buf[:m[1]])
+					buf = append(buf[:0], buf[m[1]:]...)
+					break
+				}
+				if eof || len(buf) >= headerBlocks*o.Size {
+					break
+				}
+			}
+		}
+		first := true
 		for {
 			var cut int
 			if o.Records > 0 {
-				cut = o.nthBoundary(&buf, &eof, fill)
+				want := o.Records * max(o.Lines, 1)
+				if first && c.start != nil {
+					fill(4096)
+					if c.start.Find(buf) == nil {
+						// GNU parallel: what comes before the first RecStart
+						// is a record of its own.
+						want = 1
+					}
+				}
+				n, scanned := 0, 0
+				for {
+					p := c.next(buf, scanned)
+					for ; p > 0 && n < want; p = c.next(buf, p) {
+						if n++; n == want {
+							cut = p
+						} else {
+							scanned = p
+						}
+					}
+					if cut > 0 || eof {
+						break
+					}
+					fill(4096)
+				}
 			} else {
-				fill(o.Size - len(buf))
-				for cut = o.lastBoundary(buf, eof); cut <= 0 && !eof; cut = o.lastBoundary(buf, eof) {
-					// No whole record yet: the block grows by another Size.
-					fill(o.Size)
+				// The block is cut within limit bytes, which grows by
+				// another Size while they hold no whole record; at the
+				// end, the rest is one block (but -L's records are cut).
+				for limit := o.Size; ; limit += o.Size {
+					fill(limit - len(buf))
+					if eof && len(buf) <= limit && o.Lines == 0 {
+						cut = len(buf)
+						break
+					}
+					if cut = c.last(buf[:min(len(buf), limit)]); cut > 0 || eof && len(buf) <= limit {
+						break
+					}
 				}
 			}
+			first = false
 			if cut <= 0 {
 				cut = len(buf)
 			}
 			if cut > 0 {
 				block := string(buf[:cut])
 				buf = append(buf[:0], buf[cut:]...)
-				if !yield(block, nil) {
+				if o.RemoveRecSep {
+					block = c.removeRecSep(block)
+				}
+				if !yield(header+block, nil) {
 					return
 				}
 			}
@@ -115,50 +346,5 @@ func Blocks(r io.Reader, o BlockOptions) Seq {
 				return
 			}
 		}
-	}
-}
-
-// boundaryAt reports whether a record starts at p of b: a RecEnd ends
-// there and a whole RecStart starts there (one cut short by the end of b
-// does not count: more may come).
-func (o *BlockOptions) boundaryAt(b []byte, p int) bool {
-	if p <= 0 || p > len(b) || !bytes.HasSuffix(b[:p], []byte(o.RecEnd)) {
-		return false
-	}
-	return o.RecStart == "" || bytes.HasPrefix(b[p:], []byte(o.RecStart))
-}
-
-// lastBoundary is the last record boundary in b, 0 if none; at EOF, the
-// end of b.
-func (o *BlockOptions) lastBoundary(b []byte, eof bool) int {
-	if eof {
-		return len(b)
-	}
-	for p := len(b); p > 0; p-- {
-		if o.boundaryAt(b, p) {
-			return p
-		}
-	}
-	return 0
-}
-
-// nthBoundary is where the Records'th record of *buf ends, reading more as
-// needed; at EOF with fewer records, the end of *buf.
-func (o *BlockOptions) nthBoundary(buf *[]byte, eof *bool, fill func(int)) int {
-	n, next := 0, 1
-	for {
-		for p := next; p <= len(*buf); p++ {
-			if o.boundaryAt(*buf, p) {
-				if n++; n == o.Records {
-					return p
-				}
-			}
-		}
-		if *eof {
-			return len(*buf)
-		}
-		// The places a RecStart was cut short at are looked at again.
-		next = max(next, len(*buf)+1-len(o.RecStart))
-		fill(4096)
 	}
 }

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"github.com/ration-run/ration/runner/input"
+)
+
+// planCasesGNUPipe are the plan rows of --pipe's modes.
+func planCasesGNUPipe() []planCase {
+	c := func(args ...string) []string { return args }
+	pipe := func(o input.BlockOptions) func(p *runPlan) {
+		return func(p *runPlan) {
+			p.cfg.GNU.Pipe, p.cfg.GNU.Batch.MaxArgs = true, 1
+			p.input.pipe = &o
+		}
+	}
+	return []planCase{
+		{args: c("--pipe", "--regexp", "--recend", ",_+", "-N1", "echo"), want: pipe(input.BlockOptions{RecEnd: ",_+", Regexp: true, Records: 1})},
+		{args: c("--pipe", "--regex", "--recstart", ">", "echo"), want: pipe(input.BlockOptions{RecStart: ">", Regexp: true})},
+		{args: c("--pipe", "--rrs", "--recend", ",", "echo"), want: pipe(input.BlockOptions{RecEnd: ",", RemoveRecSep: true})},
+		{args: c("--pipe", "--remove-rec-sep", "echo"), want: pipe(input.BlockOptions{RecEnd: "\n", RemoveRecSep: true})},
+		{args: c("--pipe", "--removerecsep", "--regexp", "echo"), want: pipe(input.BlockOptions{RecEnd: "\n", RemoveRecSep: true, Regexp: true})},
+		{args: c("--pipe", "--regexp", "--recend", "(", "echo"), err: "--recend: error parsing regexp: missing closing ): `(`", flag: "--regexp"},
+		{args: c("--pipe", "--recend", "(", "echo"), want: pipe(input.BlockOptions{RecEnd: "("})},
+		{args: c("--regexp", "echo"), err: "--regexp and --rrs need --pipe", flag: "--regexp"},
+		{args: c("--rrs", "echo"), err: "--regexp and --rrs need --pipe", flag: "--regexp"},
+
+		// --header with --pipe: put in front of every block.
+		{args: c("--pipe", "--header", ":", "echo"), want: pipe(input.BlockOptions{RecEnd: "\n", Header: `(.*\n)`})},
+		{args: c("--pipe", "--header", "2", "-N3", "echo"), want: pipe(input.BlockOptions{RecEnd: "\n", Header: `(.*\n)(.*\n)`, Records: 3})},
+		{args: c("--pipe", "--header", ".{4}", "--block", "3", "--recend", "", "echo"), want: pipe(input.BlockOptions{Size: 3, Header: `.{4}`})},
+		{args: c("--pipe", "--header", "(", "echo"), err: "--header: error parsing regexp: missing closing ): `(`", flag: "--header"},
+
+		// -L with --pipe: records of N lines.
+		{args: c("--pipe", "-L75", "echo"), want: pipe(input.BlockOptions{RecEnd: "\n", Lines: 75})},
+		{args: c("--pipe", "--max-lines", "2", "--block", "1k", "echo"), want: pipe(input.BlockOptions{RecEnd: "\n", Lines: 2, Size: 1000})},
+		{args: c("--pipe", "-L0", "echo"), err: "-L0 gives a record no lines; with --pipe, -L must be at least 1", flag: "--pipe"},
+	}
+}
