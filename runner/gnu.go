@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"io"
 	"iter"
 	"strings"
 	"sync/atomic"
@@ -29,6 +30,11 @@ type GNU struct {
 	// that is the job's stdin (Attempt.Stdin) and none of its fields; the
 	// command runs as written. Batch must take one argument per job.
 	Pipe bool
+	// Stdin, when set with Pipe, gives a job's stdin instead of its input
+	// (--pipepart's part of a file, --round-robin's stream of blocks): it
+	// is called at each attempt with the job's input, and done, when not
+	// nil, once the attempt ended (see runner/pipe_gnu.go).
+	Stdin func(input string) (stdin io.Reader, done func())
 	// Template are the options of the command's template (--header's
 	// names, -X's context, -I and the other custom strings, the shell of
 	// --shell); its Shell is Config.Shell.

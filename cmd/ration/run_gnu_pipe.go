@@ -15,6 +15,18 @@ type gnuPipeFlags struct {
 	// regexp is --regexp: --recend and --recstart are regular
 	// expressions; removeRecSep is --rrs.
 	regexp, removeRecSep bool
+	// pipePart is --pipepart.
+	pipePart bool
+}
+
+// pipeModePlan is how --pipepart cuts its file, or --round-robin's.
+type pipeModePlan struct {
+	// path is --pipepart's file ("" for --round-robin without it); part
+	// says how it is cut, its Size set by wire when perSlot > 0 (--block
+	// -N: N parts per job slot, once the jobs are decided).
+	path    string
+	part    input.PartOptions
+	perSlot int64
 }
 
 // addGNUPipeFlags adds the flags of --pipe's modes to fs.
@@ -25,6 +37,8 @@ func addGNUPipeFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&pf.removeRecSep, "remove-rec-sep", false, "with --pipe, take --recend and --recstart out of every block (between records, at its start and at its end)")
 	fs.BoolVar(&pf.removeRecSep, "removerecsep", false, "same as --remove-rec-sep")
 	fs.BoolVar(&pf.removeRecSep, "rrs", false, "same as --remove-rec-sep")
+	fs.BoolVar(&pf.pipePart, "pipepart", false, "like --pipe, but cut the file of -a FILE (or :::: FILE) into parts where records end, each part the stdin of a job, read by seeking (--block: the least size of a part; -N: N parts per job; default -10)")
+	fs.BoolVar(&pf.pipePart, "pipe-part", false, "same as --pipepart")
 }
 
 // pipeHeader is GNU parallel's --header with --pipe as a regular
@@ -47,7 +61,7 @@ func pipeHeader(h string) string {
 // without the record separators.
 func planPipe(p *runPlan, f *runFlags, _ func(string) string) error {
 	g, pf := &f.gnu, &f.pipe
-	if !g.pipe {
+	if !g.pipe && !pf.pipePart {
 		switch {
 		case g.block != "" || g.recEndSet || g.recStartSet:
 			return flagMsg("--block", "--block, --recend and --recstart need --pipe")
@@ -56,9 +70,14 @@ func planPipe(p *runPlan, f *runFlags, _ func(string) string) error {
 		}
 		return nil
 	}
-	switch {
-	case p.input.kind != inputStdin:
+	if pf.pipePart {
+		if err := planPipePart(p, f); err != nil {
+			return err
+		}
+	} else if p.input.kind != inputStdin {
 		return flagMsg("--pipe", "--pipe cuts stdin into blocks; :::, :::: and -a do not apply")
+	}
+	switch {
 	case p.worker.command != "":
 		return flagMsg("--worker", "--worker does not take --pipe's blocks")
 	case g.maxArgs >= 0 || g.xContext || g.multi || g.xargs || g.maxChars > 0:
@@ -74,7 +93,7 @@ func planPipe(p *runPlan, f *runFlags, _ func(string) string) error {
 	if !g.recEndSet && !g.recStartSet {
 		o.RecEnd = "\n"
 	}
-	if g.block != "" {
+	if g.block != "" && !pf.pipePart {
 		n, err := input.ParseBlockSize(g.block)
 		if err != nil {
 			return flagErr("--block", err)
@@ -96,9 +115,51 @@ func planPipe(p *runPlan, f *runFlags, _ func(string) string) error {
 	if err := o.Check(); err != nil {
 		return flagMsg("--regexp", err.Error())
 	}
+	if pf.pipePart {
+		return pipePartOptions(p, f, o)
+	}
 	gc := &p.cfg.GNU
 	gc.Batch, gc.NoFields, gc.Pipe = input.BatchOptions{MaxArgs: 1}, false, true
 	gc.Template.Context = false
 	p.input.pipe, p.input.total, p.input.header, p.input.lines = &o, -1, false, false
+	return nil
+}
+
+// planPipePart checks the flags of --pipepart: one file (-a FILE or ::::
+// FILE) and no -N or -L.
+func planPipePart(p *runPlan, f *runFlags) error {
+	in, g := &p.input, &f.gnu
+	switch {
+	case len(in.sources) != 1 || in.sources[0].path == "" || in.sources[0].path == "-":
+		return flagMsg("--pipepart", "--pipepart cuts one file, given with -a FILE or :::: FILE (not stdin, not :::)")
+	case g.maxReplaceArgs >= 0 || g.maxLines >= 0:
+		return flagMsg("--pipepart", "--pipepart cannot be combined with -N or -L (GNU parallel neither): --recend and --recstart say where records end")
+	case f.pipe.removeRecSep:
+		return flagMsg("--pipepart", "--rrs does not apply to --pipepart (GNU parallel 20221122 ignores it there)")
+	}
+	return nil
+}
+
+// pipePartOptions finishes the plan of --pipepart from the options of
+// --pipe's blocks, o: --block's size, or -N, N parts per job slot (the
+// default is -10, as GNU parallel's).
+func pipePartOptions(p *runPlan, f *runFlags, o input.BlockOptions) error {
+	m := &pipeModePlan{path: p.input.sources[0].path, perSlot: 10,
+		part: input.PartOptions{RecEnd: o.RecEnd, RecStart: o.RecStart, Regexp: o.Regexp, Header: o.Header}}
+	if b := f.gnu.block; b != "" {
+		n, err := input.ParseBlockSize(strings.TrimPrefix(b, "-"))
+		if err != nil {
+			return flagErr("--block", err)
+		}
+		if strings.HasPrefix(b, "-") {
+			m.perSlot = int64(n)
+		} else {
+			m.part.Size, m.perSlot = int64(n), 0
+		}
+	}
+	gc := &p.cfg.GNU
+	gc.Batch, gc.NoFields, gc.Pipe = input.BatchOptions{MaxArgs: 1}, false, true
+	gc.Template.Context = false
+	p.input.pipeMode, p.input.total, p.input.header, p.input.lines = m, -1, false, false
 	return nil
 }

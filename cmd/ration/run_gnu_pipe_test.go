@@ -13,6 +13,13 @@ func planCasesGNUPipe() []planCase {
 			p.input.pipe = &o
 		}
 	}
+	part := func(path string, o input.PartOptions, perSlot int64) func(p *runPlan) {
+		return func(p *runPlan) {
+			p.cfg.Command, p.cfg.GNU.Pipe, p.cfg.GNU.Batch.MaxArgs = []string{"wc"}, true, 1
+			p.input.kind, p.input.sources = inputSources, argFiles(path)
+			p.input.pipeMode = &pipeModePlan{path: path, part: o, perSlot: perSlot}
+		}
+	}
 	return []planCase{
 		{args: c("--pipe", "--regexp", "--recend", ",_+", "-N1", "echo"), want: pipe(input.BlockOptions{RecEnd: ",_+", Regexp: true, Records: 1})},
 		{args: c("--pipe", "--regex", "--recstart", ">", "echo"), want: pipe(input.BlockOptions{RecStart: ">", Regexp: true})},
@@ -34,5 +41,20 @@ func planCasesGNUPipe() []planCase {
 		{args: c("--pipe", "-L75", "echo"), want: pipe(input.BlockOptions{RecEnd: "\n", Lines: 75})},
 		{args: c("--pipe", "--max-lines", "2", "--block", "1k", "echo"), want: pipe(input.BlockOptions{RecEnd: "\n", Lines: 2, Size: 1000})},
 		{args: c("--pipe", "-L0", "echo"), err: "-L0 gives a record no lines; with --pipe, -L must be at least 1", flag: "--pipe"},
+
+		// --pipepart: a file cut into parts by seeking.
+		{args: c("--pipepart", "-a", "big", "wc"), want: part("big", input.PartOptions{RecEnd: "\n"}, 10)},
+		{args: c("--pipe-part", "--block", "3m", "wc", "::::", "big"), want: func(p *runPlan) {
+			part("big", input.PartOptions{RecEnd: "\n", Size: 3000000}, 0)(p)
+			p.input.sources = []sourcePlan{{name: ":::: big", path: "big"}}
+		}},
+		{args: c("--pipepart", "-a", "big", "--block", "-1", "--regexp", "--recstart", "@", "--header", ":", "wc"),
+			want: part("big", input.PartOptions{RecStart: "@", Regexp: true, Header: `(.*\n)`}, 1)},
+		{args: c("--pipepart", "wc"), err: "--pipepart cuts one file, given with -a FILE or :::: FILE (not stdin, not :::)", flag: "--pipepart"},
+		{args: c("--pipepart", "-a", "-", "wc"), err: "--pipepart cuts one file, given with -a FILE or :::: FILE (not stdin, not :::)", flag: "--pipepart"},
+		{args: c("--pipepart", "wc", ":::", "a"), err: "--pipepart cuts one file, given with -a FILE or :::: FILE (not stdin, not :::)", flag: "--pipepart"},
+		{args: c("--pipepart", "-a", "f", "-N1", "wc"), err: "--pipepart cannot be combined with -N or -L (GNU parallel neither): --recend and --recstart say where records end", flag: "--pipepart"},
+		{args: c("--pipepart", "-a", "f", "--rrs", "wc"), err: "--rrs does not apply to --pipepart (GNU parallel 20221122 ignores it there)", flag: "--pipepart"},
+		{args: c("--pipepart", "-a", "f", "--block", "-x", "wc"), err: "--block: " + errOf(input.ParseBlockSize("x")), flag: "--block"},
 	}
 }
