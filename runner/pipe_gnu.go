@@ -17,3 +17,8 @@ func (r *Runner) pipeStdin(input string) (io.Reader, func()) {
 	}
 	return in, done
 }
+
+// Stopping reports whether the run stopped taking inputs (a halt, a
+// signal, ration's output gone): for an input source that waits on the
+// jobs themselves (--round-robin), which must not wait on after it.
+func (r *Runner) Stopping() bool { return r.stopping.Load() }

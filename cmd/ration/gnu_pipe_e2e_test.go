@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,5 +49,38 @@ func TestPipePartE2E(t *testing.T) {
 	_, errs, code = rationPipe(t, "", "--pipepart", "-a", filepath.Join(dir, "none"), "wc")
 	if code == 0 || !strings.Contains(errs, "--pipepart: ") || !strings.Contains(errs, "none") {
 		t.Errorf("no file: exit %d, %s", code, errs)
+	}
+}
+
+// TestRoundRobinE2E: --round-robin runs at most -j jobs that share every
+// line of the input; one that ends early is replaced; --halt stops a run
+// whose jobs wait for blocks.
+func TestRoundRobinE2E(t *testing.T) {
+	in := seqInput(100000)
+	out, errs, code := rationPipe(t, in, "-j3", "--pipe", "--round-robin", "--block", "10k", "--shell", "echo job; wc -l")
+	lines := strings.Fields(out)
+	jobs, sum := 0, 0
+	for _, f := range lines {
+		if f == "job" {
+			jobs++
+			continue
+		}
+		var n int
+		if _, err := fmt.Sscan(f, &n); err != nil {
+			t.Fatalf("%q: %v", out, err)
+		}
+		sum += n
+	}
+	if code != 0 || jobs < 1 || jobs > 3 || sum != 100000 {
+		t.Errorf("%d jobs counted %d lines (exit %d, %s), want 1 to 3 jobs and 100000 lines:\n%s", jobs, sum, code, errs, out)
+	}
+	// Each job reads one line and ends: new jobs take the blocks left.
+	out, errs, code = rationPipe(t, in, "-j2", "--pipe", "--round-robin", "--block", "100k", "--shell", "head -1")
+	if code != 0 || len(strings.Fields(out)) < 2 {
+		t.Errorf("jobs that end early: exit %d (%s), output %q", code, errs, out)
+	}
+	_, _, code = rationPipe(t, in, "-j1", "--pipe", "--round-robin", "--block", "1k", "--halt", "now,fail=1", "--shell", "head -1 >/dev/null; exit 3")
+	if code != 3 {
+		t.Errorf("--halt now,fail=1: exit %d, want 3", code)
 	}
 }

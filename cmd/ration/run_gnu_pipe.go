@@ -15,8 +15,8 @@ type gnuPipeFlags struct {
 	// regexp is --regexp: --recend and --recstart are regular
 	// expressions; removeRecSep is --rrs.
 	regexp, removeRecSep bool
-	// pipePart is --pipepart.
-	pipePart bool
+	// pipePart is --pipepart; roundRobin is --round-robin.
+	pipePart, roundRobin bool
 }
 
 // pipeModePlan is how --pipepart cuts its file, or --round-robin's.
@@ -27,6 +27,9 @@ type pipeModePlan struct {
 	path    string
 	part    input.PartOptions
 	perSlot int64
+	// roundRobin is --round-robin without --pipepart: stdin's blocks
+	// (inputPlan.pipe) go to -j streams, one job each.
+	roundRobin bool
 }
 
 // addGNUPipeFlags adds the flags of --pipe's modes to fs.
@@ -39,6 +42,9 @@ func addGNUPipeFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&pf.removeRecSep, "rrs", false, "same as --remove-rec-sep")
 	fs.BoolVar(&pf.pipePart, "pipepart", false, "like --pipe, but cut the file of -a FILE (or :::: FILE) into parts where records end, each part the stdin of a job, read by seeking (--block: the least size of a part; -N: N parts per job; default -10)")
 	fs.BoolVar(&pf.pipePart, "pipe-part", false, "same as --pipepart")
+	fs.BoolVar(&pf.roundRobin, "round-robin", false, "with --pipe, start -j jobs that run for the whole input, each block going to whichever is ready to take it (with --pipepart: one part per job slot)")
+	fs.BoolVar(&pf.roundRobin, "roundrobin", false, "same as --round-robin")
+	fs.BoolVar(&pf.roundRobin, "round", false, "same as --round-robin")
 }
 
 // pipeHeader is GNU parallel's --header with --pipe as a regular
@@ -63,6 +69,10 @@ func planPipe(p *runPlan, f *runFlags, _ func(string) string) error {
 	g, pf := &f.gnu, &f.pipe
 	if !g.pipe && !pf.pipePart {
 		switch {
+		case pf.roundRobin:
+			// Its man page says --round-robin implies --pipe; GNU parallel
+			// 20221122 runs without --pipe as if it were not given.
+			return flagMsg("--round-robin", "--round-robin needs --pipe or --pipepart (GNU parallel 20221122 ignores it without them)")
 		case g.block != "" || g.recEndSet || g.recStartSet:
 			return flagMsg("--block", "--block, --recend and --recstart need --pipe")
 		case pf.regexp || pf.removeRecSep:
@@ -118,6 +128,15 @@ func planPipe(p *runPlan, f *runFlags, _ func(string) string) error {
 	if pf.pipePart {
 		return pipePartOptions(p, f, o)
 	}
+	if pf.roundRobin {
+		switch {
+		case f.retries > 1:
+			return flagMsg("--round-robin", "--round-robin cannot be combined with --retries (GNU parallel neither): a block a job took is not given again")
+		case o.Header != "":
+			return flagMsg("--round-robin", "--header with --round-robin is not supported")
+		}
+		p.input.pipeMode = &pipeModePlan{roundRobin: true}
+	}
 	gc := &p.cfg.GNU
 	gc.Batch, gc.NoFields, gc.Pipe = input.BatchOptions{MaxArgs: 1}, false, true
 	gc.Template.Context = false
@@ -146,7 +165,10 @@ func planPipePart(p *runPlan, f *runFlags) error {
 func pipePartOptions(p *runPlan, f *runFlags, o input.BlockOptions) error {
 	m := &pipeModePlan{path: p.input.sources[0].path, perSlot: 10,
 		part: input.PartOptions{RecEnd: o.RecEnd, RecStart: o.RecStart, Regexp: o.Regexp, Header: o.Header}}
-	if b := f.gnu.block; b != "" {
+	if b := f.gnu.block; f.pipe.roundRobin {
+		// GNU parallel: --round-robin with --pipepart is --block -1.
+		m.perSlot = 1
+	} else if b != "" {
 		n, err := input.ParseBlockSize(strings.TrimPrefix(b, "-"))
 		if err != nil {
 			return flagErr("--block", err)

@@ -20,7 +20,21 @@ func planCasesGNUPipe() []planCase {
 			p.input.pipeMode = &pipeModePlan{path: path, part: o, perSlot: perSlot}
 		}
 	}
+	robin := func(o input.BlockOptions) func(p *runPlan) {
+		return func(p *runPlan) {
+			pipe(o)(p)
+			p.input.pipeMode = &pipeModePlan{roundRobin: true}
+		}
+	}
 	return []planCase{
+		// --round-robin: -j streams for the whole input.
+		{args: c("--pipe", "--round-robin", "echo"), want: robin(input.BlockOptions{RecEnd: "\n"})},
+		{args: c("--pipe", "--roundrobin", "-N50", "echo"), want: robin(input.BlockOptions{RecEnd: "\n", Records: 50})},
+		{args: c("--spreadstdin", "--round", "-L1000", "echo"), want: robin(input.BlockOptions{RecEnd: "\n", Lines: 1000})},
+		{args: c("--round-robin", "echo"), err: "--round-robin needs --pipe or --pipepart (GNU parallel 20221122 ignores it without them)", flag: "--round-robin"},
+		{args: c("--pipe", "--round-robin", "--retries", "2", "echo"), err: "--round-robin cannot be combined with --retries (GNU parallel neither): a block a job took is not given again", flag: "--round-robin"},
+		{args: c("--pipe", "--round-robin", "--header", ":", "echo"), err: "--header with --round-robin is not supported", flag: "--round-robin"},
+
 		{args: c("--pipe", "--regexp", "--recend", ",_+", "-N1", "echo"), want: pipe(input.BlockOptions{RecEnd: ",_+", Regexp: true, Records: 1})},
 		{args: c("--pipe", "--regex", "--recstart", ">", "echo"), want: pipe(input.BlockOptions{RecStart: ">", Regexp: true})},
 		{args: c("--pipe", "--rrs", "--recend", ",", "echo"), want: pipe(input.BlockOptions{RecEnd: ",", RemoveRecSep: true})},
@@ -55,6 +69,7 @@ func planCasesGNUPipe() []planCase {
 		{args: c("--pipepart", "wc", ":::", "a"), err: "--pipepart cuts one file, given with -a FILE or :::: FILE (not stdin, not :::)", flag: "--pipepart"},
 		{args: c("--pipepart", "-a", "f", "-N1", "wc"), err: "--pipepart cannot be combined with -N or -L (GNU parallel neither): --recend and --recstart say where records end", flag: "--pipepart"},
 		{args: c("--pipepart", "-a", "f", "--rrs", "wc"), err: "--rrs does not apply to --pipepart (GNU parallel 20221122 ignores it there)", flag: "--pipepart"},
+		{args: c("--pipepart", "-a", "big", "--round-robin", "--block", "1M", "wc"), want: part("big", input.PartOptions{RecEnd: "\n"}, 1)},
 		{args: c("--pipepart", "-a", "f", "--block", "-x", "wc"), err: "--block: " + errOf(input.ParseBlockSize("x")), flag: "--block"},
 	}
 }

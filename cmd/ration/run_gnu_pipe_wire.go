@@ -5,16 +5,22 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/input"
 )
 
-// pipeModeInputs opens the inputs of --pipepart into cfg: the file's parts
-// are the jobs, each one's stdin read from the file by seeking
-// (cfg.GNU.Stdin). The file stays open until the process ends.
-func (w *wiring) pipeModeInputs(cfg *runner.Config, _ io.Reader) error {
+// pipeModeInputs opens the inputs of --pipepart or --round-robin into
+// cfg. --pipepart: the file's parts are the jobs, each one's stdin read
+// from the file by seeking (cfg.GNU.Stdin); the file stays open until the
+// process ends.
+func (w *wiring) pipeModeInputs(cfg *runner.Config, stdin io.Reader) error {
 	m := w.plan.input.pipeMode
+	if m.roundRobin {
+		w.roundRobin(cfg, stdin)
+		return nil
+	}
 	fh, err := os.Open(m.path)
 	if err != nil {
 		return fmt.Errorf("--pipepart: %s: %v", m.path, unwrapPathErr(err))
@@ -70,3 +76,27 @@ func parsePartKey(s string) (input.Part, error) {
 type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// roundRobin sets cfg's inputs for --round-robin: stdin's blocks go to -j
+// streams, each one the stdin of a job that runs until the input ends.
+func (w *wiring) roundRobin(cfg *runner.Config, stdin io.Reader) {
+	rr := input.NewRoundRobin()
+	keys := rr.Keys(input.Blocks(stdin, *w.plan.input.pipe),
+		func() int { return cfg.Jobs },
+		func() bool { return w.runner != nil && w.runner.Stopping() })
+	cfg.GNU.Args = func(yield func(input.Arg, error) bool) {
+		for k, err := range keys {
+			if !yield(input.Arg{k}, err) || err != nil {
+				return
+			}
+		}
+	}
+	cfg.GNU.Stdin = func(key string) (io.Reader, func()) {
+		s := rr.Stream(key)
+		if s == nil {
+			// Asked twice (a retry, refused by plan): nothing more to give.
+			return strings.NewReader(""), nil
+		}
+		return s, func() { _ = s.Close() }
+	}
+}

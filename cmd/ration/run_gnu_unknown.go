@@ -16,7 +16,6 @@ var gnuUnsupported = map[string]string{
 	"nonall":                    "ration runs on one machine",
 	"transferfile":              "ration runs on one machine",
 	"trc":                       "ration runs on one machine",
-	"pipepart":                  "ration does not split files into blocks; split them first (split -l N) and run ration over the parts",
 	"sqlmaster":                 "ration keeps no SQL table; --joblog FILE with --resume records and resumes a run",
 	"sqlworker":                 "ration keeps no SQL table; --joblog FILE with --resume records and resumes a run",
 	"sqlandworker":              "ration keeps no SQL table; --joblog FILE with --resume records and resumes a run",
@@ -57,8 +56,6 @@ var gnuUnsupported = map[string]string{
 	"embed":                     "not supported",
 	"latest-line":               "use --line-buffer",
 	"csv":                       "use --colsep , (quoted commas are not understood)",
-	"round-robin":               "ration's --pipe gives every block a job of its own; --pipe -j N runs N at a time",
-	"roundrobin":                "ration's --pipe gives every block a job of its own; --pipe -j N runs N at a time",
 }
 
 // unknownFlagHint returns the error text for pflag's error text msg about
