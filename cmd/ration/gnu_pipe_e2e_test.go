@@ -84,3 +84,24 @@ func TestRoundRobinE2E(t *testing.T) {
 		t.Errorf("--halt now,fail=1: exit %d, want 3", code)
 	}
 }
+
+// TestPipeCatFifoE2E: --cat and --fifo give each job its block in a file
+// named by {}, removed when the job ends, also when the job never opens
+// the FIFO.
+func TestPipeCatFifoE2E(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	for _, mode := range []string{"--cat", "--fifo"} {
+		out, errs, code := rationPipe(t, "1\n2\n3\n4\n", "-k", "-N2", mode, "--shell", "wc -l < {}; echo stdin: $(cat)")
+		if want := "2\nstdin:\n2\nstdin:\n"; out != want || code != 0 {
+			t.Errorf("%s: got %q, exit %d (%s), want %q", mode, out, code, errs, want)
+		}
+	}
+	_, errs, code := rationPipe(t, "1\n2\n", "-N1", "--fifo", "--shell", "true")
+	if code != 0 {
+		t.Errorf("a FIFO never opened: exit %d (%s)", code, errs)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left in TMPDIR: %v", left)
+	}
+}

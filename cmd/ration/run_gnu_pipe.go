@@ -17,6 +17,8 @@ type gnuPipeFlags struct {
 	regexp, removeRecSep bool
 	// pipePart is --pipepart; roundRobin is --round-robin.
 	pipePart, roundRobin bool
+	// cat and fifo are --cat and --fifo.
+	cat, fifo bool
 }
 
 // pipeModePlan is how --pipepart cuts its file, or --round-robin's.
@@ -30,6 +32,10 @@ type pipeModePlan struct {
 	// roundRobin is --round-robin without --pipepart: stdin's blocks
 	// (inputPlan.pipe) go to -j streams, one job each.
 	roundRobin bool
+	// file is "cat" or "fifo" (--cat, --fifo): a job's block or part is
+	// written to a temporary file or FIFO whose name {} is, not to its
+	// stdin; "" for neither.
+	file string
 }
 
 // addGNUPipeFlags adds the flags of --pipe's modes to fs.
@@ -45,6 +51,8 @@ func addGNUPipeFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&pf.roundRobin, "round-robin", false, "with --pipe, start -j jobs that run for the whole input, each block going to whichever is ready to take it (with --pipepart: one part per job slot)")
 	fs.BoolVar(&pf.roundRobin, "roundrobin", false, "same as --round-robin")
 	fs.BoolVar(&pf.roundRobin, "round", false, "same as --round-robin")
+	fs.BoolVar(&pf.cat, "cat", false, "with --pipe or --pipepart, write each job's block to a temporary file, {} its name, removed when the job ends (implies --pipe)")
+	fs.BoolVar(&pf.fifo, "fifo", false, "with --pipe or --pipepart, give each job its block through a temporary FIFO, {} its name (implies --pipe; a job must open it)")
 }
 
 // pipeHeader is GNU parallel's --header with --pipe as a regular
@@ -67,6 +75,10 @@ func pipeHeader(h string) string {
 // without the record separators.
 func planPipe(p *runPlan, f *runFlags, _ func(string) string) error {
 	g, pf := &f.gnu, &f.pipe
+	if (pf.cat || pf.fifo) && !pf.pipePart {
+		// GNU parallel: --cat and --fifo imply --pipe.
+		g.pipe = true
+	}
 	if !g.pipe && !pf.pipePart {
 		switch {
 		case pf.roundRobin:
@@ -125,8 +137,22 @@ func planPipe(p *runPlan, f *runFlags, _ func(string) string) error {
 	if err := o.Check(); err != nil {
 		return flagMsg("--regexp", err.Error())
 	}
+	file := ""
+	switch {
+	case pf.cat && pf.fifo:
+		return flagMsg("--cat", "--cat and --fifo cannot be combined (GNU parallel neither)")
+	case (pf.cat || pf.fifo) && pf.roundRobin && !pf.pipePart:
+		return flagMsg("--cat", "--cat and --fifo with --round-robin are not supported")
+	case (pf.cat || pf.fifo) && f.retries > 1:
+		return flagMsg("--cat", "--cat and --fifo cannot be combined with --retries: the block is given once")
+	case pf.cat:
+		file = "cat"
+	case pf.fifo:
+		file = "fifo"
+	}
+	p.cfg.GNU.PipeArg = file != ""
 	if pf.pipePart {
-		return pipePartOptions(p, f, o)
+		return pipePartOptions(p, f, o, file)
 	}
 	if pf.roundRobin {
 		switch {
@@ -136,6 +162,9 @@ func planPipe(p *runPlan, f *runFlags, _ func(string) string) error {
 			return flagMsg("--round-robin", "--header with --round-robin is not supported")
 		}
 		p.input.pipeMode = &pipeModePlan{roundRobin: true}
+	}
+	if file != "" {
+		p.input.pipeMode = &pipeModePlan{file: file}
 	}
 	gc := &p.cfg.GNU
 	gc.Batch, gc.NoFields, gc.Pipe = input.BatchOptions{MaxArgs: 1}, false, true
@@ -160,10 +189,10 @@ func planPipePart(p *runPlan, f *runFlags) error {
 }
 
 // pipePartOptions finishes the plan of --pipepart from the options of
-// --pipe's blocks, o: --block's size, or -N, N parts per job slot (the
+// --pipe's blocks, o, and --cat or --fifo (file): --block's size, or -N, N parts per job slot (the
 // default is -10, as GNU parallel's).
-func pipePartOptions(p *runPlan, f *runFlags, o input.BlockOptions) error {
-	m := &pipeModePlan{path: p.input.sources[0].path, perSlot: 10,
+func pipePartOptions(p *runPlan, f *runFlags, o input.BlockOptions, file string) error {
+	m := &pipeModePlan{path: p.input.sources[0].path, perSlot: 10, file: file,
 		part: input.PartOptions{RecEnd: o.RecEnd, RecStart: o.RecStart, Regexp: o.Regexp, Header: o.Header}}
 	if b := f.gnu.block; f.pipe.roundRobin {
 		// GNU parallel: --round-robin with --pipepart is --block -1.

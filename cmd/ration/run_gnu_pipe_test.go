@@ -27,6 +27,23 @@ func planCasesGNUPipe() []planCase {
 		}
 	}
 	return []planCase{
+		// --cat and --fifo: {} names a file holding the block.
+		{args: c("--cat", "wc", "{}"), want: func(p *runPlan) {
+			pipe(input.BlockOptions{RecEnd: "\n"})(p)
+			p.cfg.Command, p.cfg.GNU.PipeArg, p.input.pipeMode = []string{"wc", "{}"}, true, &pipeModePlan{file: "cat"}
+		}},
+		{args: c("--pipe", "--fifo", "-N2", "wc"), want: func(p *runPlan) {
+			pipe(input.BlockOptions{RecEnd: "\n", Records: 2})(p)
+			p.cfg.Command, p.cfg.GNU.PipeArg, p.input.pipeMode = []string{"wc"}, true, &pipeModePlan{file: "fifo"}
+		}},
+		{args: c("--pipepart", "-a", "big", "--cat", "wc"), want: func(p *runPlan) {
+			part("big", input.PartOptions{RecEnd: "\n"}, 10)(p)
+			p.cfg.GNU.PipeArg, p.input.pipeMode.file = true, "cat"
+		}},
+		{args: c("--cat", "--fifo", "wc"), err: "--cat and --fifo cannot be combined (GNU parallel neither)", flag: "--cat"},
+		{args: c("--cat", "--round-robin", "wc"), err: "--cat and --fifo with --round-robin are not supported", flag: "--cat"},
+		{args: c("--fifo", "--retries", "3", "wc"), err: "--cat and --fifo cannot be combined with --retries: the block is given once", flag: "--cat"},
+
 		// --round-robin: -j streams for the whole input.
 		{args: c("--pipe", "--round-robin", "echo"), want: robin(input.BlockOptions{RecEnd: "\n"})},
 		{args: c("--pipe", "--roundrobin", "-N50", "echo"), want: robin(input.BlockOptions{RecEnd: "\n", Records: 50})},

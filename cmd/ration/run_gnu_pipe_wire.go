@@ -4,8 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/input"
@@ -17,8 +22,29 @@ import (
 // process ends.
 func (w *wiring) pipeModeInputs(cfg *runner.Config, stdin io.Reader) error {
 	m := w.plan.input.pipeMode
-	if m.roundRobin {
+	var files *pipeFiles
+	if m.file != "" {
+		files = newPipeFiles(m.file == "fifo", func(err error) { w.say.say(slog.LevelWarn, "ration run: warning: ", err.Error()) })
+		cfg.GNU.Stdin = files.stdin
+	}
+	switch {
+	case m.roundRobin:
 		w.roundRobin(cfg, stdin)
+		return nil
+	case m.path == "":
+		// --pipe with --cat or --fifo.
+		blocks := input.Blocks(stdin, *w.plan.input.pipe)
+		cfg.GNU.Args = func(yield func(input.Arg, error) bool) {
+			for b, err := range blocks {
+				if err != nil {
+					yield(nil, err)
+					return
+				}
+				if !yield(input.Arg{files.add(func() io.Reader { return strings.NewReader(b) })}, nil) {
+					return
+				}
+			}
+		}
 		return nil
 	}
 	fh, err := os.Open(m.path)
@@ -45,10 +71,17 @@ func (w *wiring) pipeModeInputs(cfg *runner.Config, stdin io.Reader) error {
 				yield(nil, fmt.Errorf("--pipepart: %s: %w", m.path, err))
 				return
 			}
-			if !yield(input.Arg{partKey(p)}, nil) {
+			key := partKey(p)
+			if files != nil {
+				key = files.add(func() io.Reader { return p.Reader(fh) })
+			}
+			if !yield(input.Arg{key}, nil) {
 				return
 			}
 		}
+	}
+	if files != nil {
+		return nil
 	}
 	cfg.GNU.Stdin = func(key string) (io.Reader, func()) {
 		p, err := parsePartKey(key)
@@ -98,5 +131,87 @@ func (w *wiring) roundRobin(cfg *runner.Config, stdin io.Reader) {
 			return strings.NewReader(""), nil
 		}
 		return s, func() { _ = s.Close() }
+	}
+}
+
+// pipeFiles are the temporary files (--cat) or FIFOs (--fifo) that hold
+// the jobs' blocks under names {} is: a name is made when the job is
+// read, the file when its attempt starts (so only the jobs running have
+// one on disk), and it is removed when the attempt ends.
+type pipeFiles struct {
+	fifo bool
+	warn func(error)
+	n    atomic.Int64
+	mu   sync.Mutex
+	// content is what each name not yet made holds.
+	content map[string]func() io.Reader
+}
+
+func newPipeFiles(fifo bool, warn func(error)) *pipeFiles {
+	return &pipeFiles{fifo: fifo, warn: warn, content: map[string]func() io.Reader{}}
+}
+
+// add names a file that will hold what content returns.
+func (pf *pipeFiles) add(content func() io.Reader) string {
+	name := filepath.Join(os.TempDir(), fmt.Sprintf("ration-pipe-%d-%d", os.Getpid(), pf.n.Add(1)))
+	pf.mu.Lock()
+	pf.content[name] = content
+	pf.mu.Unlock()
+	return name
+}
+
+// stdin is Config.GNU.Stdin: it makes the file named name (the job's
+// input) and returns no stdin, and what removes the file.
+func (pf *pipeFiles) stdin(name string) (io.Reader, func()) {
+	pf.mu.Lock()
+	content := pf.content[name]
+	delete(pf.content, name)
+	pf.mu.Unlock()
+	if content == nil {
+		return nil, nil
+	}
+	if pf.fifo {
+		return nil, pf.makeFIFO(name, content())
+	}
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		_, err = io.Copy(f, content())
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		pf.warn(fmt.Errorf("--cat: %w", err))
+	}
+	return nil, func() { _ = os.Remove(name) }
+}
+
+// makeFIFO makes the FIFO name and writes r into it once the job opens
+// it; what it returns, once the job ended, ends a write the job did not
+// read (or an open it never made) and removes the FIFO.
+func (pf *pipeFiles) makeFIFO(name string, r io.Reader) func() {
+	if err := syscall.Mkfifo(name, 0o600); err != nil {
+		pf.warn(fmt.Errorf("--fifo: %w", err))
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f, err := os.OpenFile(name, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		_, _ = io.Copy(f, r) // EPIPE: the job did not read it all
+		f.Close()
+	}()
+	return func() {
+		// A reader of our own lets an open for writing that is still
+		// waiting go on; it then writes into a pipe nobody reads, and
+		// gets EPIPE once this reader is closed.
+		if rf, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			rf.Close()
+		}
+		<-done
+		_ = os.Remove(name)
 	}
 }
