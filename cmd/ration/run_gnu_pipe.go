@@ -72,7 +72,8 @@ func pipeHeader(h string) string {
 // records (--block, --recend, --recstart, --regexp; -N: records per job;
 // -L: lines per record), each one the stdin of a job that runs the
 // command as written, with --header's lines in front and, with --rrs,
-// without the record separators.
+// without the record separators; and its modes, --pipepart,
+// --round-robin, --cat and --fifo.
 func planPipe(p *runPlan, f *runFlags, _ func(string) string) error {
 	g, pf := &f.gnu, &f.pipe
 	if (pf.cat || pf.fifo) && !pf.pipePart {
@@ -80,75 +81,18 @@ func planPipe(p *runPlan, f *runFlags, _ func(string) string) error {
 		g.pipe = true
 	}
 	if !g.pipe && !pf.pipePart {
-		switch {
-		case pf.roundRobin:
-			// Its man page says --round-robin implies --pipe; GNU parallel
-			// 20221122 runs without --pipe as if it were not given.
-			return flagMsg("--round-robin", "--round-robin needs --pipe or --pipepart (GNU parallel 20221122 ignores it without them)")
-		case g.block != "" || g.recEndSet || g.recStartSet:
-			return flagMsg("--block", "--block, --recend and --recstart need --pipe")
-		case pf.regexp || pf.removeRecSep:
-			return flagMsg("--regexp", "--regexp and --rrs need --pipe")
-		}
-		return nil
+		return planNoPipe(f)
 	}
-	if pf.pipePart {
-		if err := planPipePart(p, f); err != nil {
-			return err
-		}
-	} else if p.input.kind != inputStdin {
-		return flagMsg("--pipe", "--pipe cuts stdin into blocks; :::, :::: and -a do not apply")
+	if err := planPipeChecks(p, f); err != nil {
+		return err
 	}
-	switch {
-	case p.worker.command != "":
-		return flagMsg("--worker", "--worker does not take --pipe's blocks")
-	case g.maxArgs >= 0 || g.xContext || g.multi || g.xargs || g.maxChars > 0:
-		return flagMsg("--pipe", "with --pipe, -N gives the records per job and -L the lines per record; -n, -X, -m, --xargs and -s do not apply")
-	case g.maxReplaceArgs == 0:
-		return flagMsg("--pipe", "-N0 gives a job no records; with --pipe, -N must be at least 1")
-	case g.maxLines == 0:
-		return flagMsg("--pipe", "-L0 gives a record no lines; with --pipe, -L must be at least 1")
-	case p.input.colsep != "" || p.input.delim != "\n" || p.input.eof != "" || f.null:
-		return flagMsg("--pipe", "--colsep, -d, -0 and -E do not apply to --pipe's blocks (records end with --recend)")
+	o, err := pipeBlockOptions(f)
+	if err != nil {
+		return err
 	}
-	o := input.BlockOptions{RecEnd: g.recEnd, RecStart: g.recStart, Regexp: pf.regexp, RemoveRecSep: pf.removeRecSep}
-	if !g.recEndSet && !g.recStartSet {
-		o.RecEnd = "\n"
-	}
-	if g.block != "" && !pf.pipePart {
-		n, err := input.ParseBlockSize(g.block)
-		if err != nil {
-			return flagErr("--block", err)
-		}
-		o.Size = n
-	}
-	if g.maxReplaceArgs > 0 {
-		o.Records = g.maxReplaceArgs
-	}
-	if g.maxLines > 0 {
-		o.Lines = g.maxLines
-	}
-	if g.header != "" {
-		o.Header = pipeHeader(g.header)
-		if _, err := regexp.Compile(o.Header); err != nil {
-			return flagErr("--header", err)
-		}
-	}
-	if err := o.Check(); err != nil {
-		return flagMsg("--regexp", err.Error())
-	}
-	file := ""
-	switch {
-	case pf.cat && pf.fifo:
-		return flagMsg("--cat", "--cat and --fifo cannot be combined (GNU parallel neither)")
-	case (pf.cat || pf.fifo) && pf.roundRobin && !pf.pipePart:
-		return flagMsg("--cat", "--cat and --fifo with --round-robin are not supported")
-	case (pf.cat || pf.fifo) && f.retries > 1:
-		return flagMsg("--cat", "--cat and --fifo cannot be combined with --retries: the block is given once")
-	case pf.cat:
-		file = "cat"
-	case pf.fifo:
-		file = "fifo"
+	file, err := pipeFileMode(f)
+	if err != nil {
+		return err
 	}
 	p.cfg.GNU.PipeArg = file != ""
 	if pf.pipePart {
@@ -171,6 +115,93 @@ func planPipe(p *runPlan, f *runFlags, _ func(string) string) error {
 	gc.Template.Context = false
 	p.input.pipe, p.input.total, p.input.header, p.input.lines = &o, -1, false, false
 	return nil
+}
+
+// planNoPipe refuses the flags of --pipe without --pipe or --pipepart.
+func planNoPipe(f *runFlags) error {
+	g, pf := &f.gnu, &f.pipe
+	switch {
+	case pf.roundRobin:
+		// Its man page says --round-robin implies --pipe; GNU parallel
+		// 20221122 runs without --pipe as if it were not given.
+		return flagMsg("--round-robin", "--round-robin needs --pipe or --pipepart (GNU parallel 20221122 ignores it without them)")
+	case g.block != "" || g.recEndSet || g.recStartSet:
+		return flagMsg("--block", "--block, --recend and --recstart need --pipe")
+	case pf.regexp || pf.removeRecSep:
+		return flagMsg("--regexp", "--regexp and --rrs need --pipe")
+	}
+	return nil
+}
+
+// planPipeChecks refuses what does not apply to --pipe's blocks.
+func planPipeChecks(p *runPlan, f *runFlags) error {
+	g := &f.gnu
+	if f.pipe.pipePart {
+		if err := planPipePart(p, f); err != nil {
+			return err
+		}
+	} else if p.input.kind != inputStdin {
+		return flagMsg("--pipe", "--pipe cuts stdin into blocks; :::, :::: and -a do not apply")
+	}
+	switch {
+	case p.worker.command != "":
+		return flagMsg("--worker", "--worker does not take --pipe's blocks")
+	case g.maxArgs >= 0 || g.xContext || g.multi || g.xargs || g.maxChars > 0:
+		return flagMsg("--pipe", "with --pipe, -N gives the records per job and -L the lines per record; -n, -X, -m, --xargs and -s do not apply")
+	case g.maxReplaceArgs == 0:
+		return flagMsg("--pipe", "-N0 gives a job no records; with --pipe, -N must be at least 1")
+	case g.maxLines == 0:
+		return flagMsg("--pipe", "-L0 gives a record no lines; with --pipe, -L must be at least 1")
+	case p.input.colsep != "" || p.input.delim != "\n" || p.input.eof != "" || f.null:
+		return flagMsg("--pipe", "--colsep, -d, -0 and -E do not apply to --pipe's blocks (records end with --recend)")
+	}
+	return nil
+}
+
+// pipeBlockOptions are the options of --pipe's blocks (--block's size
+// only without --pipepart, whose --block means more).
+func pipeBlockOptions(f *runFlags) (input.BlockOptions, error) {
+	g, pf := &f.gnu, &f.pipe
+	o := input.BlockOptions{RecEnd: g.recEnd, RecStart: g.recStart, Regexp: pf.regexp, RemoveRecSep: pf.removeRecSep}
+	if !g.recEndSet && !g.recStartSet {
+		o.RecEnd = "\n"
+	}
+	if g.block != "" && !pf.pipePart {
+		n, err := input.ParseBlockSize(g.block)
+		if err != nil {
+			return o, flagErr("--block", err)
+		}
+		o.Size = n
+	}
+	o.Records, o.Lines = max(g.maxReplaceArgs, 0), max(g.maxLines, 0)
+	if g.header != "" {
+		o.Header = pipeHeader(g.header)
+		if _, err := regexp.Compile(o.Header); err != nil {
+			return o, flagErr("--header", err)
+		}
+	}
+	if err := o.Check(); err != nil {
+		return o, flagMsg("--regexp", err.Error())
+	}
+	return o, nil
+}
+
+// pipeFileMode is "cat" for --cat, "fifo" for --fifo, else "".
+func pipeFileMode(f *runFlags) (string, error) {
+	pf := &f.pipe
+	switch {
+	case pf.cat && pf.fifo:
+		return "", flagMsg("--cat", "--cat and --fifo cannot be combined (GNU parallel neither)")
+	case (pf.cat || pf.fifo) && pf.roundRobin && !pf.pipePart:
+		return "", flagMsg("--cat", "--cat and --fifo with --round-robin are not supported")
+	case (pf.cat || pf.fifo) && f.retries > 1:
+		return "", flagMsg("--cat", "--cat and --fifo cannot be combined with --retries: the block is given once")
+	case pf.cat:
+		return "cat", nil
+	case pf.fifo:
+		return "fifo", nil
+	}
+	return "", nil
 }
 
 // planPipePart checks the flags of --pipepart: one file (-a FILE or ::::

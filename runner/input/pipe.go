@@ -248,90 +248,19 @@ func Blocks(r io.Reader, o BlockOptions) Seq {
 			yield("", err)
 			return
 		}
-		var (
-			buf  []byte
-			eof  bool
-			rerr error
-		)
-		fill := func(n int) {
-			if eof || n <= 0 {
-				return
-			}
-			old := len(buf)
-			buf = append(buf, make([]byte, n)...)
-			m, err := io.ReadFull(r, buf[old:])
-			buf = buf[:old+m]
-			if err != nil {
-				eof = true
-				if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-					rerr = err
-				}
-			}
-		}
-		var header string
-		if c.header != nil {
-			for {
-				fill(o.Size)
-				if m := c.header.FindIndex(buf); m != nil {
-					header = string(buf[:m[1]])
-					buf = append(buf[:0], buf[m[1]:]...)
-					break
-				}
-				if eof || len(buf) >= headerBlocks*o.Size {
-					break
-				}
-			}
-		}
-		first := true
-		for {
-			var cut int
+		br := &blockReader{r: r, o: o, c: c}
+		header := br.header()
+		for first := true; ; first = false {
+			cut := br.blockCut()
 			if o.Records > 0 {
-				want := o.Records * max(o.Lines, 1)
-				if first && c.start != nil {
-					fill(4096)
-					if c.start.Find(buf) == nil {
-						// GNU parallel: what comes before the first RecStart
-						// is a record of its own.
-						want = 1
-					}
-				}
-				n, scanned := 0, 0
-				for {
-					p := c.next(buf, scanned)
-					for ; p > 0 && n < want; p = c.next(buf, p) {
-						if n++; n == want {
-							cut = p
-						} else {
-							scanned = p
-						}
-					}
-					if cut > 0 || eof {
-						break
-					}
-					fill(4096)
-				}
-			} else {
-				// The block is cut within limit bytes, which grows by
-				// another Size while they hold no whole record; at the
-				// end, the rest is one block (but -L's records are cut).
-				for limit := o.Size; ; limit += o.Size {
-					fill(limit - len(buf))
-					if eof && len(buf) <= limit && o.Lines == 0 {
-						cut = len(buf)
-						break
-					}
-					if cut = c.last(buf[:min(len(buf), limit)]); cut > 0 || eof && len(buf) <= limit {
-						break
-					}
-				}
+				cut = br.recordsCut(first)
 			}
-			first = false
 			if cut <= 0 {
-				cut = len(buf)
+				cut = len(br.buf)
 			}
 			if cut > 0 {
-				block := string(buf[:cut])
-				buf = append(buf[:0], buf[cut:]...)
+				block := string(br.buf[:cut])
+				br.buf = append(br.buf[:0], br.buf[cut:]...)
 				if o.RemoveRecSep {
 					block = c.removeRecSep(block)
 				}
@@ -339,12 +268,106 @@ func Blocks(r io.Reader, o BlockOptions) Seq {
 					return
 				}
 			}
-			if eof && len(buf) == 0 {
-				if rerr != nil {
-					yield("", rerr)
+			if br.eof && len(br.buf) == 0 {
+				if br.err != nil {
+					yield("", br.err)
 				}
 				return
 			}
+		}
+	}
+}
+
+// blockReader is the state of one Blocks: what was read and not yet
+// yielded, and how reading ended.
+type blockReader struct {
+	r   io.Reader
+	o   BlockOptions
+	c   *cutter
+	buf []byte
+	eof bool
+	err error // a read error other than EOF
+}
+
+// fill reads up to n bytes more into buf.
+func (br *blockReader) fill(n int) {
+	if br.eof || n <= 0 {
+		return
+	}
+	old := len(br.buf)
+	br.buf = append(br.buf, make([]byte, n)...)
+	m, err := io.ReadFull(br.r, br.buf[old:])
+	br.buf = br.buf[:old+m]
+	if err != nil {
+		br.eof = true
+		if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+			br.err = err
+		}
+	}
+}
+
+// header takes the header off the start of the stream, reading a block
+// at a time until it matches (see BlockOptions.Header).
+func (br *blockReader) header() string {
+	if br.c.header == nil {
+		return ""
+	}
+	for {
+		br.fill(br.o.Size)
+		if m := br.c.header.FindIndex(br.buf); m != nil {
+			h := string(br.buf[:m[1]])
+			br.buf = append(br.buf[:0], br.buf[m[1]:]...)
+			return h
+		}
+		if br.eof || len(br.buf) >= headerBlocks*br.o.Size {
+			return ""
+		}
+	}
+}
+
+// recordsCut is where the next block of Records (times Lines) records
+// ends, reading as needed; 0 at the end of the stream with fewer.
+func (br *blockReader) recordsCut(first bool) int {
+	c := br.c
+	want := br.o.Records * max(br.o.Lines, 1)
+	if first && c.start != nil {
+		br.fill(4096)
+		if c.start.Find(br.buf) == nil {
+			// GNU parallel: what comes before the first RecStart is a
+			// record of its own.
+			want = 1
+		}
+	}
+	n, scanned := 0, 0
+	for {
+		for p := c.next(br.buf, scanned); p > 0; p = c.next(br.buf, p) {
+			if n++; n == want {
+				return p
+			}
+			scanned = p
+		}
+		if br.eof {
+			return 0
+		}
+		br.fill(4096)
+	}
+}
+
+// blockCut is where the next block of at most Size bytes ends: it is cut
+// within limit bytes, which grows by another Size while they hold no
+// whole record; at the end, the rest is one block (but -L's records are
+// cut). Records > 0: 0, nothing read.
+func (br *blockReader) blockCut() int {
+	if br.o.Records > 0 {
+		return 0
+	}
+	for limit := br.o.Size; ; limit += br.o.Size {
+		br.fill(limit - len(br.buf))
+		if br.eof && len(br.buf) <= limit && br.o.Lines == 0 {
+			return len(br.buf)
+		}
+		if cut := br.c.last(br.buf[:min(len(br.buf), limit)]); cut > 0 || br.eof && len(br.buf) <= limit {
+			return cut
 		}
 	}
 }
