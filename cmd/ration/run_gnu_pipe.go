@@ -2,6 +2,7 @@ package main
 
 import (
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -194,6 +195,8 @@ func pipeFileMode(f *runFlags) (string, error) {
 		return "", flagMsg("--cat", "--cat and --fifo cannot be combined (GNU parallel neither)")
 	case (pf.cat || pf.fifo) && pf.roundRobin && !pf.pipePart:
 		return "", flagMsg("--cat", "--cat and --fifo with --round-robin are not supported")
+	case pf.fifo && runtime.GOOS == "windows":
+		return "", flagMsg("--fifo", "--fifo needs named pipes, which Windows has not; use --cat")
 	case (pf.cat || pf.fifo) && f.retries > 1:
 		return "", flagMsg("--cat", "--cat and --fifo cannot be combined with --retries: the block is given once")
 	case pf.cat:

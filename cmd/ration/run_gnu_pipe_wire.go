@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/input"
@@ -184,34 +183,4 @@ func (pf *pipeFiles) stdin(name string) (io.Reader, func()) {
 		pf.warn(fmt.Errorf("--cat: %w", err))
 	}
 	return nil, func() { _ = os.Remove(name) }
-}
-
-// makeFIFO makes the FIFO name and writes r into it once the job opens
-// it; what it returns, once the job ended, ends a write the job did not
-// read (or an open it never made) and removes the FIFO.
-func (pf *pipeFiles) makeFIFO(name string, r io.Reader) func() {
-	if err := syscall.Mkfifo(name, 0o600); err != nil {
-		pf.warn(fmt.Errorf("--fifo: %w", err))
-		return func() {}
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f, err := os.OpenFile(name, os.O_WRONLY, 0)
-		if err != nil {
-			return
-		}
-		_, _ = io.Copy(f, r) // EPIPE: the job did not read it all
-		f.Close()
-	}()
-	return func() {
-		// A reader of our own lets an open for writing that is still
-		// waiting go on; it then writes into a pipe nobody reads, and
-		// gets EPIPE once this reader is closed.
-		if rf, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
-			rf.Close()
-		}
-		<-done
-		_ = os.Remove(name)
-	}
 }
