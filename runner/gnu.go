@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"io"
 	"iter"
 	"strings"
 	"sync/atomic"
@@ -29,6 +30,15 @@ type GNU struct {
 	// that is the job's stdin (Attempt.Stdin) and none of its fields; the
 	// command runs as written. Batch must take one argument per job.
 	Pipe bool
+	// Stdin, when set with Pipe, gives a job's stdin instead of its input
+	// (--pipepart's part of a file, --round-robin's stream of blocks): it
+	// is called at each attempt with the job's input, and done, when not
+	// nil, once the attempt ended (see runner/pipe_gnu.go).
+	Stdin func(input string) (stdin io.Reader, done func())
+	// PipeArg, with Pipe, makes a job's input its one field, so {} is it
+	// (--cat, --fifo: the name of a file Stdin's hook makes, which then
+	// returns a nil stdin: /dev/null).
+	PipeArg bool
 	// Template are the options of the command's template (--header's
 	// names, -X's context, -I and the other custom strings, the shell of
 	// --shell); its Shell is Config.Shell.
@@ -123,7 +133,7 @@ func (r *Runner) batches() iter.Seq2[item, error] {
 			if one {
 				it.seq = b.First
 			}
-			if g.NoFields || g.Pipe {
+			if g.NoFields || g.Pipe && !g.PipeArg {
 				it.fields = []string{}
 			}
 			it.input = argsString(b.Args)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -150,7 +149,9 @@ func (r *Runner) attempt(ctx context.Context, j *job) bool {
 		a.Diag = io.Discard
 	}
 	if r.cfg.GNU.Pipe {
-		a.Stdin = strings.NewReader(j.it.input)
+		var done func()
+		a.Stdin, done = r.pipeStdin(j.it.input)
+		defer done()
 	}
 	res := r.exec.Exec(actx, a)
 	timedOut := res.Stopped && errors.Is(context.Cause(actx), ErrTimeout) && ctx.Err() == nil

@@ -75,7 +75,9 @@ func (f *stdinFeed) started(ok bool) {
 }
 
 // wait, once the job has exited, ends a write still blocked (a child of
-// the job still holds its stdin) and waits for the writing goroutine.
+// the job still holds its stdin), or a read of a source that is an
+// io.Closer (--round-robin's stream, waiting for a block), and waits for
+// the writing goroutine.
 func (f *stdinFeed) wait() {
 	if f == nil {
 		return
@@ -84,6 +86,9 @@ func (f *stdinFeed) wait() {
 	case <-f.done:
 	default:
 		f.w.Close()
+		if c, ok := f.src.(io.Closer); ok {
+			_ = c.Close()
+		}
 		<-f.done
 	}
 }

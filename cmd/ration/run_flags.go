@@ -63,6 +63,8 @@ type runFlags struct {
 	gnuCLI gnuCLIFlags
 	// GNU parallel's flags that change how jobs run (gnuexec branch).
 	exec gnuExecFlags
+	// GNU parallel's --pipe modes (issue 13, branch gnupipe).
+	pipe gnuPipeFlags
 
 	// workerGiven is whether --worker was given at all, even empty.
 	workerGiven bool

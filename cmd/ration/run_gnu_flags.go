@@ -51,7 +51,7 @@ func addGNUFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&g.link, "link", false, "combine the input sources value by value (shorter ones start over) instead of every combination")
 	fs.BoolVar(&g.link, "xapply", false, "same as --link")
 	fs.StringVarP(&g.colsep, "colsep", "C", "", "split every input value into fields {1} {2} ... where `REGEXP` matches")
-	fs.StringVar(&g.header, "header", "", "the first value of every source names its fields ({name}); `REGEXP` is accepted as GNU's and only : is usual")
+	fs.StringVar(&g.header, "header", "", "the first value of every source names its fields ({name}); `REGEXP` is accepted as GNU's and only : is usual (with --pipe: the header put in front of every block, : one line, N lines, else a regular expression)")
 	fs.StringVar(&g.trim, "trim", "", "remove blanks around every value: `n|l|r|lr|rl` (default n; lr with --colsep, as GNU parallel)")
 	fs.StringVarP(&g.delimiter, "delimiter", "d", "", "input values end with `DELIM` (\\n, \\t, \\0, \\x0a escapes; several characters allowed) instead of a newline")
 	fs.StringVarP(&g.eof, "eof", "E", "", "stop reading every input source at the value `STR`")
@@ -69,7 +69,7 @@ func addGNUFlags(fs *pflag.FlagSet, f *runFlags) {
 
 	fs.IntVarP(&g.maxArgs, "max-args", "n", 0, "give each job at most `N` arguments ({} is all of them)")
 	fs.IntVarP(&g.maxReplaceArgs, "max-replace-args", "N", 0, "give each job at most `N` arguments, {1}..{N} each one (N=0: none)")
-	fs.IntVarP(&g.maxLines, "max-lines", "L", 0, "give each job at most `N` input lines (a line ending in a blank continues on the next)")
+	fs.IntVarP(&g.maxLines, "max-lines", "L", 0, "give each job at most `N` input lines (a line ending in a blank continues on the next; with --pipe, a record is N lines)")
 	fs.IntVarP(&g.maxChars, "max-chars", "s", 0, "keep each job's command line shorter than `N` characters (-X, -m, --xargs: default 63664, as GNU parallel)")
 	fs.BoolVarP(&g.xContext, "context-replace", "X", false, "give each job as many arguments as fit, repeating a word holding {} once per argument")
 	fs.BoolVarP(&g.multi, "multi-replace", "m", false, "give each job as many arguments as fit ({} is all of them)")
@@ -81,6 +81,7 @@ func addGNUFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.StringVar(&g.block, "block-size", "", "same as --block")
 	fs.StringVar(&g.recEnd, "recend", "", "with --pipe, a record ends with `STR` (default \\n; none when only --recstart is given)")
 	fs.StringVar(&g.recStart, "recstart", "", "with --pipe, a record starts with `STR` (default none)")
+	addGNUPipeFlags(fs, f) // branch gnupipe
 
 	fs.BoolVar(&g.tag, "tag", false, "prefix every output line with the job's arguments and a tab")
 	fs.StringVar(&g.tagString, "tagstring", "", "prefix every output line with `STR` (replacement strings allowed) and a tab")

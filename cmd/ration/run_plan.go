@@ -103,6 +103,9 @@ type inputPlan struct {
 	// pipe, when set, cuts stdin into blocks, each one a job's stdin
 	// (--pipe).
 	pipe *input.BlockOptions
+	// pipeMode is --pipepart or --round-robin (branch gnupipe, see
+	// run_gnu_pipe.go); nil for neither.
+	pipeMode *pipeModePlan
 	// total is the number of jobs this shard runs when known in advance
 	// (one ::: group, one argument per job), else -1.
 	total int64

@@ -220,9 +220,9 @@ func planCases() []planCase {
 		}},
 		{args: c("--block", "1M", "echo"), err: "--block, --recend and --recstart need --pipe"},
 		{args: c("--pipe", "--block", "0", "echo"), err: "--block: invalid block size \"0\": want a positive number with an optional unit (K, M, G: 1024, 1024², 1024³; k, m, g: 1000, 1000², 1000³)"},
-		{args: c("--pipe", "-L2", "echo"), err: "with --pipe, -N gives the records per job; -n, -L, -X, -m, --xargs and -s do not apply"},
+		{args: c("--pipe", "-n2", "echo"), err: "with --pipe, -N gives the records per job and -L the lines per record; -n, -X, -m, --xargs and -s do not apply"},
 		{args: c("--pipe", "-N0", "echo"), err: "-N0 gives a job no records; with --pipe, -N must be at least 1"},
-		{args: c("--pipe", "--colsep", ",", "echo"), err: "--header, --colsep, -d, -0 and -E do not apply to --pipe's blocks (records end with --recend)"},
+		{args: c("--pipe", "--colsep", ",", "echo"), err: "--colsep, -d, -0 and -E do not apply to --pipe's blocks (records end with --recend)"},
 		{args: c("--pipe", "echo", ":::", "a"), err: "--pipe cuts stdin into blocks; :::, :::: and -a do not apply"},
 		{args: c("-S", "host", "echo"), err: "unknown flag: -S (GNU parallel's -S is not supported: " + gnuUnsupported["S"] + ")"},
 		{args: c("--env", "X", "echo"), err: "unknown flag: --env (GNU parallel's --env is not supported: " + gnuUnsupported["env"] + ")"},
@@ -349,7 +349,7 @@ func planCases() []planCase {
 		{args: c("--watch-interval", "often", "echo"), err: `--watch-interval: "often" is not a positive duration`, flag: "--watch-interval"},
 		{args: c("--watch-interval", "0", "echo"), err: `--watch-interval: "0" is not a positive duration`, flag: "--watch-interval"},
 	}
-	return append(append(rows, planCasesGNUExec()...), planCasesGNUCLI()...)
+	return append(append(append(rows, planCasesGNUExec()...), planCasesGNUCLI()...), planCasesGNUPipe()...)
 }
 
 // args is one ::: group's source plan.

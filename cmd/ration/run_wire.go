@@ -127,6 +127,9 @@ func wire(p *runPlan, stdin io.Reader, stdout, stderr io.Writer) (_ *wiring, err
 // before any job runs.
 func (w *wiring) inputs(cfg *runner.Config, stdin io.Reader) error {
 	in := w.plan.input
+	if in.pipeMode != nil {
+		return w.pipeModeInputs(cfg, stdin) // run_gnu_pipe_wire.go
+	}
 	warnNUL := func() {
 		w.say.say(slog.LevelWarn, "ration run: warning: ", "an input value holds a NUL byte, replaced by \\0 (did you mean -0?)")
 	}

@@ -30,6 +30,29 @@ func TestBlocks(t *testing.T) {
 		{"--recstart", "/foo, bar/, /baz, qux/, \n", BlockOptions{Records: 1, RecStart: "/"}, []string{"/foo, bar", "/, ", "/baz, qux", "/, \n"}},
 		{"both", "/foo, bar/, /baz, qux/, \n", BlockOptions{Records: 1, RecEnd: ", ", RecStart: "/"}, []string{"/foo, bar/, ", "/baz, qux/, \n"}},
 		{"a RecStart cut by a read is seen whole", strings.Repeat("x", 4095) + "\n>a\n>b\n", BlockOptions{Records: 1, RecStart: ">"}, []string{strings.Repeat("x", 4095) + "\n", ">a\n", ">b\n"}},
+		// The rows below are GNU parallel 20221122's blocks for the same
+		// input and options (parallel -k --pipe ... 'cat').
+		{"--regexp -N1", "foo,bar,_baz,__qux,\n", BlockOptions{Records: 1, RecEnd: ",_+", Regexp: true}, []string{"foo,bar,_", "baz,__", "qux,\n"}},
+		{"--regexp blocks: a match at the end of the buffer cuts", "a1b22c333d", BlockOptions{Size: 4, RecEnd: "[0-9]+", Regexp: true}, []string{"a1b2", "2c33", "3d"}},
+		{"--regexp -N2: what comes before the first RecStart is a block", "xx>a>b>c>d", BlockOptions{Records: 2, RecStart: ">", Regexp: true}, []string{"xx", ">a>b", ">c>d"}},
+		{"not --regexp -N2: it is a record", "xx>a>b>c>d", BlockOptions{Records: 2, RecStart: ">"}, []string{"xx>a", ">b>c", ">d"}},
+		{"--regexp with a RecStart of several lines", "@r1/1\nAC\n@r2/1\nGT\n", BlockOptions{Records: 1, RecEnd: "\n", RecStart: "@.*(/1| 1:.*)\n[A-Za-z\n\\.~]", Regexp: true}, []string{"@r1/1\nAC\n", "@r2/1\nGT\n"}},
+		{"--regexp empty RecEnd and RecStart: any character", "abc", BlockOptions{Records: 1, Regexp: true}, []string{"a", "b", "c"}},
+		{"-L3", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n", BlockOptions{Size: 12, Lines: 3, RecEnd: "\n"}, []string{"1\n2\n3\n4\n5\n6\n", "7\n8\n9\n", "10\n"}},
+		{"-L2 -N2", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n", BlockOptions{Records: 2, Lines: 2, RecEnd: "\n"}, []string{"1\n2\n3\n4\n", "5\n6\n7\n8\n", "9\n10\n"}},
+		{"-L: records of lines, whatever RecEnd says", "a,b\nc,d\n", BlockOptions{Size: 5, Lines: 1, RecEnd: ","}, []string{"a,b\n", "c,d\n"}},
+		{"--rrs", "a\nb\nc\n", BlockOptions{Records: 2, RecEnd: "\n", RemoveRecSep: true}, []string{"ab", "c"}},
+		{"--rrs --recend ,", "a,b,c,\n", BlockOptions{Records: 1, RecEnd: ",", RemoveRecSep: true}, []string{"a", "b", "c", "\n"}},
+		{"--rrs --regexp", "foo,bar,_baz,__qux,\n", BlockOptions{Records: 1, RecEnd: ",_+", Regexp: true, RemoveRecSep: true}, []string{"foo,bar", "baz", "qux,\n"}},
+		{"-N: a separator at the start of the stream ends no record", "SEPa\nSEPb\n", BlockOptions{Records: 1, RecEnd: "SEP", RemoveRecSep: true}, []string{"a\n", "b\n"}},
+		{"--rrs --recstart", ">a\n>b\n>c\n", BlockOptions{Size: 5, RecStart: ">", RemoveRecSep: true}, []string{"a\n", "b\n", "c\n"}},
+		{"--rrs: a RecEnd before a final newline goes", "a,\n", BlockOptions{Records: 1, RecEnd: ",\n|,", Regexp: true, RemoveRecSep: true}, []string{"a"}},
+		{"--header 2", "h1\nh2\na\nb\nc\n", BlockOptions{Size: 4, RecEnd: "\n", Header: "(.*\n)(.*\n)"}, []string{"h1\nh2\na\nb\n", "h1\nh2\nc\n"}},
+		{"--header longer than a block", "HHHHAAABBBCCC", BlockOptions{Size: 3, Header: ".{4}"}, []string{"HHHHAAA", "HHHHBBB", "HHHHCCC"}},
+		{"--header regexp -N3", "%h1\n%h2\n1\n2\n3\n4\n", BlockOptions{Records: 3, RecEnd: "\n", Header: "(%.*\n)*"}, []string{"%h1\n%h2\n1\n2\n3\n", "%h1\n%h2\n4\n"}},
+		{"--header : --rrs: the header stays whole", "h1\nh2\na\nb\nc\n", BlockOptions{Records: 2, RecEnd: "\n", RemoveRecSep: true, Header: "(.*\n)"}, []string{"h1\nh2a", "h1\nbc"}},
+		{"--header that never matches: none", "abc\n", BlockOptions{RecEnd: "\n", Header: "x"}, []string{"abc\n"}},
+		{"--header only", "h\n", BlockOptions{RecEnd: "\n", Header: "(.*\n)"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
@@ -42,7 +65,7 @@ func TestBlocks(t *testing.T) {
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
-			if strings.Join(got, "") != tc.in {
+			if strings.Join(got, "") != tc.in && !tc.o.RemoveRecSep && tc.o.Header == "" {
 				t.Errorf("blocks do not add up to the input")
 			}
 		})
@@ -63,6 +86,50 @@ func TestBlocksReadError(t *testing.T) {
 	if !slices.Equal(got, []string{"a\nb"}) || !errors.Is(gotErr, boom) {
 		t.Errorf("got %q, %v", got, gotErr)
 	}
+}
+
+func TestBlocksBadRegexp(t *testing.T) {
+	for _, o := range []BlockOptions{{Regexp: true, RecEnd: "("}, {Regexp: true, RecStart: "(?=x)"}, {Header: "["}} {
+		if o.Check() == nil {
+			t.Errorf("%+v: no error", o)
+		}
+		for _, err := range Blocks(strings.NewReader("a\n"), o) {
+			if err == nil {
+				t.Errorf("%+v: a block, no error", o)
+			}
+		}
+	}
+	if err := (BlockOptions{RecEnd: "("}).Check(); err != nil {
+		t.Errorf("a plain RecEnd is no regexp: %v", err)
+	}
+}
+
+// TestBlocksMemory: a header that never matches is looked for in 64
+// blocks at most, and cutting many blocks holds about one.
+func TestBlocksMemory(t *testing.T) {
+	n := 0
+	in := io.LimitReader(neverEnding('x'), 1<<20)
+	for b, err := range Blocks(in, BlockOptions{Size: 1024, Header: "y"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) > 64*1024+1024 {
+			t.Fatalf("block of %d bytes", len(b))
+		}
+		n++
+	}
+	if n == 0 {
+		t.Fatal("no blocks")
+	}
+}
+
+type neverEnding byte
+
+func (b neverEnding) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(b)
+	}
+	return len(p), nil
 }
 
 func TestParseBlockSize(t *testing.T) {

@@ -1,0 +1,107 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// rationPipe runs the ration binary with args and stdin, and returns its
+// stdout, stderr and exit status.
+func rationPipe(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(buildRation(t), append([]string{"run", "--quiet"}, args...)...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// TestPipePartE2E: --pipepart gives each part of the file to a job, the
+// header in front of each, and refuses what it cannot seek in.
+func TestPipePartE2E(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, []byte("h\n1\n2\n3\n4\n5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := rationPipe(t, "", "-k", "--pipepart", "-a", file, "--header", ":", "--block", "3", "--shell", "tr '\\n' ' '; echo")
+	if want := "h 1 2 \nh 3 4 \nh 5 \n"; out != want || code != 0 {
+		t.Errorf("got %q, exit %d (%s), want %q", out, code, errs, want)
+	}
+	_, errs, code = rationPipe(t, "", "--pipepart", "-a", "/dev/null", "wc")
+	if code == 0 || !strings.Contains(errs, "--pipepart: /dev/null: not a regular file") {
+		t.Errorf("a device: exit %d, %s", code, errs)
+	}
+	_, errs, code = rationPipe(t, "", "--pipepart", "-a", filepath.Join(dir, "none"), "wc")
+	if code == 0 || !strings.Contains(errs, "--pipepart: ") || !strings.Contains(errs, "none") {
+		t.Errorf("no file: exit %d, %s", code, errs)
+	}
+}
+
+// TestRoundRobinE2E: --round-robin runs at most -j jobs that share every
+// line of the input; one that ends early is replaced; --halt stops a run
+// whose jobs wait for blocks.
+func TestRoundRobinE2E(t *testing.T) {
+	in := seqInput(100000)
+	out, errs, code := rationPipe(t, in, "-j3", "--pipe", "--round-robin", "--block", "10k", "--shell", "echo job; wc -l")
+	lines := strings.Fields(out)
+	jobs, sum := 0, 0
+	for _, f := range lines {
+		if f == "job" {
+			jobs++
+			continue
+		}
+		var n int
+		if _, err := fmt.Sscan(f, &n); err != nil {
+			t.Fatalf("%q: %v", out, err)
+		}
+		sum += n
+	}
+	if code != 0 || jobs < 1 || jobs > 3 || sum != 100000 {
+		t.Errorf("%d jobs counted %d lines (exit %d, %s), want 1 to 3 jobs and 100000 lines:\n%s", jobs, sum, code, errs, out)
+	}
+	// Each job reads one line and ends: new jobs take the blocks left.
+	out, errs, code = rationPipe(t, in, "-j2", "--pipe", "--round-robin", "--block", "100k", "--shell", "head -1")
+	if code != 0 || len(strings.Fields(out)) < 2 {
+		t.Errorf("jobs that end early: exit %d (%s), output %q", code, errs, out)
+	}
+	_, _, code = rationPipe(t, in, "-j1", "--pipe", "--round-robin", "--block", "1k", "--halt", "now,fail=1", "--shell", "head -1 >/dev/null; exit 3")
+	if code != 3 {
+		t.Errorf("--halt now,fail=1: exit %d, want 3", code)
+	}
+}
+
+// TestPipeCatFifoE2E: --cat and --fifo give each job its block in a file
+// named by {}, removed when the job ends, also when the job never opens
+// the FIFO.
+func TestPipeCatFifoE2E(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	for _, mode := range []string{"--cat", "--fifo"} {
+		out, errs, code := rationPipe(t, "1\n2\n3\n4\n", "-k", "-N2", mode, "--shell", "wc -l < {}; echo stdin: $(cat)")
+		if want := "2\nstdin:\n2\nstdin:\n"; out != want || code != 0 {
+			t.Errorf("%s: got %q, exit %d (%s), want %q", mode, out, code, errs, want)
+		}
+	}
+	_, errs, code := rationPipe(t, "1\n2\n", "-N1", "--fifo", "--shell", "true")
+	if code != 0 {
+		t.Errorf("a FIFO never opened: exit %d (%s)", code, errs)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left in TMPDIR: %v", left)
+	}
+}

@@ -1,0 +1,40 @@
+//go:build unix
+
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+)
+
+// makeFIFO makes the FIFO name and writes r into it once the job opens
+// it; what it returns, once the job ended, ends a write the job did not
+// read (or an open it never made) and removes the FIFO.
+func (pf *pipeFiles) makeFIFO(name string, r io.Reader) func() {
+	if err := syscall.Mkfifo(name, 0o600); err != nil {
+		pf.warn(fmt.Errorf("--fifo: %w", err))
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f, err := os.OpenFile(name, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		_, _ = io.Copy(f, r) // EPIPE: the job did not read it all
+		f.Close()
+	}()
+	return func() {
+		// A reader of our own lets an open for writing that is still
+		// waiting go on; it then writes into a pipe nobody reads, and
+		// gets EPIPE once this reader is closed.
+		if rf, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			rf.Close()
+		}
+		<-done
+		_ = os.Remove(name)
+	}
+}

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ration-run/ration/runner"
+	"github.com/ration-run/ration/runner/input"
+)
+
+// pipeModeInputs opens the inputs of --pipepart or --round-robin into
+// cfg. --pipepart: the file's parts are the jobs, each one's stdin read
+// from the file by seeking (cfg.GNU.Stdin); the file stays open until the
+// process ends.
+func (w *wiring) pipeModeInputs(cfg *runner.Config, stdin io.Reader) error {
+	m := w.plan.input.pipeMode
+	var files *pipeFiles
+	if m.file != "" {
+		files = newPipeFiles(m.file == "fifo", func(err error) { w.say.say(slog.LevelWarn, "ration run: warning: ", err.Error()) })
+		cfg.GNU.Stdin = files.stdin
+	}
+	switch {
+	case m.roundRobin:
+		w.roundRobin(cfg, stdin)
+		return nil
+	case m.path == "":
+		// --pipe with --cat or --fifo.
+		blocks := input.Blocks(stdin, *w.plan.input.pipe)
+		cfg.GNU.Args = func(yield func(input.Arg, error) bool) {
+			for b, err := range blocks {
+				if err != nil {
+					yield(nil, err)
+					return
+				}
+				if !yield(input.Arg{files.add(func() io.Reader { return strings.NewReader(b) })}, nil) {
+					return
+				}
+			}
+		}
+		return nil
+	}
+	fh, err := os.Open(m.path)
+	if err != nil {
+		return fmt.Errorf("--pipepart: %s: %v", m.path, unwrapPathErr(err))
+	}
+	st, err := fh.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = errors.New("not a regular file (--pipepart seeks in it; cut a stream with --pipe)")
+	}
+	if err != nil {
+		fh.Close()
+		return fmt.Errorf("--pipepart: %s: %v", m.path, err)
+	}
+	size := st.Size()
+	cfg.GNU.Args = func(yield func(input.Arg, error) bool) {
+		o := m.part
+		if m.perSlot > 0 {
+			// GNU parallel: size / job slots / N, plus one.
+			o.Size = 1 + size/int64(max(cfg.Jobs, 1))/m.perSlot
+		}
+		for p, err := range input.SplitFile(fh, size, o) {
+			if err != nil {
+				yield(nil, fmt.Errorf("--pipepart: %s: %w", m.path, err))
+				return
+			}
+			key := partKey(p)
+			if files != nil {
+				key = files.add(func() io.Reader { return p.Reader(fh) })
+			}
+			if !yield(input.Arg{key}, nil) {
+				return
+			}
+		}
+	}
+	if files != nil {
+		return nil
+	}
+	cfg.GNU.Stdin = func(key string) (io.Reader, func()) {
+		p, err := parsePartKey(key)
+		if err != nil {
+			// Not one of ours: cannot happen, but never feed a wrong part.
+			return errReader{err}, nil
+		}
+		return p.Reader(fh), nil
+	}
+	return nil
+}
+
+// partKey is a --pipepart job's input, as events and logs show it: the
+// part's bytes, and the header's when there is one.
+func partKey(p input.Part) string {
+	return fmt.Sprintf("bytes %d-%d (header 0-%d)", p.Start, p.End, p.Header)
+}
+
+func parsePartKey(s string) (input.Part, error) {
+	var p input.Part
+	_, err := fmt.Sscanf(s, "bytes %d-%d (header 0-%d)", &p.Start, &p.End, &p.Header)
+	return p, err
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// roundRobin sets cfg's inputs for --round-robin: stdin's blocks go to -j
+// streams, each one the stdin of a job that runs until the input ends.
+func (w *wiring) roundRobin(cfg *runner.Config, stdin io.Reader) {
+	rr := input.NewRoundRobin()
+	keys := rr.Keys(input.Blocks(stdin, *w.plan.input.pipe),
+		func() int { return cfg.Jobs },
+		func() bool { return w.runner != nil && w.runner.Stopping() })
+	cfg.GNU.Args = func(yield func(input.Arg, error) bool) {
+		for k, err := range keys {
+			if !yield(input.Arg{k}, err) || err != nil {
+				return
+			}
+		}
+	}
+	cfg.GNU.Stdin = func(key string) (io.Reader, func()) {
+		s := rr.Stream(key)
+		if s == nil {
+			// Asked twice (a retry, refused by plan): nothing more to give.
+			return strings.NewReader(""), nil
+		}
+		return s, func() { _ = s.Close() }
+	}
+}
+
+// pipeFiles are the temporary files (--cat) or FIFOs (--fifo) that hold
+// the jobs' blocks under names {} is: a name is made when the job is
+// read, the file when its attempt starts (so only the jobs running have
+// one on disk), and it is removed when the attempt ends.
+type pipeFiles struct {
+	fifo bool
+	warn func(error)
+	n    atomic.Int64
+	mu   sync.Mutex
+	// content is what each name not yet made holds.
+	content map[string]func() io.Reader
+}
+
+func newPipeFiles(fifo bool, warn func(error)) *pipeFiles {
+	return &pipeFiles{fifo: fifo, warn: warn, content: map[string]func() io.Reader{}}
+}
+
+// add names a file that will hold what content returns.
+func (pf *pipeFiles) add(content func() io.Reader) string {
+	name := filepath.Join(os.TempDir(), fmt.Sprintf("ration-pipe-%d-%d", os.Getpid(), pf.n.Add(1)))
+	pf.mu.Lock()
+	pf.content[name] = content
+	pf.mu.Unlock()
+	return name
+}
+
+// stdin is Config.GNU.Stdin: it makes the file named name (the job's
+// input) and returns no stdin, and what removes the file.
+func (pf *pipeFiles) stdin(name string) (io.Reader, func()) {
+	pf.mu.Lock()
+	content := pf.content[name]
+	delete(pf.content, name)
+	pf.mu.Unlock()
+	if content == nil {
+		return nil, nil
+	}
+	if pf.fifo {
+		return nil, pf.makeFIFO(name, content())
+	}
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		_, err = io.Copy(f, content())
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		pf.warn(fmt.Errorf("--cat: %w", err))
+	}
+	return nil, func() { _ = os.Remove(name) }
+}
