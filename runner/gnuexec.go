@@ -40,6 +40,9 @@ type GNUExec struct {
 	// Gate holds job starts while the machine is busy (--load, --noswap,
 	// --memfree); see StartGate.
 	Gate StartGate
+	// Parset, when set, makes each job's output a value for GNU's parset
+	// shell function to assign (--_parset); see Parset.
+	Parset *Parset
 }
 
 // AttemptExec is what an Executor needs of GNUExec for one attempt.

@@ -36,6 +36,8 @@ func (r *Runner) attemptWriters(j *job) (stdout, stderr io.Writer, done func()) 
 		}
 	} else if g.Exec.Files {
 		stdout, stderr, done = r.filesWriters(j, stdout)
+	} else if g.Exec.Parset != nil {
+		stdout, done = r.parsetWriters(j, stdout)
 	} else if tag, ok := r.tag(j.it, j.slot); ok {
 		stdout, stderr = &tagWriter{w: stdout, tag: tag}, &tagWriter{w: stderr, tag: tag}
 	}

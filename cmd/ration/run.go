@@ -69,6 +69,9 @@ func runMainWith(h *signalHub, args []string, getenv func(string) string, stdin 
 	}
 	defer w.close()
 	w.hub = h
+	if ps := p.cfg.GNU.Exec.Parset; ps != nil {
+		return runParset(ps, w.run, stdout, stderr)
+	}
 	return w.run()
 }
 

@@ -65,6 +65,8 @@ type runFlags struct {
 	exec gnuExecFlags
 	// GNU parallel's --pipe modes (issue 13, branch gnupipe).
 	pipe gnuPipeFlags
+	// parset is --_parset (run_gnu_parset.go).
+	parset string
 
 	// workerGiven is whether --worker was given at all, even empty.
 	workerGiven bool

@@ -107,4 +107,5 @@ func addGNUFlags(fs *pflag.FlagSet, f *runFlags) {
 
 	// gnuexec (issue 13).
 	addGNUExecFlags(fs, f)
+	addParsetFlag(fs, f)
 }
