@@ -7,8 +7,8 @@ import (
 )
 
 // poll delivers the finished results without blocking. The consumer polls
-// after every hand-over, because a worker that receives the next item of
-// the same Map does not wake it (see Pool.worker).
+// after every hand-over, because a worker wakes it only when it sleeps
+// (see mapState.sleep).
 func (c *consumer[T, R]) poll() {
 	select {
 	case <-c.m.signal:
@@ -64,7 +64,7 @@ func (c *consumer[T, R]) loop(in iter.Seq[T]) {
 		if c.running == 0 || c.stopped {
 			return
 		}
-		<-c.m.signal
+		c.m.sleep()
 	}
 }
 
@@ -97,11 +97,7 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 	}
 	if p.isTaskOf(m.ctx) {
 		c.running++
-		p.runInline(j)
-		return true
-	}
-	if p.retryOffer(j) {
-		c.running++
+		p.runInline(j, true)
 		return true
 	}
 	if sampled {
@@ -138,14 +134,26 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 				c.running++
 				return true
 			}
+			// Counted busy before the send, so that offer never sees a
+			// worker idle that is not.
+			p.st.busy.add(1)
+			m.sleeping.Store(true)
+			if m.ndone.Load() > 0 {
+				m.sleeping.Store(false)
+				p.st.busy.add(-1)
+				break
+			}
 			select {
 			case p.tasks <- j:
-				p.st.busy.Add(1)
+				m.sleeping.Store(false)
+				p.queuedLate()
 				p.waiting.add(-1)
 				c.running++
 				return true
 			case <-m.signal: // a result, cancellation, Close or Resize
 			}
+			m.sleeping.Store(false)
+			p.st.busy.add(-1)
 			if m.ndone.Load() > 0 {
 				break
 			}
@@ -196,7 +204,7 @@ func (c *consumer[T, R]) makeRoom() bool {
 		if c.outstanding < c.bound() {
 			return true
 		}
-		<-c.m.signal // a result, cancellation, Close or Resize
+		c.m.sleep() // a result, cancellation, Close or Resize
 	}
 }
 

@@ -193,7 +193,7 @@ func mapSeq[T, R any](ctx context.Context, p *Pool, in iter.Seq[T], fn func(cont
 				if c.running == 0 {
 					break
 				}
-				<-m.signal
+				m.sleep()
 			}
 			p.unregisterMap(m)
 		}()
@@ -223,6 +223,20 @@ type mapState[T, R any] struct {
 	done   []*item[T, R] // finished, not yet taken by the consumer
 	ndone  atomic.Int64  // len(done), readable without the lock
 	signal chan struct{} // capacity 1: "done may not be empty"
+	// sleeping is set while the consumer blocks on signal; finish wakes
+	// it only then. The consumer sets it before re-reading ndone and
+	// finish reads it after storing ndone, so one of them sees the other.
+	sleeping atomic.Bool
+}
+
+// sleep blocks the consumer until a wake-up, unless a result is already
+// waiting.
+func (m *mapState[T, R]) sleep() {
+	m.sleeping.Store(true)
+	if m.ndone.Load() == 0 {
+		<-m.signal
+	}
+	m.sleeping.Store(false)
 }
 
 // item is one pulled input item; it is recycled by the consumer after
@@ -266,6 +280,11 @@ func (it *item[T, R]) finish(err error, started bool) {
 		m.failIdx.Store(int64(idx))
 	}
 	m.mu.Unlock()
+	// A consumer that is running finds the result by polling; waking it
+	// would cost it a full select per item.
+	if m.sleeping.Load() {
+		m.wake()
+	}
 	if cause != nil && !m.ordered {
 		m.cancel(*cause)
 	}
@@ -295,8 +314,6 @@ func (m *mapState[T, R]) stopCause() error {
 	return nil
 }
 
-func (it *item[T, R]) signal() { it.m.wake() }
-
 // wake wakes the consumer; one pending wake-up is enough, as the
 // consumer re-checks everything when it wakes.
 func (m *mapState[T, R]) wake() {
@@ -307,5 +324,3 @@ func (m *mapState[T, R]) wake() {
 }
 
 func (m *mapState[T, R]) abort(cause error) { m.cancel(cause) }
-
-func (it *item[T, R]) owner() any { return it.m }
