@@ -28,6 +28,8 @@ type consumer[T, R any] struct {
 	ordered bool
 	yield   func(Result[T, R]) bool
 
+	nested      bool // the Map's context is a task context of p
+	sample      uint32
 	closed      bool // pulling stopped because the pool was closed
 	next        int  // index of the next item to pull
 	outstanding int  // pulled and not yet delivered (or discarded)
@@ -82,26 +84,31 @@ func (c *consumer[T, R]) alloc() *item[T, R] {
 func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 	p, m := c.p, c.m
 	j := job{item: it, ctx: m.ctx}
-	sampled := p.sampleSubmission()
-	if sampled {
-		j.enq = enqNoWait
+	// Sampled like Pool.sampleSubmission, from a counter of the
+	// consumer's own; the wait is measured from here, as the item may
+	// wait in the queue.
+	c.sample++
+	if p.timeAll || p.long.Load() || c.sample%sampleEvery == 0 {
+		j.enq = p.now()
 	}
 	if p.closed.Load() {
 		c.closed = true
 		c.reject(it, ErrClosed)
 		return false
 	}
-	if p.offer(j) {
+	// A nested Map runs an item inline rather than queue it.
+	if p.offer(j, !c.nested) {
 		c.running++
 		return true
 	}
-	if p.isTaskOf(m.ctx) {
+	if c.nested {
 		c.running++
 		p.runInline(j, true)
 		return true
 	}
-	if sampled {
-		j.enq = p.now()
+	if p.retryQueue(j) {
+		c.running++
+		return true
 	}
 	for {
 		// Deliver finished results while waiting for a worker: results
@@ -129,7 +136,7 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 			// Offer again while counted as waiting: a Resize that grew
 			// the pool either starts a worker for this dispatcher or is
 			// seen here (and it wakes the Map, so this runs again).
-			if p.belowSize() && p.offer(j) {
+			if p.belowSize() && p.offer(j, false) {
 				p.waiting.add(-1)
 				c.running++
 				return true

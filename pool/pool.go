@@ -145,8 +145,8 @@ func (p *Pool) Size() int { return int(p.want.Load()) }
 // Resize sets the pool's size to n (values below 1 mean 1). Growing lets
 // up to n tasks run at once now: blocked submitters get new workers at once,
 // and later tasks start more on demand. Shrinking retires workers after
-// their current task: a running task is never interrupted, and as the pool
-// queues nothing, no submitted item is lost; blocked submitters and Map
+// their current task: a running task is never interrupted, and no
+// submitted item is lost: queued tasks, blocked submitters and Map
 // dispatchers simply wait for one of the remaining workers. Map picks up
 // the new size for its pull bound immediately. Resize after Close does
 // nothing.
@@ -260,7 +260,7 @@ func (p *Pool) submit(ctx context.Context, j job, pending *zeroWaiter) error {
 	if sampled {
 		j.enq = enqNoWait
 	}
-	if p.offer(j) {
+	if p.offer(j, false) {
 		return nil
 	}
 	if p.isTaskOf(ctx) {
@@ -270,20 +270,19 @@ func (p *Pool) submit(ctx context.Context, j job, pending *zeroWaiter) error {
 	if sampled {
 		j.enq = p.now()
 	}
+	if p.tryQueue(j) || p.retryQueue(j) {
+		return nil
+	}
 	p.waiting.add(1)
 	defer p.waiting.add(-1)
 	// A Resize that grew the pool since the offer above either sees this
 	// submitter waiting or is seen here.
-	if p.belowSize() && p.offer(j) {
+	if p.belowSize() && p.offer(j, false) {
 		return nil
 	}
+	// Counted busy before the send, so that offer never sees a worker
+	// idle that is not.
 	p.st.busy.add(1)
-	select {
-	case p.tasks <- j:
-		p.queuedLate()
-		return nil
-	default:
-	}
 	select {
 	case p.tasks <- j:
 		p.queuedLate()
@@ -298,6 +297,40 @@ func (p *Pool) submit(ctx context.Context, j job, pending *zeroWaiter) error {
 		pending.add(-1)
 		return ErrClosed
 	}
+}
+
+// tryQueue puts j in the queue if it has room and reports whether it did.
+func (p *Pool) tryQueue(j job) bool {
+	p.st.busy.add(1)
+	select {
+	case p.tasks <- j:
+		p.queuedLate()
+		return true
+	default:
+		p.st.busy.add(-1)
+		return false
+	}
+}
+
+// submitYields is how often a submitter that found the queue full yields
+// the processor and tries again before it blocks, when tasks have recently
+// been short: a yield lets a worker on the same processor finish its task
+// and take a queued one, which costs less than the submitter parking and
+// being woken.
+const submitYields = 2
+
+// retryQueue is tryQueue after up to submitYields yields.
+func (p *Pool) retryQueue(j job) bool {
+	if p.long.Load() {
+		return false
+	}
+	for range submitYields {
+		runtime.Gosched()
+		if p.tryQueue(j) {
+			return true
+		}
+	}
+	return false
 }
 
 // queuedLate is called by a submitter that has put a job in the channel.
@@ -347,7 +380,7 @@ func (p *Pool) TryGo(task func(context.Context) error) bool {
 		return false
 	}
 	p.goPending.add(1)
-	if p.offer(job{fn: task, ctx: context.Background(), enq: p.tryGoEnq()}) {
+	if p.offer(job{fn: task, ctx: context.Background(), enq: p.tryGoEnq()}, false) {
 		return true
 	}
 	p.goPending.add(-1)
@@ -363,11 +396,22 @@ func (p *Pool) TryGo(task func(context.Context) error) bool {
 // starts a new worker with j. This waits for the pool's own bookkeeping
 // only (a full queue buffer with an idle worker about to drain it), never
 // for a task.
-func (p *Pool) offer(j job) bool {
+//
+// With queue set, offer also puts j in the queue if every worker is busy
+// and the queue has room (tryQueue in one step).
+func (p *Pool) offer(j job, queue bool) bool {
 	p.st.busy.add(1) // before the hand-over, so Busy never lags Go's return
 	for {
 		onWorkers := p.st.busy.n.Load() - 1 - p.st.inlineRunning.Load() // minus j
 		if onWorkers >= p.want.Load() || p.closed.Load() {
+			if queue && !p.closed.Load() {
+				select {
+				case p.tasks <- j:
+					p.queuedLate()
+					return true
+				default:
+				}
+			}
 			p.st.busy.add(-1)
 			return false
 		}
@@ -427,11 +471,11 @@ func (p *Pool) Wait() error {
 }
 
 // Close stops intake and waits, until ctx is done, for the tasks already
-// accepted to finish and for the workers to exit. Submitters blocked in Go
-// get [ErrClosed]; Map stops pulling input and reports the item it had
-// pulled but not started with ErrClosed. notStarted is the number of
-// submissions (Go calls and Map items) that were waiting for a worker when
-// Close was called and were rejected. (A Map consumer that is running its
+// accepted (running or queued) to finish and for the workers to exit.
+// Submitters blocked in Go on a full queue get [ErrClosed]; Map stops
+// pulling input and reports the item it had pulled but could not hand over
+// with ErrClosed. notStarted is the number of submissions (Go calls and Map
+// items) that were blocked when Close was called and were rejected. (A Map consumer that is running its
 // loop body at that moment is not waiting; its pending item still gets
 // ErrClosed in its Result but may be counted only by a later Close.)
 //

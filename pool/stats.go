@@ -50,8 +50,8 @@ type Stats struct {
 	// Inline is the number of tasks run inline on a submitting task's
 	// goroutine because the pool was full (nested submission).
 	Inline int64
-	// QueueWait summarizes how long submitters were blocked waiting for a
-	// free worker, per task (see TaskInfo.Wait).
+	// QueueWait summarizes how long tasks waited for a free worker (queued,
+	// or with their submitter blocked), per task (see TaskInfo.Wait).
 	QueueWait Summary
 	// Run summarizes task run times.
 	//
