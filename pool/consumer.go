@@ -153,7 +153,7 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 			select {
 			case p.tasks <- j:
 				m.sleeping.Store(false)
-				p.queuedLate()
+				p.sent(true)
 				p.waiting.add(-1)
 				c.running++
 				return true

@@ -256,21 +256,23 @@ func (p *Pool) submit(ctx context.Context, j job, pending *zeroWaiter) error {
 		return err
 	}
 	pending.add(1)
-	sampled := p.sampleSubmission()
-	if sampled {
+	// A nested submission runs inline rather than wait in the queue.
+	nested := p.isTaskOf(ctx)
+	if p.sampleSubmission() {
+		// The wait is measured from here, as the task may be queued.
 		j.enq = enqNoWait
+		if !nested {
+			j.enq = p.now()
+		}
 	}
-	if p.offer(j, false) {
+	if p.offer(j, !nested) {
 		return nil
 	}
-	if p.isTaskOf(ctx) {
+	if nested {
 		p.runInline(j, true)
 		return nil
 	}
-	if sampled {
-		j.enq = p.now()
-	}
-	if p.tryQueue(j) || p.retryQueue(j) {
+	if p.retryQueue(j) {
 		return nil
 	}
 	p.waiting.add(1)
@@ -283,9 +285,20 @@ func (p *Pool) submit(ctx context.Context, j job, pending *zeroWaiter) error {
 	// Counted busy before the send, so that offer never sees a worker
 	// idle that is not.
 	p.st.busy.add(1)
+	// Counted waiting before the closed flag is read: Close, which sets
+	// the flag before it waits for the waiting submitters, either waits
+	// for this one (which may still send, and then runs what is left in
+	// the queue, see sent) or is seen here. The select alone could pick
+	// the send after Close returned.
+	if p.closed.Load() {
+		p.st.busy.add(-1)
+		p.notStarted.Add(1)
+		pending.add(-1)
+		return ErrClosed
+	}
 	select {
 	case p.tasks <- j:
-		p.queuedLate()
+		p.sent(true)
 		return nil
 	case <-ctx.Done():
 		p.st.busy.add(-1)
@@ -301,10 +314,17 @@ func (p *Pool) submit(ctx context.Context, j job, pending *zeroWaiter) error {
 
 // tryQueue puts j in the queue if it has room and reports whether it did.
 func (p *Pool) tryQueue(j job) bool {
+	// Counted busy before the closed flag is read: Close, which sets the
+	// flag before it waits for busy to drop to zero, either waits for j
+	// or makes this fail.
 	p.st.busy.add(1)
+	if p.closed.Load() {
+		p.st.busy.add(-1)
+		return false
+	}
 	select {
 	case p.tasks <- j:
-		p.queuedLate()
+		p.sent(true)
 		return true
 	default:
 		p.st.busy.add(-1)
@@ -333,12 +353,21 @@ func (p *Pool) retryQueue(j job) bool {
 	return false
 }
 
-// queuedLate is called by a submitter that has put a job in the channel.
-// If the pool has been closed meanwhile, its workers may have drained the
-// queue and left: the submitter then runs what is left in the queue
-// itself, so that no accepted task is stranded. (Close waits until no task
-// is counted busy, so it waits for these tasks too.)
-func (p *Pool) queuedLate() {
+// sent is called by a submitter that has put a job in the channel, queued
+// (every worker was busy) or for an idle worker.
+//
+// For a queued job, if the pool is below its size, it starts an idle
+// worker: concurrent offers count each other's tasks for a moment, so a
+// task may be queued while workers are still to be started, and some
+// worker must come for it. If the pool has been closed meanwhile, its
+// workers may have drained the queue and left: the submitter then runs
+// what is left in the queue itself, so that no accepted task is stranded.
+// (Close waits until no task is counted busy, so it waits for these tasks
+// too.)
+func (p *Pool) sent(queued bool) {
+	if queued && p.belowSize() {
+		p.spawn(job{})
+	}
 	if p.closed.Load() {
 		p.drainQueue(func(j job) { p.runInline(j, false) })
 	}
@@ -407,7 +436,7 @@ func (p *Pool) offer(j job, queue bool) bool {
 			if queue && !p.closed.Load() {
 				select {
 				case p.tasks <- j:
-					p.queuedLate()
+					p.sent(true)
 					return true
 				default:
 				}
@@ -422,7 +451,7 @@ func (p *Pool) offer(j job, queue bool) bool {
 		} else {
 			select {
 			case p.tasks <- j:
-				p.queuedLate()
+				p.sent(false)
 				return true
 			default:
 			}
