@@ -7,8 +7,8 @@ import (
 )
 
 // poll delivers the finished results without blocking. The consumer polls
-// after every hand-over, because a worker that receives the next item of
-// the same Map does not wake it (see Pool.worker).
+// after every hand-over, because a worker wakes it only when it sleeps
+// (see mapState.sleep).
 func (c *consumer[T, R]) poll() {
 	select {
 	case <-c.m.signal:
@@ -28,6 +28,8 @@ type consumer[T, R any] struct {
 	ordered bool
 	yield   func(Result[T, R]) bool
 
+	nested      bool // the Map's context is a task context of p
+	sample      uint32
 	closed      bool // pulling stopped because the pool was closed
 	next        int  // index of the next item to pull
 	outstanding int  // pulled and not yet delivered (or discarded)
@@ -64,7 +66,7 @@ func (c *consumer[T, R]) loop(in iter.Seq[T]) {
 		if c.running == 0 || c.stopped {
 			return
 		}
-		<-c.m.signal
+		c.m.sleep()
 	}
 }
 
@@ -82,30 +84,31 @@ func (c *consumer[T, R]) alloc() *item[T, R] {
 func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 	p, m := c.p, c.m
 	j := job{item: it, ctx: m.ctx}
-	sampled := p.sampleSubmission()
-	if sampled {
-		j.enq = enqNoWait
+	// Sampled like Pool.sampleSubmission, from a counter of the
+	// consumer's own; the wait is measured from here, as the item may
+	// wait in the queue.
+	c.sample++
+	if p.timeAll || p.long.Load() || c.sample%sampleEvery == 0 {
+		j.enq = p.now()
 	}
 	if p.closed.Load() {
 		c.closed = true
 		c.reject(it, ErrClosed)
 		return false
 	}
-	if p.offer(j) {
+	// A nested Map runs an item inline rather than queue it.
+	if p.offer(j, !c.nested) {
 		c.running++
 		return true
 	}
-	if p.isTaskOf(m.ctx) {
+	if c.nested {
 		c.running++
-		p.runInline(j)
+		p.runInline(j, true)
 		return true
 	}
-	if p.retryOffer(j) {
+	if p.retryQueue(j) {
 		c.running++
 		return true
-	}
-	if sampled {
-		j.enq = p.now()
 	}
 	for {
 		// Deliver finished results while waiting for a worker: results
@@ -133,19 +136,31 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 			// Offer again while counted as waiting: a Resize that grew
 			// the pool either starts a worker for this dispatcher or is
 			// seen here (and it wakes the Map, so this runs again).
-			if p.belowSize() && p.offer(j) {
+			if p.belowSize() && p.offer(j, false) {
 				p.waiting.add(-1)
 				c.running++
 				return true
 			}
+			// Counted busy before the send, so that offer never sees a
+			// worker idle that is not.
+			p.st.busy.add(1)
+			m.sleeping.Store(true)
+			if m.ndone.Load() > 0 {
+				m.sleeping.Store(false)
+				p.st.busy.add(-1)
+				break
+			}
 			select {
 			case p.tasks <- j:
-				p.st.busy.Add(1)
+				m.sleeping.Store(false)
+				p.sent(true)
 				p.waiting.add(-1)
 				c.running++
 				return true
 			case <-m.signal: // a result, cancellation, Close or Resize
 			}
+			m.sleeping.Store(false)
+			p.st.busy.add(-1)
 			if m.ndone.Load() > 0 {
 				break
 			}
@@ -196,7 +211,7 @@ func (c *consumer[T, R]) makeRoom() bool {
 		if c.outstanding < c.bound() {
 			return true
 		}
-		<-c.m.signal // a result, cancellation, Close or Resize
+		c.m.sleep() // a result, cancellation, Close or Resize
 	}
 }
 

@@ -7,9 +7,9 @@
 // size. Work reaches the workers in three ways:
 //
 //   - [Pool.Go] and [Pool.TryGo] submit heterogeneous tasks. Go blocks until a
-//     worker is free (backpressure: nothing is queued inside the pool), TryGo
-//     never blocks and succeeds whenever a worker is idle. [Pool.Wait] waits
-//     for every task submitted with them.
+//     worker is free or the pool's small bounded queue ([QueueSlack] tasks)
+//     has room (backpressure), TryGo never blocks and succeeds whenever a
+//     worker is idle. [Pool.Wait] waits for every task submitted with them.
 //   - [Pool.Group] scopes tasks to one caller, in the shape of errgroup's
 //     WithContext: a service keeps one process-wide pool, and each request
 //     submits through its own [Group], waits only for its own tasks and gets
@@ -23,16 +23,22 @@
 //
 // # Bounds
 //
-// The pool never buffers submissions: a task is handed directly from the
-// submitting goroutine to an idle worker. Map pulls the next input item only
-// after the previous one was handed to a worker and fewer than
-// size+[PullSlack] items are pulled and not yet delivered to the consumer
-// ("outstanding"). So at no time are more than size+1 items outstanding,
-// where size is the pool's size at the moment of the pull; after a shrink,
-// no item is pulled until the outstanding count has dropped below the new
-// bound. The same bound is the reorder window of MapOrdered: when the head
-// item is slow, the other workers finish at most size items after it and then
-// wait; memory stays bounded. [Window] sets another bound.
+// The pool holds at most [QueueSlack] submitted tasks beyond the ones its
+// workers run: when every worker is busy, a task waits in the pool's queue,
+// and a submitter blocks only when the queue is full too. So a pool never
+// holds more than size+QueueSlack unfinished tasks (inline nested tasks
+// aside), and [Stats] shows the queued ones. The queue is what lets a busy
+// worker take its next task without parking and being woken for it.
+//
+// Map pulls the next input item only after the previous one was handed to a
+// worker or queued and fewer than size+[PullSlack] items are pulled and not
+// yet delivered to the consumer ("outstanding"). So at no time are more than
+// size+PullSlack items outstanding, where size is the pool's size at the
+// moment of the pull; after a shrink, no item is pulled until the
+// outstanding count has dropped below the new bound. The same bound is the
+// reorder window of MapOrdered: when the head item is slow, the other
+// workers finish at most size+PullSlack-1 items after it and then wait;
+// memory stays bounded. [Window] sets another bound.
 //
 // # Deadlock freedom
 //

@@ -111,25 +111,33 @@ func ExamplePool_Close() {
 	})
 	<-started
 
-	// A submitter waits for the busy worker when Close comes.
+	// With the only worker busy, the pool's queue takes QueueSlack tasks
+	// and Go returns at once; they run before Close returns.
+	var queuedRan atomic.Int64
+	for range pool.QueueSlack {
+		p.Go(context.Background(), func(context.Context) error { queuedRan.Add(1); return nil })
+	}
+	// The next submitter waits for room when Close comes.
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		err := p.Go(context.Background(), func(context.Context) error { return nil })
 		fmt.Println("waiting submitter:", err)
 	})
-	for p.Stats().Waiting == 0 {
+	for p.Stats().Waiting < pool.QueueSlack+1 {
 		time.Sleep(time.Millisecond)
 	}
 	time.AfterFunc(10*time.Millisecond, func() { close(release) })
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	notStarted, err := p.Close(ctx) // finishes the running task
+	notStarted, err := p.Close(ctx) // finishes the running and queued tasks
 	wg.Wait()
 	fmt.Println("not started:", notStarted, "err:", err)
+	fmt.Println("queued tasks run:", queuedRan.Load())
 	// Output:
 	// waiting submitter: pool: closed
 	// not started: 1 err: <nil>
+	// queued tasks run: 4
 }
 
 func ExamplePool_Stats() {

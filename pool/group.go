@@ -34,11 +34,11 @@ func (p *Pool) Group(ctx context.Context) (*Group, context.Context) {
 	return &Group{p: p, ctx: gctx, cancel: cancel}, gctx
 }
 
-// Go submits task to the group's pool, blocking like [Pool.Go] until a
-// worker accepts it; the task receives a context derived from the group's
+// Go submits task to the group's pool, blocking like [Pool.Go] until the
+// pool accepts it (a worker, or room in the pool's queue); the task receives a context derived from the group's
 // context that identifies the pool (see [Slot]). If the task cannot be
 // submitted, because the group's context is done (a task failed, Wait
-// returned, or ctx was canceled) before a worker was free, or the pool is
+// returned, or ctx was canceled) before the pool had room, or the pool is
 // closed, or task is nil, Go does not run it and records the reason
 // (context.Cause of the group's context, [ErrClosed], [ErrNilTask]) as the
 // group's error, unless one is already recorded.
@@ -66,7 +66,7 @@ func (g *Group) TryGo(task func(context.Context) error) bool {
 		return false
 	}
 	g.pending.add(1)
-	if p.offer(job{fn: task, grp: g, ctx: g.ctx, enq: p.tryGoEnq()}) {
+	if p.offer(job{fn: task, grp: g, ctx: g.ctx, enq: p.tryGoEnq()}, false) {
 		return true
 	}
 	g.pending.add(-1)

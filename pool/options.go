@@ -9,9 +9,9 @@ import (
 type TaskInfo struct {
 	// Slot is the task's slot, see [Slot].
 	Slot int
-	// Wait is how long the task's submitter was blocked waiting for a free
-	// worker before the task started (0 when a worker was idle, as the pool
-	// has no queue, and for inline tasks).
+	// Wait is how long the task waited for a free worker before it started:
+	// in the pool's queue, or with its submitter blocked on a full queue (0
+	// when a worker was idle, and for inline tasks).
 	Wait time.Duration
 	// Run is the task's run time (0 for OnStart).
 	Run time.Duration

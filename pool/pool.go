@@ -13,7 +13,7 @@ import (
 )
 
 // job is what travels from a submitter to a worker. It is passed by value
-// through an unbuffered channel, so submitting allocates nothing.
+// through a channel, so submitting allocates nothing.
 type job struct {
 	fn   func(context.Context) error // a Go/TryGo task, or nil
 	grp  *Group                      // the Group of a task, or nil
@@ -47,17 +47,13 @@ func (p *Pool) sampleSubmission() bool {
 type mapItem interface {
 	// run runs the item with the task context and returns its error.
 	run(ctx context.Context) error
-	// finish publishes the item's result (err includes hook panics)
-	// without waking the consumer; started is false for an item that
+	// finish publishes the item's result (err includes hook panics) and
+	// wakes the consumer if it sleeps; started is false for an item that
 	// never ran.
 	finish(err error, started bool)
 	// notStarted returns the error of an item that must not start (its
 	// Map's context is done, or an earlier item failed fast), else nil.
 	notStarted() error
-	// signal wakes the consumer of the item's Map.
-	signal()
-	// owner identifies the item's Map.
-	owner() any
 }
 
 // Pool is a bounded set of worker goroutines. The zero value is not usable;
@@ -66,7 +62,10 @@ type Pool struct {
 	cfg   config
 	epoch time.Time
 
-	tasks   chan job      // unbuffered: a send succeeds only into an idle worker
+	// tasks carries jobs to the workers. Its buffer is the pool's queue:
+	// at most QueueSlack jobs wait in it (tasks waiting for a busy worker,
+	// and tasks handed to an idle worker that has not taken them yet).
+	tasks   chan job
 	closing chan struct{} // closed by Close
 	closed  atomic.Bool
 	parked  atomic.Int64  // workers that announced a park on tasks
@@ -111,7 +110,7 @@ func New(size int, opts ...Option) *Pool {
 	}
 	p := &Pool{
 		epoch:   time.Now(),
-		tasks:   make(chan job),
+		tasks:   make(chan job, QueueSlack),
 		closing: make(chan struct{}),
 		exited:  make(chan struct{}),
 		maps:    make(map[mapHandle]struct{}),
@@ -146,8 +145,8 @@ func (p *Pool) Size() int { return int(p.want.Load()) }
 // Resize sets the pool's size to n (values below 1 mean 1). Growing lets
 // up to n tasks run at once now: blocked submitters get new workers at once,
 // and later tasks start more on demand. Shrinking retires workers after
-// their current task: a running task is never interrupted, and as the pool
-// queues nothing, no submitted item is lost; blocked submitters and Map
+// their current task: a running task is never interrupted, and no
+// submitted item is lost: queued tasks, blocked submitters and Map
 // dispatchers simply wait for one of the remaining workers. Map picks up
 // the new size for its pull bound immediately. Resize after Close does
 // nothing.
@@ -160,11 +159,12 @@ func (p *Pool) Resize(n int) {
 	}
 	old := p.want.Swap(int64(n))
 	if int64(n) > old {
-		// Submitters already blocked wait on the channel, not in offer:
-		// start a worker for each (up to the new size). One that has not
+		// Submitters already blocked, and queued tasks, wait on the
+		// channel, not in offer: start a worker for each (up to the new
+		// size). One that has not
 		// counted itself as waiting yet offers again after it did, and
 		// then sees the new size (it is stored before waiting is read).
-		for range min(p.waiting.n.Load(), int64(n)-p.live.Load()) {
+		for range min(p.waiting.n.Load()+int64(len(p.tasks)), int64(n)-p.live.Load()) {
 			p.startLocked(job{})
 		}
 	}
@@ -212,19 +212,28 @@ func (p *Pool) startLocked(j job) bool {
 	}
 }
 
-// Go submits task and blocks until a worker accepts it (backpressure: the
-// pool holds no queue). It returns nil once the task has been accepted (it
-// is then counted in Stats.Busy); the task's own error is reported by
-// Wait. A worker that is idle but not yet waiting for work (just started,
-// or finishing its previous task's bookkeeping) accepts the task when it
-// gets there. The task receives a context derived from ctx that identifies
-// the pool (see [Slot]).
+// QueueSlack is the number of submitted tasks the pool holds beyond its
+// running ones: when every worker is busy, Go (and Map's hand-over) puts up
+// to QueueSlack tasks in the pool's queue and returns at once; a submitter
+// blocks only when the queue is full too. A worker that finishes a task
+// takes the next one from the queue without parking, so a busy pool pays no
+// goroutine wake-up per task. At no time does a pool hold more than its
+// size plus QueueSlack tasks that have not finished (inline nested tasks
+// aside); Stats.Queued counts the queued ones.
+const QueueSlack = 4
+
+// Go submits task and blocks until the pool accepts it: a worker takes it,
+// or it is put in the pool's bounded queue (see [QueueSlack]) while every
+// worker is busy. It returns nil once the task has been accepted (it is
+// then counted in Stats.Busy or Stats.Queued); the task's own error is
+// reported by Wait. The task receives a context derived from ctx that
+// identifies the pool (see [Slot]).
 //
-// Go returns ctx.Err() without running the task if ctx is done before a
-// worker accepts it, [ErrClosed] if the pool is or gets closed first, and
-// [ErrNilTask] for a nil task. (When ctx is done at the moment a worker
-// becomes free, either may happen; an accepted task then runs with the done
-// context.)
+// Go returns ctx.Err() without running the task if ctx is done before the
+// pool accepts it, [ErrClosed] if the pool is or gets closed first, and
+// [ErrNilTask] for a nil task. (When ctx is done at the moment the pool
+// has room, either may happen; an accepted task then runs with the done
+// context.) Tasks accepted before Close run before Close returns.
 //
 // If ctx is a task context of this pool (Go called from a task or a hook,
 // passing on its context) and no worker is idle, the task runs inline on the
@@ -247,41 +256,143 @@ func (p *Pool) submit(ctx context.Context, j job, pending *zeroWaiter) error {
 		return err
 	}
 	pending.add(1)
-	sampled := p.sampleSubmission()
-	if sampled {
+	// A nested submission runs inline rather than wait in the queue.
+	nested := p.isTaskOf(ctx)
+	if p.sampleSubmission() {
+		// The wait is measured from here, as the task may be queued.
 		j.enq = enqNoWait
+		if !nested {
+			j.enq = p.now()
+		}
 	}
-	if p.offer(j) {
+	if p.offer(j, !nested) {
 		return nil
 	}
-	if p.isTaskOf(ctx) {
-		p.runInline(j)
+	if nested {
+		p.runInline(j, true)
 		return nil
 	}
-	if p.retryOffer(j) {
+	if p.retryQueue(j) {
 		return nil
-	}
-	if sampled {
-		j.enq = p.now()
 	}
 	p.waiting.add(1)
 	defer p.waiting.add(-1)
-	// A Resize that grew the pool since the offers above either sees this
+	// A Resize that grew the pool since the offer above either sees this
 	// submitter waiting or is seen here.
-	if p.belowSize() && p.offer(j) {
+	if p.belowSize() && p.offer(j, false) {
 		return nil
+	}
+	// Counted busy before the send, so that offer never sees a worker
+	// idle that is not.
+	p.st.busy.add(1)
+	// Counted waiting before the closed flag is read: Close, which sets
+	// the flag before it waits for the waiting submitters, either waits
+	// for this one (which may still send, and then runs what is left in
+	// the queue, see sent) or is seen here. The select alone could pick
+	// the send after Close returned.
+	if p.closed.Load() {
+		p.st.busy.add(-1)
+		p.notStarted.Add(1)
+		pending.add(-1)
+		return ErrClosed
 	}
 	select {
 	case p.tasks <- j:
-		p.st.busy.Add(1)
+		p.sent(true)
 		return nil
 	case <-ctx.Done():
+		p.st.busy.add(-1)
 		pending.add(-1)
 		return ctx.Err()
 	case <-p.closing:
+		p.st.busy.add(-1)
 		p.notStarted.Add(1) // before the counters Close waits for
 		pending.add(-1)
 		return ErrClosed
+	}
+}
+
+// tryQueue puts j in the queue if it has room and reports whether it did.
+func (p *Pool) tryQueue(j job) bool {
+	// Counted busy before the closed flag is read: Close, which sets the
+	// flag before it waits for busy to drop to zero, either waits for j
+	// or makes this fail.
+	p.st.busy.add(1)
+	if p.closed.Load() {
+		p.st.busy.add(-1)
+		return false
+	}
+	select {
+	case p.tasks <- j:
+		p.sent(true)
+		return true
+	default:
+		p.st.busy.add(-1)
+		return false
+	}
+}
+
+// submitYields is how often a submitter that found the queue full yields
+// the processor and tries again before it blocks, when tasks have recently
+// been short: a yield lets a worker on the same processor finish its task
+// and take a queued one, which costs less than the submitter parking and
+// being woken.
+const submitYields = 2
+
+// retryQueue is tryQueue after up to submitYields yields.
+func (p *Pool) retryQueue(j job) bool {
+	if p.long.Load() {
+		return false
+	}
+	for range submitYields {
+		runtime.Gosched()
+		if p.tryQueue(j) {
+			return true
+		}
+	}
+	return false
+}
+
+// sent is called by a submitter that has put a job in the channel, queued
+// (every worker was busy) or for an idle worker.
+//
+// For a queued job, if the pool is below its size, it starts an idle
+// worker: concurrent offers count each other's tasks for a moment, so a
+// task may be queued while workers are still to be started, and some
+// worker must come for it. If the pool has been closed meanwhile, its
+// workers may have drained the queue and left: the submitter then runs
+// what is left in the queue itself, so that no accepted task is stranded.
+// (Close waits until no task is counted busy, so it waits for these tasks
+// too.)
+func (p *Pool) sent(queued bool) {
+	if queued && p.belowSize() {
+		p.spawn(job{})
+	}
+	if p.closed.Load() {
+		p.drainQueue(func(j job) { p.runInline(j, false) })
+	}
+}
+
+// drainQueue takes every job left in the queue, without blocking, and
+// runs the tasks with run. It re-sends the kicks it took (see kick) to the
+// workers that are still parked.
+func (p *Pool) drainQueue(run func(job)) {
+	kicked := false
+	for {
+		select {
+		case j := <-p.tasks:
+			if j.isKick() {
+				kicked = true
+				continue
+			}
+			run(j)
+			continue
+		default:
+		}
+		break
+	}
+	if kicked {
+		p.kick()
 	}
 }
 
@@ -289,15 +400,16 @@ func (p *Pool) submit(ctx context.Context, j job, pending *zeroWaiter) error {
 // returns true whenever fewer tasks run on the pool's workers than its
 // size (a worker that has just been started, or is finishing the
 // bookkeeping of its previous task, counts as idle), false when every
-// worker is busy, for a closed pool and for a nil task. It never waits for
-// a task to finish and never runs the task inline. The task receives a
-// context derived from [context.Background] that identifies the pool.
+// worker is busy (TryGo never puts a task in the queue), for a closed pool
+// and for a nil task. It never waits for a task to finish and never runs
+// the task inline. The task receives a context derived from
+// [context.Background] that identifies the pool.
 func (p *Pool) TryGo(task func(context.Context) error) bool {
 	if task == nil || p.closed.Load() {
 		return false
 	}
 	p.goPending.add(1)
-	if p.offer(job{fn: task, ctx: context.Background(), enq: p.tryGoEnq()}) {
+	if p.offer(job{fn: task, ctx: context.Background(), enq: p.tryGoEnq()}, false) {
 		return true
 	}
 	p.goPending.add(-1)
@@ -305,65 +417,62 @@ func (p *Pool) TryGo(task func(context.Context) error) bool {
 }
 
 // offer hands j to an idle worker without blocking and reports whether it
-// did; the task is then counted in Stats.Busy. When fewer tasks run on the
-// workers than there are workers, a worker is idle, maybe not waiting on
-// the channel yet (just started, or finishing the bookkeeping of its
-// previous task): offer yields the processor until that worker takes j or
-// some other submitter takes the worker. When every worker is busy and the
-// pool is below its size, offer starts a new worker with j. This waits for
-// the pool's own bookkeeping only, never for a task.
-func (p *Pool) offer(j job) bool {
-	p.st.busy.Add(1) // before the hand-over, so Busy never lags Go's return
+// did; the task is then counted in Stats.Busy. A worker is idle when fewer
+// tasks are accepted for the workers than there are workers (it may not be
+// waiting on the channel yet: just started, or finishing the bookkeeping of
+// its previous task); j then goes into the channel, for that worker to
+// take. When every worker is busy and the pool is below its size, offer
+// starts a new worker with j. This waits for the pool's own bookkeeping
+// only (a full queue buffer with an idle worker about to drain it), never
+// for a task.
+//
+// With queue set, offer also puts j in the queue if every worker is busy
+// and the queue has room (tryQueue in one step).
+func (p *Pool) offer(j job, queue bool) bool {
+	p.st.busy.add(1) // before the hand-over, so Busy never lags Go's return
 	for {
-		select {
-		case p.tasks <- j:
-			return true
-		default:
-		}
-		onWorkers := p.st.busy.Load() - 1 - p.st.inlineRunning.Load() // minus j
+		onWorkers := p.st.busy.n.Load() - 1 - p.st.inlineRunning.Load() // minus j
 		if onWorkers >= p.want.Load() || p.closed.Load() {
-			p.st.busy.Add(-1)
+			if queue && !p.closed.Load() {
+				select {
+				case p.tasks <- j:
+					p.sent(true)
+					return true
+				default:
+				}
+			}
+			p.st.busy.add(-1)
 			return false
 		}
-		if onWorkers >= p.live.Load() && p.spawn(j) {
-			return true
+		if onWorkers >= p.live.Load() {
+			if p.spawn(j) {
+				return true
+			}
+		} else {
+			select {
+			case p.tasks <- j:
+				p.sent(false)
+				return true
+			default:
+			}
 		}
 		runtime.Gosched()
 	}
 }
 
-// submitYields is how often a submitter that found every worker busy
-// yields the processor and offers again before it blocks, when tasks have
-// recently been short: a yield lets a worker on the same processor finish
-// its task, which costs less than the submitter parking and being woken.
-// (More yields measured no better on 2 cores; spinning idle workers
-// measured worse.)
-const submitYields = 2
-
-// retryOffer is offer after up to submitYields yields, for a submitter
-// that would block otherwise.
-func (p *Pool) retryOffer(j job) bool {
-	if p.long.Load() {
-		return false
-	}
-	for range submitYields {
-		runtime.Gosched()
-		if p.offer(j) {
-			return true
-		}
-	}
-	return false
-}
-
-// runInline runs j on the calling goroutine, as a nested submission.
-func (p *Pool) runInline(j job) {
+// runInline runs j on the calling goroutine: a nested submission, or (not
+// counted, as it was counted when it was queued) a job rescued from the
+// queue of a closed pool.
+func (p *Pool) runInline(j job, count bool) {
 	// inlineRunning goes up first and down last, so that offer never
 	// counts this task as one on a worker (which could make TryGo fail
 	// while a worker is idle); in between, offer may see one task too few
 	// on the workers and retry for a moment.
 	p.st.inlineRunning.Add(1)
 	defer p.st.inlineRunning.Add(-1)
-	p.st.busy.Add(1)
+	if count {
+		p.st.busy.add(1)
+	}
 	p.run(j, true, true, p.now())
 }
 
@@ -391,11 +500,11 @@ func (p *Pool) Wait() error {
 }
 
 // Close stops intake and waits, until ctx is done, for the tasks already
-// accepted to finish and for the workers to exit. Submitters blocked in Go
-// get [ErrClosed]; Map stops pulling input and reports the item it had
-// pulled but not started with ErrClosed. notStarted is the number of
-// submissions (Go calls and Map items) that were waiting for a worker when
-// Close was called and were rejected. (A Map consumer that is running its
+// accepted (running or queued) to finish and for the workers to exit.
+// Submitters blocked in Go on a full queue get [ErrClosed]; Map stops
+// pulling input and reports the item it had pulled but could not hand over
+// with ErrClosed. notStarted is the number of submissions (Go calls and Map
+// items) that were blocked when Close was called and were rejected. (A Map consumer that is running its
 // loop body at that moment is not waiting; its pending item still gets
 // ErrClosed in its Result but may be counted only by a later Close.)
 //
@@ -424,6 +533,11 @@ func (p *Pool) Close(ctx context.Context) (notStarted int, err error) {
 	err = p.waiting.wait(done)
 	if err == nil {
 		err = p.goPending.wait(done)
+	}
+	// Queued tasks (and a task that a submitter put in the queue as the
+	// workers left, which it then runs itself) are counted busy.
+	if err == nil {
+		err = p.st.busy.wait(done)
 	}
 	// Map items (and inline tasks, which run inside worker tasks) are done
 	// when the workers have exited.

@@ -762,13 +762,20 @@ func TestClose(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	// QueueSlack submissions fill the queue behind the busy worker; 3
+	// more block.
+	const n = pool.QueueSlack + 3
 	var wg sync.WaitGroup
-	errs := make(chan error, 3)
-	for range 3 {
-		wg.Go(func() { errs <- p.Go(context.Background(), func(context.Context) error { return nil }) })
+	var ran atomic.Int64
+	errs := make(chan error, n)
+	for range n {
+		wg.Go(func() { errs <- p.Go(context.Background(), func(context.Context) error { ran.Add(1); return nil }) })
 	}
-	for p.Stats().Waiting < 3 {
+	for p.Stats().Waiting < n {
 		time.Sleep(time.Millisecond)
+	}
+	if s := p.Stats(); s.Queued != pool.QueueSlack || s.Busy != 1 {
+		t.Fatalf("stats with a full queue: %+v", s)
 	}
 	// A deadline that passes while the task is still running.
 	short, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
@@ -778,15 +785,22 @@ func TestClose(t *testing.T) {
 	}
 	wg.Wait()
 	close(errs)
+	accepted := 0
 	for e := range errs {
-		if !errors.Is(e, pool.ErrClosed) {
+		switch {
+		case e == nil:
+			accepted++
+		case !errors.Is(e, pool.ErrClosed):
 			t.Fatalf("blocked Go = %v, want ErrClosed", e)
 		}
 	}
+	if accepted != pool.QueueSlack {
+		t.Fatalf("%d submissions accepted, want the %d queued", accepted, pool.QueueSlack)
+	}
 	close(release)
 	notStarted, err := p.Close(context.Background())
-	if err != nil || notStarted != 3 || !finished.Load() {
-		t.Fatalf("Close = %d, %v (finished %v); want 3, nil, true", notStarted, err, finished.Load())
+	if err != nil || notStarted != 3 || !finished.Load() || ran.Load() != pool.QueueSlack {
+		t.Fatalf("Close = %d, %v (finished %v, %d queued ran); want 3, nil, true, %d", notStarted, err, finished.Load(), ran.Load(), pool.QueueSlack)
 	}
 	if err := p.Go(context.Background(), func(context.Context) error { return nil }); !errors.Is(err, pool.ErrClosed) {
 		t.Fatalf("Go after Close = %v", err)
@@ -805,24 +819,27 @@ func TestClose(t *testing.T) {
 	}
 }
 
-// TestCloseDuringMap closes the pool while a Map waits for a worker.
+// TestCloseDuringMap closes the pool while a Map waits for a worker (with
+// the pool's queue full).
 func TestCloseDuringMap(t *testing.T) {
 	p := pool.New(2)
 	var pr probe
 	gate := make(chan struct{})
 	var results []pool.Result[int, int]
 	done := make(chan struct{})
+	// 2 running, QueueSlack queued, 1 waiting for room.
+	window := pool.Window(2 + pool.QueueSlack + 1)
 	go func() {
 		defer close(done)
 		for r := range pool.Map(context.Background(), p, pr.seq(100), func(ctx context.Context, i int) (int, error) {
 			<-gate
 			return i, nil
-		}) {
+		}, window) {
 			pr.got()
 			results = append(results, r)
 		}
 	}()
-	for p.Stats().Waiting < 1 {
+	for p.Stats().Waiting < pool.QueueSlack+1 {
 		time.Sleep(time.Millisecond)
 	}
 	closed := make(chan int)
@@ -840,7 +857,7 @@ func TestCloseDuringMap(t *testing.T) {
 	if n != 1 {
 		t.Fatalf("Close reported %d not started, want 1", n)
 	}
-	if int64(len(results)) != pr.pulled.Load() || len(results) != 3 {
+	if int64(len(results)) != pr.pulled.Load() || len(results) != 2+pool.QueueSlack+1 {
 		t.Fatalf("%d results for %d pulled", len(results), pr.pulled.Load())
 	}
 	closedErrs := 0

@@ -26,14 +26,19 @@ type Stats struct {
 	// not with Size.
 	Goroutines int
 	// Busy is the number of tasks accepted and not yet finished, inline
-	// ones included: a task is counted by the time Go, TryGo or Map's
-	// hand-over to a worker returns, and until just before its outcome is
-	// published (before Wait returns it or its Result is delivered). A
-	// snapshot taken while a submission is being attempted may be off by
-	// that one submission.
+	// ones included, minus the queued ones: a task is counted (here or in
+	// Queued) by the time Go, TryGo or Map's hand-over returns, and until
+	// just before its outcome is published (before Wait returns it or its
+	// Result is delivered). A snapshot taken while a submission is being
+	// attempted may be off by that one submission.
 	Busy int
-	// Waiting is the number of submitters (Go callers and Map dispatchers)
-	// blocked waiting for a free worker.
+	// Queued is the number of accepted tasks waiting in the pool's queue
+	// for a busy worker, at most [QueueSlack] (estimated as the accepted
+	// tasks beyond the workers).
+	Queued int
+	// Waiting is the number of submissions waiting for a free worker: the
+	// Queued tasks plus the submitters (Go callers and Map dispatchers)
+	// blocked because the queue is full.
 	Waiting int
 	// Completed is the number of tasks finished, whatever their outcome.
 	Completed int64
@@ -45,8 +50,8 @@ type Stats struct {
 	// Inline is the number of tasks run inline on a submitting task's
 	// goroutine because the pool was full (nested submission).
 	Inline int64
-	// QueueWait summarizes how long submitters were blocked waiting for a
-	// free worker, per task (see TaskInfo.Wait).
+	// QueueWait summarizes how long tasks waited for a free worker (queued,
+	// or with their submitter blocked), per task (see TaskInfo.Wait).
 	QueueWait Summary
 	// Run summarizes task run times.
 	//
@@ -80,12 +85,20 @@ func (s Summary) Mean() time.Duration {
 // Stats returns a snapshot of the pool's statistics. It takes no lock and
 // may be called at any time, from anywhere, including hooks and tasks.
 func (p *Pool) Stats() Stats {
+	want, live := p.want.Load(), p.live.Load()
+	waiting := p.waiting.n.Load()
+	// busy counts the accepted tasks, the queued ones included, and the
+	// task of each submitter blocked on a full queue (added before its
+	// send, so that offer never sees a worker idle that is not).
+	accepted := max(p.st.busy.n.Load()-waiting, 0)
+	queued := min(max(accepted-p.st.inlineRunning.Load()-max(want, live), 0), QueueSlack)
 	return Stats{
-		Size:       int(p.want.Load()),
+		Size:       int(want),
 		Workers:    p.workerCount(),
-		Goroutines: int(p.live.Load()),
-		Busy:       int(max(p.st.busy.Load(), 0)),
-		Waiting:    int(p.waiting.n.Load()),
+		Goroutines: int(live),
+		Busy:       int(accepted - queued),
+		Queued:     int(queued),
+		Waiting:    int(waiting + queued),
 		Completed:  p.st.completed.Load(),
 		Failed:     p.st.failed.Load(),
 		Panics:     p.st.panics.Load(),
@@ -96,7 +109,7 @@ func (p *Pool) Stats() Stats {
 }
 
 type stats struct {
-	busy          atomic.Int64 // accepted, not finished (inline included)
+	busy          zeroWaiter   // accepted, not finished (queued and inline included)
 	inlineRunning atomic.Int64 // inline tasks running
 	completed     atomic.Int64
 	failed        atomic.Int64

@@ -38,14 +38,6 @@ func (p *Pool) worker(first job) {
 	var last int64
 	var n uint32 // tasks run, for sampling
 	long := false
-	// pend is the Map item this worker finished last and whose consumer has
-	// not been woken yet. Waking a consumer costs it a full select; when the
-	// next task is an item of the same Map, that consumer is running (it
-	// just handed the item over) and will find the result by polling, so the
-	// wake-up is skipped. Otherwise it is sent before this worker blocks,
-	// exits or starts anything else, so a result never waits for a wake-up
-	// behind an unrelated task.
-	var pend mapItem
 	do := func(j job, start int64) {
 		n++
 		timed := p.timeAll || long || j.enq > 0 || n%sampleEvery == 1
@@ -65,40 +57,29 @@ func (p *Pool) worker(first job) {
 	}
 	if !first.isKick() {
 		do(first, 0)
-		pend = first.item
 	}
 	for {
 		if p.retire() {
-			if pend != nil {
-				pend.signal()
-			}
 			return
 		}
 		if p.closed.Load() {
-			if pend != nil {
-				pend.signal()
-			}
+			// Tasks accepted into the queue run before the workers
+			// leave.
+			p.drainQueue(func(j job) { do(j, 0) })
 			// Once closed, Resize is a no-op: every worker leaves, and
 			// Stats.Workers counts down to 0.
 			p.live.Add(-1)
 			return
 		}
+		// A queued task is taken without parking.
 		select {
 		case j := <-p.tasks:
 			if j.isKick() {
 				continue
 			}
-			if pend != nil && (j.item == nil || j.item.owner() != pend.owner()) {
-				pend.signal()
-			}
 			do(j, last)
-			pend = j.item
 			continue
 		default:
-		}
-		if pend != nil {
-			pend.signal()
-			pend = nil
 		}
 		// Park on a plain receive (a select here cost a fifth of a trivial
 		// task). Resize and Close reach parked workers with kicks (see
@@ -117,7 +98,6 @@ func (p *Pool) worker(first job) {
 			continue
 		}
 		do(j, 0)
-		pend = j.item
 	}
 }
 
@@ -164,7 +144,7 @@ func (p *Pool) run(j job, inline, timed bool, start int64) int64 {
 		// An item may wait a little between its hand-over and its start;
 		// one whose Map stopped meanwhile never starts.
 		if err := j.item.notStarted(); err != nil {
-			p.st.busy.Add(-1)
+			p.st.busy.add(-1)
 			j.item.finish(err, false)
 			return 0
 		}
@@ -192,9 +172,6 @@ func (p *Pool) run(j job, inline, timed bool, start int64) int64 {
 			run = p.now() - start
 		}
 		p.finish(j, slot, wait, run, ErrGoexit, inline)
-		if j.item != nil {
-			j.item.signal() // this worker will not wake the consumer later
-		}
 		if !inline {
 			p.replaceWorker()
 		}
@@ -235,7 +212,7 @@ func (p *Pool) run(j job, inline, timed bool, start int64) int64 {
 // and run are -1 when not measured.
 func (p *Pool) finish(j job, slot int, wait, run int64, err error, inline bool) {
 	p.st.record(wait, run, err, inline)
-	p.st.busy.Add(-1)
+	p.st.busy.add(-1)
 	p.slots.release(slot)
 	if j.item != nil {
 		j.item.finish(err, true)
