@@ -153,7 +153,7 @@ func gnuFilesArgs(args []string, fs *pflag.FlagSet, err error) (_ []string, ok b
 
 // pipeFilesArgs returns args with every bare --files among the options
 // read as GNU parallel's (--output-files) when, so read, they parse and
-// give --pipe or --pipepart; ration's --files PATTERN cannot be combined
+// give --pipe or --pipepart (or --cat, --fifo); ration's --files PATTERN cannot be combined
 // with either. A --files in the command (after the first argument that
 // is not an option) stays as it is. ok is false when args stay as they
 // are.
@@ -165,9 +165,11 @@ func pipeFilesArgs(args []string) (_ []string, ok bool) {
 	if !slices.Contains(args[:end], "--files") {
 		return nil, false
 	}
-	fs := newRunFlagSet(&runFlags{})
+	var f runFlags
+	fs := newRunFlagSet(&f)
 	all := filesToOutputFiles(args, end)
-	if fs.Parse(all) != nil || !(fs.Changed("pipe") || fs.Changed("pipepart") || fs.Changed("pipe-part")) {
+	// --cat and --fifo imply --pipe.
+	if fs.Parse(all) != nil || !(f.gnu.pipe || f.pipe.pipePart || f.pipe.cat || f.pipe.fifo) {
 		return nil, false
 	}
 	// The tokens map one to one, so the options end where they did.

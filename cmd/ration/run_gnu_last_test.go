@@ -56,6 +56,8 @@ func TestPipeFilesArgs(t *testing.T) {
 		{[]string{"--files", "--pipe", "wc", "-l"}, []string{"--output-files", "--pipe", "wc", "-l"}},
 		{[]string{"--pipe", "--files", "-k", "wc", "-l", "--files"}, []string{"--pipe", "--output-files", "-k", "wc", "-l", "--files"}},
 		{[]string{"--pipe-part", "-a", "f", "--files", "--", "wc", "--files"}, []string{"--pipe-part", "-a", "f", "--output-files", "--", "wc", "--files"}},
+		{[]string{"--spreadstdin", "--files", "wc", "-l"}, []string{"--spreadstdin", "--output-files", "wc", "-l"}},
+		{[]string{"--files", "--cat", "wc", "{}"}, []string{"--output-files", "--cat", "wc", "{}"}},
 		{[]string{"--pipe", "--", "wc", "--files"}, nil},
 		{[]string{"--files", "*.go", "wc", "-l"}, nil},
 		{[]string{"--files", "*.go", "--bogus", "wc"}, nil},
