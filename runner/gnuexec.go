@@ -30,6 +30,10 @@ type GNUExec struct {
 	// TmpDir/parXXXXX.par, kept, and the file's name (after its --tag) is
 	// the job's output; its stderr is discarded, as GNU parallel does.
 	Files bool
+	// Compress is --compress: the output a job spills to a temporary file
+	// (past Config.SpillBytes) is written deflated and inflated when it is
+	// printed; the output itself is unchanged.
+	Compress bool
 	// TmpDir is where --files' files go ("": os.TempDir(), so TMPDIR).
 	TmpDir string
 	// ResultsTable, when set, is the path of --results NAME.csv or

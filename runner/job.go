@@ -55,6 +55,7 @@ func (r *Runner) runJob(ctx context.Context, it item, jl *joblog.Writer) jobResu
 func (r *Runner) newJob(ctx context.Context, it item) *job {
 	slot := pool.Slot(ctx)
 	out := newOutput(r.out, r.cfg.LineBuffer, r.cfg.SpillBytes, r.cfg.TempDir)
+	out.out.compress, out.err.compress = r.cfg.GNU.Exec.Compress, r.cfg.GNU.Exec.Compress
 	out.onGone = func(err error) { r.outputGone(fmt.Errorf("job %d: %w", it.seq, err)) }
 	j := &job{it: it, slot: slot, out: out, argv: r.argvOf(it, slot),
 		rj: &runningJob{RunningJob: RunningJob{Slot: slot, Seq: it.seq, Input: it.input, Start: time.Now()}, out: out}}

@@ -43,9 +43,13 @@ var ErrOutputGone = errors.New("cannot write the output")
 type spool struct {
 	buf   []byte
 	f     *os.File
-	fsize int64 // bytes in f
+	fsize int64 // bytes of output in f (before compression, with z)
 	limit int
 	dir   string
+	// compress (--compress) deflates what goes to the file; z is its
+	// compressor once the file is made (spoolz.go).
+	compress bool
+	z        *spoolZ
 	// fallback is set once the file failed: the rest stays in buf, up to
 	// FallbackWindow bytes.
 	fallback bool
@@ -73,11 +77,19 @@ func (s *spool) Write(p []byte) (int, error) {
 		}
 		_ = os.Remove(f.Name())
 		s.f = f
+		if s.compress {
+			s.writeZ(p)
+			return n, nil
+		}
 		if !s.toFile(s.buf) {
 			s.keep(p)
 			return n, nil
 		}
 		s.buf = nil
+	}
+	if s.compress {
+		s.writeZ(p)
+		return n, nil
 	}
 	if !s.toFile(p) {
 		s.keep(p)
@@ -130,7 +142,11 @@ func (s *spool) writeTo(w io.Writer) error {
 		if _, err := s.f.Seek(0, io.SeekStart); err != nil {
 			return fmt.Errorf("%w: reading the spill file: %w", ErrOutputLost, err)
 		}
-		if _, err := io.Copy(w, io.LimitReader(s.f, s.fsize)); err != nil {
+		if s.z != nil {
+			if err := s.copyZ(w); err != nil {
+				return err
+			}
+		} else if _, err := io.Copy(w, io.LimitReader(s.f, s.fsize)); err != nil {
 			return err
 		}
 	}
@@ -151,6 +167,7 @@ func (s *spool) reset() {
 		s.f.Close()
 		s.f = nil
 	}
+	s.z = nil
 	s.fsize, s.fallback, s.err, s.spillErr = 0, false, nil, nil
 }
 
@@ -195,6 +212,8 @@ type sharedOut struct {
 
 const tailMax = 512
 
+// newOutput makes the output of a job; its spill files are made in dir
+// ("": TMPDIR) once a stream holds more than limit bytes.
 func newOutput(shared *sharedOut, line bool, limit int, dir string) *output {
 	return &output{
 		out:    spool{limit: limit, dir: dir},

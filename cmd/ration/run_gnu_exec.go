@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,7 +21,7 @@ import (
 
 // gnuExecFlags are GNU parallel's flags that change how jobs run (see
 // docs/compat.md): --nice, --termseq, GNU's --files (--output-files),
-// --tmpdir, --retry-failed, --load, --noswap, --memfree.
+// --tmpdir, --retry-failed, --load, --noswap, --memfree, --compress.
 type gnuExecFlags struct {
 	nice        int
 	termSeq     string
@@ -32,18 +33,22 @@ type gnuExecFlags struct {
 	memFree     string
 	// niceSet is whether --nice was given (0 is a niceness of its own).
 	niceSet bool
+	// compress is --compress (GNU's --compress-program and
+	// --decompress-program are refused: gnuUnsupported).
+	compress bool
 }
 
 // addGNUExecFlags adds GNU parallel's flags that change how jobs run.
 func addGNUExecFlags(fs *pflag.FlagSet, f *runFlags) {
 	x := &f.exec
 	fs.IntVar(&x.nice, "nice", 0, "run every job at niceness `N` (-20..19; as GNU parallel, the value itself, not an increment; Linux only)")
-	fs.BoolVar(&x.outputFiles, "output-files", false, "write each job's stdout to a new file in --tmpdir and print the file's name instead (GNU parallel's --files, which is read so when it comes before the command and ::: :::: -a inputs, or no command); stderr is discarded")
+	fs.BoolVar(&x.outputFiles, "output-files", false, "write each job's stdout to a new file in --tmpdir and print the file's name instead (GNU parallel's --files, which is read so when it comes before the command and ::: :::: -a inputs, or no command, or with --pipe or --pipepart); stderr is discarded")
 	fs.StringVar(&x.tmpDir, "tmpdir", "", "the `DIR` of --output-files' files and of the output spilled to disk (default: $TMPDIR, else /tmp)")
 	fs.BoolVar(&x.retryFailed, "retry-failed", false, "with --joblog FILE and no command or inputs: run again the commands FILE records as failed (GNU parallel's --retry-failed; the succeeded ones are skipped, the new records appended)")
 	fs.StringVar(&x.load, "load", "", "start a job only while fewer than `MAX` threads of the machine run or wait for I/O (N, or N% of the CPUs; GNU parallel's instant load); one job starts anyway when none of the run's runs")
 	fs.BoolVar(&x.noSwap, "noswap", false, "start a job only while the machine is not swapping (pages both in and out during the last second); one job starts anyway when none of the run's runs")
 	fs.StringVar(&x.memFree, "memfree", "", "start a job only while more than `SIZE` bytes are free (MemAvailable, at most the memory cgroup's headroom; K M G: 1024-based, k m g: 1000-based); one job starts anyway when none of the run's runs; below SIZE/2 free the youngest job is stopped and run again")
+	fs.BoolVar(&x.compress, "compress", false, "deflate the output a job spills to --tmpdir (past 1 MiB per stream held in memory); it is printed as the job wrote it")
 	fs.StringVar(&x.termSeq, "termseq", "", "stop a job (--timeout, --halt now, an interrupt) with this `SEQ` of signals and waits in ms, e.g. TERM,200,TERM,100,KILL,25 (default TERM,2000,KILL; SIGKILL follows the last wait)")
 }
 
@@ -76,6 +81,9 @@ func planGNUExec(p *runPlan, f *runFlags, _ func(string) string) error {
 			return flagMsg("--output-files", "--files (--output-files) and --dry-run cannot be combined")
 		}
 		gx.Files = true
+	}
+	if err := planCompress(p, f); err != nil {
+		return err
 	}
 	if err := planResults(p, f); err != nil {
 		return err
@@ -114,14 +122,16 @@ func planGNUExec(p *runPlan, f *runFlags, _ func(string) string) error {
 // with the error err) with ration's --files PATTERN, and they hold a
 // :::, ::::, :::+ or ::::+ source or an -a file, or no command, or
 // --files was the last argument; ration's --files PATTERN takes none of
-// these. ok is false when args stay as they are.
+// these. With --pipe or --pipepart a bare --files is GNU's too
+// (pipeFilesArgs): the inputs are then stdin's blocks, never a file set.
+// ok is false when args stay as they are.
 func gnuFilesArgs(args []string, fs *pflag.FlagSet, err error) (_ []string, ok bool) {
 	var flags int
 	switch {
 	case err != nil && err.Error() == "flag needs an argument: --files":
 		flags = len(args)
 	case err != nil || !fs.Changed("files"):
-		return nil, false
+		return pipeFilesArgs(args)
 	default:
 		rest := fs.Args()
 		gnu := len(rest) == 0
@@ -134,12 +144,42 @@ func gnuFilesArgs(args []string, fs *pflag.FlagSet, err error) (_ []string, ok b
 			gnu = gnu || a == sep || a == sep+"+" || a == fileSep || a == fileSep+"+"
 		}
 		if !gnu {
-			return nil, false
+			return pipeFilesArgs(args)
 		}
 		flags = len(args) - len(rest)
 	}
-	out := make([]string, len(args))
-	copy(out, args)
+	return filesToOutputFiles(args, flags), true
+}
+
+// pipeFilesArgs returns args with every bare --files among the options
+// read as GNU parallel's (--output-files) when, so read, they parse and
+// give --pipe or --pipepart (or --cat, --fifo); ration's --files PATTERN cannot be combined
+// with either. A --files in the command (after the first argument that
+// is not an option) stays as it is. ok is false when args stay as they
+// are.
+func pipeFilesArgs(args []string) (_ []string, ok bool) {
+	end := slices.Index(args, "--")
+	if end < 0 {
+		end = len(args)
+	}
+	if !slices.Contains(args[:end], "--files") {
+		return nil, false
+	}
+	var f runFlags
+	fs := newRunFlagSet(&f)
+	all := filesToOutputFiles(args, end)
+	// --cat and --fifo imply --pipe.
+	if fs.Parse(all) != nil || !(f.gnu.pipe || f.pipe.pipePart || f.pipe.cat || f.pipe.fifo) {
+		return nil, false
+	}
+	// The tokens map one to one, so the options end where they did.
+	return filesToOutputFiles(args, len(args)-len(fs.Args())), true
+}
+
+// filesToOutputFiles returns a copy of args with each --files among the
+// first flags, up to a "--", made --output-files.
+func filesToOutputFiles(args []string, flags int) []string {
+	out := slices.Clone(args)
 	for i := range flags {
 		if out[i] == "--" {
 			break
@@ -148,7 +188,7 @@ func gnuFilesArgs(args []string, fs *pflag.FlagSet, err error) (_ []string, ok b
 			out[i] = "--output-files"
 		}
 	}
-	return out, true
+	return out
 }
 
 // execPlan is what wire does for the flags that change how jobs run.
@@ -240,6 +280,21 @@ func checkGNUExec(p *runPlan) error {
 		}
 		return flagMsg("--tmpdir", "--tmpdir "+dir+": "+strings.TrimSpace(msg))
 	}
+	return nil
+}
+
+// planCompress plans --compress: the runner deflates what a job's output
+// spills to disk. --compress with --files is refused: GNU parallel
+// compresses the kept files, ration would leave them as they are.
+func planCompress(p *runPlan, f *runFlags) error {
+	x := &f.exec
+	if !x.compress {
+		return nil
+	}
+	if x.outputFiles {
+		return flagMsg("--compress", "--compress with --files is not supported: GNU parallel writes the kept files compressed, ration would not")
+	}
+	p.cfg.GNU.Exec.Compress = true
 	return nil
 }
 

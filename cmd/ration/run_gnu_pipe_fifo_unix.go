@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"syscall"
+	"time"
 )
 
 // makeFIFO makes the FIFO name and writes r into it once the job opens
@@ -28,13 +29,20 @@ func (pf *pipeFiles) makeFIFO(name string, r io.Reader) func() {
 		f.Close()
 	}()
 	return func() {
-		// A reader of our own lets an open for writing that is still
-		// waiting go on; it then writes into a pipe nobody reads, and
-		// gets EPIPE once this reader is closed.
-		if rf, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
-			rf.Close()
+		// A reader of our own lets an open for writing that is waiting
+		// go on; it then writes into a pipe nobody reads, and gets EPIPE
+		// once this reader is closed. The writer may not have begun its
+		// open yet (a busy machine): open a reader again until it ends.
+		for {
+			if rf, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+				rf.Close()
+			}
+			select {
+			case <-done:
+				_ = os.Remove(name)
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
 		}
-		<-done
-		_ = os.Remove(name)
 	}
 }

@@ -349,7 +349,7 @@ func planCases() []planCase {
 		{args: c("--watch-interval", "often", "echo"), err: `--watch-interval: "often" is not a positive duration`, flag: "--watch-interval"},
 		{args: c("--watch-interval", "0", "echo"), err: `--watch-interval: "0" is not a positive duration`, flag: "--watch-interval"},
 	}
-	return append(append(append(append(rows, planCasesGNUExec()...), planCasesGNUCLI()...), planCasesGNUPipe()...), planCasesParset()...)
+	return slices.Concat(rows, planCasesGNUExec(), planCasesGNUCLI(), planCasesGNUPipe(), planCasesParset(), planCasesGNULast())
 }
 
 // args is one ::: group's source plan.
