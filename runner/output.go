@@ -113,9 +113,11 @@ func (s *spool) toFile(p []byte) bool {
 	return false
 }
 
+// spillFailed switches to the memory window. What buf holds stays: it is
+// output not yet in the file (the file failed before it took buf, or buf
+// is empty), and the window goes on from it.
 func (s *spool) spillFailed(err error) {
 	s.fallback = true
-	s.buf = s.buf[:0:0]
 	s.spillErr = err
 }
 

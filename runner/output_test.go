@@ -42,6 +42,20 @@ func TestSpoolFallbackWindow(t *testing.T) {
 	}
 }
 
+// TestSpoolKeepsMemoryWhenSpillFails: when the spill file cannot be made,
+// the output already held in memory stays, and the fallback window goes
+// on from it (it used to be dropped, silently: no ErrOutputLost).
+func TestSpoolKeepsMemoryWhenSpillFails(t *testing.T) {
+	s := spool{limit: 100, dir: filepath.Join(t.TempDir(), "missing")}
+	want := strings.Repeat("a", 80) + strings.Repeat("b", 50)
+	s.Write([]byte(want[:80]))
+	s.Write([]byte(want[80:]))
+	var out bytes.Buffer
+	if err := s.writeTo(&out); err != nil || s.err != nil || out.String() != want {
+		t.Errorf("writeTo: %q, %v; stream error %v; want the %d bytes written", out.String(), err, s.err, len(want))
+	}
+}
+
 // TestSpoolSpillsToFile: beyond the limit, output goes to a file and comes
 // back whole.
 func TestSpoolSpillsToFile(t *testing.T) {
