@@ -74,8 +74,14 @@ lint: $(STATICCHECK) $(GOCYCLO)
 	exit $$fail
 
 # go test runs each fuzz target's seed corpus (f.Add and testdata/fuzz) too.
+# The modules' tests run at the same time (the root module's end-to-end tests
+# mostly wait on processes), each into its own log, printed in order.
 test: vet tidy-check crossbuild lint
-	@set -e; for m in $(MODULES); do echo "== go test $$m"; (cd $$m && $(GO) test $(GOTEST_FLAGS) ./...); done
+	@logs=$$(mktemp -d); trap 'rm -rf $$logs' EXIT; i=0; \
+	for m in $(MODULES); do i=$$((i+1)); (cd $$m && $(GO) test $(GOTEST_FLAGS) ./... >$$logs/$$i 2>&1; echo $$? >$$logs/$$i.rc) & done; \
+	wait; fail=0; i=0; \
+	for m in $(MODULES); do i=$$((i+1)); echo "== go test $$m"; cat $$logs/$$i; [ "$$(cat $$logs/$$i.rc)" = 0 ] || fail=1; done; \
+	exit $$fail
 
 bench:
 	@$(MAKE) -C bench bench
