@@ -140,20 +140,27 @@ func resultsDir(root string, args []input.Arg, names []string) string {
 // openResults makes the job's --results directory and opens its stdout
 // and stderr files, truncated, and writes its seq file.
 func openResults(root string, it item, names []string) ([2]*os.File, error) {
-	var files [2]*os.File
 	args := it.args
 	if args == nil {
 		args = []input.Arg{{it.input}}
 	}
 	dir := resultsDir(root, args, names)
+	return createResults(dir, [3]string{filepath.Join(dir, "stdout"), filepath.Join(dir, "stderr"), filepath.Join(dir, "seq")}, it.seq)
+}
+
+// createResults makes dir, writes the job number seq into paths[2] (no
+// newline, as GNU parallel) and creates paths[0] and paths[1], truncated,
+// for the job's stdout and stderr.
+func createResults(dir string, paths [3]string, seq int64) ([2]*os.File, error) {
+	var files [2]*os.File
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return files, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "seq"), []byte(strconv.FormatInt(it.seq, 10)), 0o644); err != nil {
+	if err := os.WriteFile(paths[2], []byte(strconv.FormatInt(seq, 10)), 0o644); err != nil {
 		return files, err
 	}
-	for i, name := range []string{"stdout", "stderr"} {
-		f, err := os.Create(filepath.Join(dir, name))
+	for i := range 2 {
+		f, err := os.Create(paths[i])
 		if err != nil {
 			if i == 1 {
 				files[0].Close()

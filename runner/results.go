@@ -64,23 +64,7 @@ func (r *Runner) resultsFiles(it item, slot int) ([2]*os.File, error) {
 		dir = out
 		names = [3]string{filepath.Join(out, "stdout"), filepath.Join(out, "stderr"), filepath.Join(out, "seq")}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return files, err
-	}
-	if err := os.WriteFile(names[2], []byte(strconv.FormatInt(it.seq, 10)), 0o644); err != nil {
-		return files, err
-	}
-	for i := range 2 {
-		f, err := os.Create(names[i])
-		if err != nil {
-			if i == 1 {
-				files[0].Close()
-			}
-			return files, err
-		}
-		files[i] = f
-	}
-	return files, nil
+	return createResults(dir, names, it.seq)
 }
 
 // resultsTable writes --results NAME.csv (or .tsv): a header, then one

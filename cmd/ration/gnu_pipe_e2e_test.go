@@ -3,31 +3,17 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// rationPipe runs the ration binary with args and stdin, and returns its
-// stdout, stderr and exit status.
+// rationPipe runs `ration run --quiet ARGS` with stdin (rationCmd).
 func rationPipe(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(buildRation(t), append([]string{"run", "--quiet"}, args...)...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
+	return rationCmd(t, stdin, nil, append([]string{"run", "--quiet"}, args...)...)
 }
 
 // TestPipePartE2E: --pipepart gives each part of the file to a job, the
