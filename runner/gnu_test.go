@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -267,6 +269,11 @@ func TestGNUTimeoutPercent(t *testing.T) {
 	for _, e := range rec.Kind(event.JobFinished) {
 		if e.Seq == 5 && (e.Cause != event.CauseTimeout || e.Duration > 2*time.Second) {
 			t.Errorf("the slow job ended %v after %v, want a timeout near 3 x the median", e.Cause, e.Duration)
+		}
+		// The error says the limit the percentage made (it said "after
+		// 0s", Config.Timeout).
+		if e.Seq == 5 && (!errors.Is(e.Err, ErrTimeout) || !strings.Contains(fmt.Sprint(e.Err), "300% of the succeeded jobs' median runtime") || strings.Contains(fmt.Sprint(e.Err), "after 0s")) {
+			t.Errorf("the slow job's error %q does not say the limit of --timeout 300%%", e.Err)
 		}
 	}
 }

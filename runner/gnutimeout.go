@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -66,7 +67,9 @@ func (r *Runner) percentTimeout(ctx context.Context, cancel context.CancelFunc) 
 			case <-t.C:
 			}
 			if med := r.gnu.runtimes.get(); med > 0 && time.Since(start) > time.Duration(float64(med)*pct/100) {
-				pcancel(ErrTimeout)
+				limit := time.Duration(float64(med) * pct / 100)
+				pcancel(fmt.Errorf("%w after %s (%g%% of the succeeded jobs' median runtime, %s)",
+					ErrTimeout, limit.Round(time.Millisecond), pct, med.Round(time.Millisecond)))
 				return
 			}
 		}

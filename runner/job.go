@@ -30,7 +30,10 @@ type job struct {
 	// memKilled: the last attempt was stopped for --memfree (the youngest
 	// job when memory ran short); freeRetries counts those re-queues,
 	// which do not count against Retries either.
-	memKilled   bool
+	memKilled bool
+	// timedOut is why the last attempt timed out (ErrTimeout, or for
+	// --timeout P% an error wrapping it that says the limit), else nil.
+	timedOut    error
 	freeRetries int
 }
 
@@ -156,6 +159,10 @@ func (r *Runner) attempt(ctx context.Context, j *job) bool {
 	}
 	res := r.exec.Exec(actx, a)
 	timedOut := res.Stopped && errors.Is(context.Cause(actx), ErrTimeout) && ctx.Err() == nil
+	j.timedOut = nil
+	if timedOut {
+		j.timedOut = context.Cause(actx)
+	}
 	j.memKilled = res.Stopped && errors.Is(context.Cause(actx), ErrMemFree) && ctx.Err() == nil
 	if j.memKilled && res.Err == nil {
 		res.Err = ErrMemFree
@@ -300,6 +307,9 @@ func (r *Runner) finishErr(ctx context.Context, j *job) error {
 		}
 		return ErrInterrupted
 	case j.cause == event.CauseTimeout && j.res.Cause == event.CauseNone:
+		if j.timedOut != nil && j.timedOut != ErrTimeout {
+			return j.timedOut // --timeout P% says its limit
+		}
 		return fmt.Errorf("%w after %s", ErrTimeout, r.cfg.Timeout)
 	case j.cause == event.CauseOOM && j.res.Err == nil:
 		return r.oomErr(j)
