@@ -10,11 +10,12 @@ import (
 // after every hand-over, because a worker wakes it only when it sleeps
 // (see mapState.sleep).
 func (c *consumer[T, R]) poll() {
-	select {
-	case <-c.m.signal:
-	default:
-	}
-	if c.m.ndone.Load() > 0 {
+	if c.m.hasDone() {
+		// A stale wake-up only makes the next sleep return early.
+		select {
+		case <-c.m.signal:
+		default:
+		}
 		c.drain()
 	}
 }
@@ -36,7 +37,6 @@ type consumer[T, R any] struct {
 	running     int  // handed to a worker and not yet taken back
 	stopped     bool
 	free        []*item[T, R]
-	spare       []*item[T, R]
 	ring        []*item[T, R] // ordered: finished items by index & (len-1)
 	head        int           // ordered: next index to deliver
 }
@@ -145,7 +145,7 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 			// worker idle that is not.
 			p.st.busy.add(1)
 			m.sleeping.Store(true)
-			if m.ndone.Load() > 0 {
+			if m.hasDone() {
 				m.sleeping.Store(false)
 				p.st.busy.add(-1)
 				break
@@ -161,7 +161,7 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 			}
 			m.sleeping.Store(false)
 			p.st.busy.add(-1)
-			if m.ndone.Load() > 0 {
+			if m.hasDone() {
 				break
 			}
 		}
@@ -217,25 +217,25 @@ func (c *consumer[T, R]) makeRoom() bool {
 
 // drain takes the finished items from the workers and delivers them.
 func (c *consumer[T, R]) drain() {
-	m := c.m
-	m.mu.Lock()
-	batch := m.done
-	m.done = c.spare[:0]
-	m.ndone.Store(0)
-	m.mu.Unlock()
-	// The spare array now belongs to the workers. Forget it before
-	// delivering: if the loop body panics, the deferred cleanup drains
-	// again, and handing the workers the array that batch (still being
-	// read) shares with them would race and corrupt the list.
-	c.spare = nil
+	// The stack holds the newest item first: reverse it, to deliver in
+	// completion order.
+	var batch *item[T, R]
+	n := 0
+	for it := c.m.done.Swap(nil); it != nil; n++ {
+		next := it.next
+		it.next = batch
+		batch = it
+		it = next
+	}
 	// Account first: if the loop body panics inside deliver, the deferred
 	// cleanup must not wait for items it already holds.
-	c.running -= len(batch)
-	for _, it := range batch {
+	c.running -= n
+	for it := batch; it != nil; {
+		next := it.next
+		it.next = nil
 		c.deliver(it)
+		it = next
 	}
-	clear(batch)
-	c.spare = batch[:0]
 }
 
 func (c *consumer[T, R]) reject(it *item[T, R], err error) {
