@@ -1111,7 +1111,7 @@ func TestStatsTiming(t *testing.T) {
 	p.Wait()
 	got := p.Stats().Run.Count - before
 	t.Logf("timed %d of 3200 trivial tasks", got)
-	if got < 3200/16/2 || got > 3200/2 {
-		t.Fatalf("timed %d of 3200 trivial tasks, want about 1 in 16", got)
+	if got < 3200/64/2 || got > 3200/2 {
+		t.Fatalf("timed %d of 3200 trivial tasks, want about 1 in 64", got)
 	}
 }

@@ -57,7 +57,7 @@ type Stats struct {
 	//
 	// Both summaries are exact when hooks are set, and while tasks run
 	// longer than about 50 µs. For shorter tasks, reading the clock would
-	// cost more than the task, so one in 16 tasks (per worker) and one in 16
+	// cost more than the task, so one in 64 tasks (per worker) and one in 64
 	// submissions are measured, and Count is the number measured.
 	Run Summary
 }
