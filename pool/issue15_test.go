@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -173,5 +175,49 @@ func TestStatsExact(t *testing.T) {
 	}
 	if s := p.Stats(); s.Workers != 0 || s.Busy != 0 || s.Size != 4 {
 		t.Fatalf("after Close: %+v, want 0 workers, 0 busy", s)
+	}
+}
+
+// TestFailFastRefusalAfterFailure: an item that a worker refuses because
+// an earlier item failed (ErrNotStarted) reaches the consumer after that
+// failure. The refusal can only overtake the failure if the failing
+// worker is stopped between recording the failure and publishing it, which
+// is rare (TestFailFastRealErrorFirst saw it in 1 run of 100 and less);
+// collections running all the while stop goroutines at arbitrary points
+// (preemption for the stop-the-world phases), which makes it frequent.
+func TestFailFastRefusalAfterFailure(t *testing.T) {
+	p := newPool(t, 4)
+	boom := errors.New("boom")
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				runtime.GC()
+			}
+		}
+	})
+	defer wg.Wait()
+	defer close(stop)
+	for run := range 1000 {
+		fn := func(ctx context.Context, i int) (int, error) {
+			if i == 2 {
+				return 0, boom
+			}
+			<-ctx.Done()
+			return 0, ctx.Err()
+		}
+		for r := range pool.Map(context.Background(), p, seqN(50), fn, pool.FailFast()) {
+			if r.Err == nil {
+				continue
+			}
+			if r.Index != 2 || !errors.Is(r.Err, boom) {
+				t.Fatalf("run %d: first error: item %d: %v, want item 2's boom", run, r.Index, r.Err)
+			}
+			break
+		}
 	}
 }
