@@ -323,12 +323,21 @@ func (p *Pool) tryQueue(j job) bool {
 		p.st.busy.add(-1)
 		return false
 	}
+	if p.enqueue(j) {
+		return true
+	}
+	p.st.busy.add(-1)
+	return false
+}
+
+// enqueue puts j, already counted busy, in the queue if it has room and
+// reports whether it did.
+func (p *Pool) enqueue(j job) bool {
 	select {
 	case p.tasks <- j:
 		p.sent(true)
 		return true
 	default:
-		p.st.busy.add(-1)
 		return false
 	}
 }
@@ -434,13 +443,8 @@ func (p *Pool) offer(j job, queue bool) bool {
 	for {
 		onWorkers := p.st.busy.n.Load() - 1 - p.st.inlineRunning.Load() // minus j
 		if onWorkers >= p.want.Load() || p.closed.Load() {
-			if queue && !p.closed.Load() {
-				select {
-				case p.tasks <- j:
-					p.sent(true)
-					return true
-				default:
-				}
+			if queue && !p.closed.Load() && p.enqueue(j) {
+				return true
 			}
 			p.st.busy.add(-1)
 			return false
