@@ -13,6 +13,9 @@
 #   bench/scripts/v2host.sh mempod      there: make bench's memory-bound pod
 #   bench/scripts/v2host.sh pool [N]    there: bench/pool's benchmark, N rounds
 #
+# RUN and SKIP, when set, pass -test.run and -test.skip to every test
+# binary of the tests step.
+#
 # "There" runs from the repository root with devbin/ beside it and writes
 # its logs under $OUT (default /tmp/v2host). It moves its own shell into a
 # leaf cgroup and enables cpu, cpuset and memory in the root's
@@ -114,7 +117,7 @@ tests() {
 		name=$(basename "$t" .test)
 		pkg=${name//-//}
 		mkdir $parent/$name
-		(cd "$root/$pkg" && RATION_TEST_PREBUILT=$bin inside $parent/$name "$t" -test.v -test.count=1 -test.timeout=5m ${RUN:+-test.run "$RUN"}) >"$out/test-$name.txt" 2>&1
+		(cd "$root/$pkg" && RATION_TEST_PREBUILT=$bin inside $parent/$name "$t" -test.v -test.count=1 -test.timeout=5m ${RUN:+-test.run "$RUN"} ${SKIP:+-test.skip "$SKIP"}) >"$out/test-$name.txt" 2>&1
 		local rc=$?
 		echo "$pkg exit $rc: $(grep -c '^--- PASS' "$out/test-$name.txt") passed, $(grep -c '^--- FAIL' "$out/test-$name.txt") failed, $(grep -c '^--- SKIP' "$out/test-$name.txt") skipped" | tee -a "$out/tests.txt"
 		grep -E '^(--- FAIL|--- SKIP|FAIL|panic)' "$out/test-$name.txt" | head -20

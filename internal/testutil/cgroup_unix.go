@@ -75,10 +75,50 @@ func delegateV2(t testing.TB, own string) string {
 	d := &v2Delegation
 	d.Lock()
 	defer d.Unlock()
+	delegated, why := d.delegate(own)
+	if why != "" {
+		t.Skip(why)
+	}
+	if d.users > 0 {
+		t.Cleanup(undelegateV2)
+	}
+	return delegated
+}
+
+// DelegateCgroups is for TestMain, before any test starts a process: on
+// cgroup v2 it makes the move ChildCgroup would make at its first call
+// (which needs the test process alone in its cgroup, so a parallel test
+// that has started a process must not come first), and returns its undo,
+// to call after the tests. Where there is nothing to move, or the move
+// fails, it does nothing and ChildCgroup decides per test.
+func DelegateCgroups() (undo func()) {
+	nothing := func() {}
+	if os.Geteuid() != 0 {
+		return nothing
+	}
+	snap, err := cgroup.Reader{}.Read()
+	if err != nil || snap.MemoryVersion != 2 && snap.CPUVersion != 2 {
+		return nothing
+	}
+	own := snap.MemoryDir
+	if snap.MemoryVersion != 2 {
+		own = snap.CPUDir
+	}
+	d := &v2Delegation
+	d.Lock()
+	defer d.Unlock()
+	if _, why := d.delegate(own); why != "" || d.users == 0 {
+		return nothing
+	}
+	return undelegateV2
+}
+
+// delegate is delegateV2 with d locked: it returns why it cannot, instead
+// of skipping, and counts a user when a move is in place.
+func (d *delegation) delegate(own string) (delegated, why string) {
 	if d.users > 0 {
 		d.users++
-		t.Cleanup(undelegateV2)
-		return d.own
+		return d.own, ""
 	}
 	offered := strings.Fields(readFile(filepath.Join(own, "cgroup.controllers")))
 	enabled := strings.Fields(readFile(filepath.Join(own, "cgroup.subtree_control")))
@@ -89,30 +129,29 @@ func delegateV2(t testing.TB, own string) string {
 		}
 	}
 	if len(add) == 0 {
-		return own
+		return own, ""
 	}
 	self := strconv.Itoa(os.Getpid())
 	if procs := strings.Fields(readFile(filepath.Join(own, "cgroup.procs"))); len(procs) != 1 || procs[0] != self {
-		t.Skipf("cgroup v2: %s holds other processes than this test (%v), so it cannot enable %v for a child; run the test binary alone in a cgroup of its own", own, procs, add)
+		return "", fmt.Sprintf("cgroup v2: %s holds other processes than this test (%v), so it cannot enable %v for a child; run the test binary alone in a cgroup of its own", own, procs, add)
 	}
 	leaf := filepath.Join(own, fmt.Sprintf("ration-test-%d-self", os.Getpid()))
 	if err := os.Mkdir(leaf, 0o755); err != nil {
-		t.Skipf("cgroup v2: cannot create %s: %v", leaf, err)
+		return "", fmt.Sprintf("cgroup v2: cannot create %s: %v", leaf, err)
 	}
 	if err := os.WriteFile(filepath.Join(leaf, "cgroup.procs"), []byte(self), 0o644); err != nil {
 		_ = os.Remove(leaf)
-		t.Skipf("cgroup v2: cannot move the test into %s: %v", leaf, err)
+		return "", fmt.Sprintf("cgroup v2: cannot move the test into %s: %v", leaf, err)
 	}
 	d.users, d.own, d.leaf, d.enabled = 1, own, leaf, nil
 	for _, c := range add {
 		if err := os.WriteFile(filepath.Join(own, "cgroup.subtree_control"), []byte("+"+c), 0o644); err != nil {
 			d.undo()
-			t.Skipf("cgroup v2: cannot enable %s in %s: %v", c, own, err)
+			return "", fmt.Sprintf("cgroup v2: cannot enable %s in %s: %v", c, own, err)
 		}
 		d.enabled = append(d.enabled, c)
 	}
-	t.Cleanup(undelegateV2)
-	return own
+	return own, ""
 }
 
 // undelegateV2 undoes delegateV2 when its last user is done: it disables
@@ -185,4 +224,133 @@ func RemoveCgroup(t testing.TB, dir string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Errorf("cleanup: rmdir %s: %v", dir, err)
+}
+
+// MemoryCgroup creates a child cgroup as ChildCgroup(t, "memory") does
+// and limits it to limit bytes, swap included, so that a job over the
+// limit is OOM-killed instead of swapped out. It skips when the test's
+// own cgroup is limited to less than four times limit.
+func MemoryCgroup(t testing.TB, limit int64) (dir string, version int) {
+	t.Helper()
+	if own, err := (cgroup.Reader{}).Read(); err == nil && own.MemoryLimit > 0 && own.MemoryLimit < 4*limit {
+		t.Skipf("own memory limit %d is too close to the test's %d", own.MemoryLimit, limit)
+	}
+	dir, version = ChildCgroup(t, "memory")
+	SetMemoryLimit(t, dir, limit)
+	return dir, version
+}
+
+// CgroupVersion is 2 when dir is in a cgroup v2 hierarchy (it has
+// cgroup.controllers), else 1.
+func CgroupVersion(dir string) int {
+	if _, err := os.Stat(filepath.Join(dir, "cgroup.controllers")); err == nil {
+		return 2
+	}
+	return 1
+}
+
+// SetMemoryLimit limits the memory cgroup dir to limit bytes (0: no
+// limit), swap included where the kernel accounts it: memory.max and
+// memory.swap.max on v2, memory.limit_in_bytes and
+// memory.memsw.limit_in_bytes on v1.
+func SetMemoryLimit(t testing.TB, dir string, limit int64) {
+	t.Helper()
+	if CgroupVersion(dir) == 2 {
+		value := "max"
+		if limit > 0 {
+			value = strconv.FormatInt(limit, 10)
+		}
+		writeCgroupFile(t, filepath.Join(dir, "memory.max"), value)
+		if _, err := os.Stat(filepath.Join(dir, "memory.swap.max")); err == nil {
+			writeCgroupFile(t, filepath.Join(dir, "memory.swap.max"), "0")
+		}
+		return
+	}
+	value := "-1"
+	if limit > 0 {
+		value = strconv.FormatInt(limit, 10)
+	}
+	// The kernel keeps memsw at or above the memory limit: when lowering,
+	// the memory limit goes first; when raising (the first write fails),
+	// memsw does.
+	memsw := filepath.Join(dir, "memory.memsw.limit_in_bytes")
+	if _, err := os.Stat(memsw); err != nil {
+		writeCgroupFile(t, filepath.Join(dir, "memory.limit_in_bytes"), value)
+		return
+	}
+	if err := os.WriteFile(filepath.Join(dir, "memory.limit_in_bytes"), []byte(value), 0o644); err != nil {
+		writeCgroupFile(t, memsw, value)
+		writeCgroupFile(t, filepath.Join(dir, "memory.limit_in_bytes"), value)
+		return
+	}
+	writeCgroupFile(t, memsw, value)
+}
+
+// SetCPUQuota sets the CPU quota of the cgroup dir to cpus CPUs over a
+// period of 100 ms (0: no quota): cpu.max on v2, cpu.cfs_quota_us and
+// cpu.cfs_period_us on v1.
+func SetCPUQuota(t testing.TB, dir string, cpus float64) {
+	t.Helper()
+	quota := int64(cpus * 100000)
+	if CgroupVersion(dir) == 2 {
+		value := "max 100000"
+		if cpus > 0 {
+			value = fmt.Sprintf("%d 100000", quota)
+		}
+		writeCgroupFile(t, filepath.Join(dir, "cpu.max"), value)
+		return
+	}
+	if cpus <= 0 {
+		quota = -1
+	}
+	writeCgroupFile(t, filepath.Join(dir, "cpu.cfs_period_us"), "100000")
+	writeCgroupFile(t, filepath.Join(dir, "cpu.cfs_quota_us"), strconv.FormatInt(quota, 10))
+}
+
+// OOMKills is the number of processes the kernel OOM-killed in the
+// memory cgroup dir and below: oom_kill of memory.events on v2, of
+// memory.oom_control on v1. It fails t when the count cannot be read.
+func OOMKills(t testing.TB, dir string) int {
+	t.Helper()
+	file := "memory.oom_control"
+	if CgroupVersion(dir) == 2 {
+		file = "memory.events"
+	}
+	b, err := os.ReadFile(filepath.Join(dir, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "oom_kill "); ok {
+			if n, err := strconv.Atoi(v); err == nil {
+				return n
+			}
+		}
+	}
+	t.Fatalf("%s has no oom_kill count:\n%s", filepath.Join(dir, file), b)
+	return -1
+}
+
+// EnableControllers lets the children of the cgroup v2 directory dir,
+// which must hold no process, have the cpu and memory controllers that
+// dir has (a nested test cgroup needs this for a limit on a grandchild).
+// On v1 it does nothing.
+func EnableControllers(t testing.TB, dir string) {
+	t.Helper()
+	if CgroupVersion(dir) != 2 {
+		return
+	}
+	offered := strings.Fields(readFile(filepath.Join(dir, "cgroup.controllers")))
+	for _, c := range []string{"cpu", "memory"} {
+		if slices.Contains(offered, c) {
+			writeCgroupFile(t, filepath.Join(dir, "cgroup.subtree_control"), "+"+c)
+		}
+	}
+}
+
+func writeCgroupFile(t testing.TB, path, value string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(value), 0o644); err != nil {
+		t.Fatalf("writing %q to %s: %v", value, path, err)
+	}
 }
