@@ -25,7 +25,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ration-run/ration/cgroup"
 	"github.com/ration-run/ration/internal/testutil"
 )
 
@@ -351,35 +350,31 @@ func TestWorkerLiveResizeE2E(t *testing.T) {
 	bin := buildRation(t)
 	help := accHelp(t, bin)
 	accNeed(t, help, "watch-interval", "log-format", "metrics-addr")
-	s := ownCgroup(t)
-	if s.CPUVersion != 1 || s.CPUDir == "" {
-		t.Skip("needs the v1 cpu controller")
-	}
-	if s.CPUQuota > 0 && s.CPUQuota < 2 {
+	if s := ownCgroup(t); s.CPUQuota > 0 && s.CPUQuota < 2 {
 		t.Skipf("own cgroup has a CPU quota of %.2f: cannot give a child 2 CPUs", s.CPUQuota)
 	}
-	t.Run("process", func(t *testing.T) { liveResize(t, bin, help, s, nil, "sh", "-c", "sleep 0.2") })
+	t.Run("process", func(t *testing.T) { liveResize(t, bin, help, nil, "sh", "-c", "sleep 0.2") })
 	t.Run("worker", func(t *testing.T) {
 		accNeed(t, help, "worker")
-		liveResize(t, bin, help, s, func(i int) string { return fmt.Sprintf("sleep:200:%d", i) }, "--worker", accGoWorker(t))
+		liveResize(t, bin, help, func(i int) string { return fmt.Sprintf("sleep:200:%d", i) }, "--worker", accGoWorker(t))
 	})
-	t.Run("disabled", func(t *testing.T) { noResize(t, bin, s, "--watch-limits=false") })
-	t.Run("explicit-j", func(t *testing.T) { noResize(t, bin, s, "-j", "3") })
+	t.Run("disabled", func(t *testing.T) { noResize(t, bin, "--watch-limits=false") })
+	t.Run("explicit-j", func(t *testing.T) { noResize(t, bin, "-j", "3") })
 	noChildrenLeft(t)
 }
 
 // noResize runs ration with args in a child cpu cgroup whose quota drops
 // from 2 CPUs to 0.5: with --watch-limits=false, or an explicit -j, the
 // pool must keep its size.
-func noResize(t *testing.T, bin string, s cgroup.Snapshot, args ...string) {
-	cg := testutil.ChildCgroupOf(t, s.CPUDir)
-	setQuota(t, 1, cg, 2)
+func noResize(t *testing.T, bin string, args ...string) {
+	cg, _ := testutil.ChildCgroup(t, "cpu")
+	testutil.SetCPUQuota(t, cg, 2)
 	release := filepath.Join(t.TempDir(), "release")
 	args = append(args, "--watch-interval", "200ms", "--log-format", "json", "--term-timeout", "1s",
 		"sh", "-c", `while [ ! -e "$RELEASE" ]; do sleep 0.05; done`, ":::", "a", "b", "c")
 	p := accStart(t, bin, nil, []string{"RELEASE=" + release}, []string{cg}, args...)
 	testutil.Eventually(t, 30*time.Second, "the three jobs to run", func() bool { return len(childrenOf(p.cmd.Process.Pid)) == 3 })
-	setQuota(t, 1, cg, 0.5)
+	testutil.SetCPUQuota(t, cg, 0.5)
 	time.Sleep(2 * time.Second) // ten watch intervals
 	os.WriteFile(release, nil, 0o644)
 	code := p.wait(60 * time.Second)
@@ -391,9 +386,9 @@ func noResize(t *testing.T, bin string, s cgroup.Snapshot, args ...string) {
 
 // liveResize runs one live-resize scenario; input makes the i-th input
 // (nil: the number i), cmd ends ration's arguments.
-func liveResize(t *testing.T, bin, help string, s cgroup.Snapshot, input func(int) string, cmd ...string) {
-	cg := testutil.ChildCgroupOf(t, s.CPUDir)
-	setQuota(t, 1, cg, 2)
+func liveResize(t *testing.T, bin, help string, input func(int) string, cmd ...string) {
+	cg, _ := testutil.ChildCgroup(t, "cpu")
+	testutil.SetCPUQuota(t, cg, 2)
 	full := int(limitsIn(t, bin, cg)["jobs"].(float64))
 	if full < 2 {
 		t.Skipf("a 2-CPU quota gives %d jobs here: nothing to shrink", full)
@@ -495,7 +490,7 @@ func liveResize(t *testing.T, bin, help string, s cgroup.Snapshot, input func(in
 		t.Errorf("%d worker processes at the start, want %d", kids, full)
 	}
 	before, _ := accResizes(p.stderr.String())
-	setQuota(t, 1, cg, 0.5)
+	testutil.SetCPUQuota(t, cg, 0.5)
 	shrink := waitSize(1, len(before), 10*time.Second)
 	t.Logf("quota 0.5 CPU: pool at 1 after %v", shrink.Round(time.Millisecond))
 	// The jobs that ran when the pool shrank end within 0.2s (slower under
@@ -514,7 +509,7 @@ func liveResize(t *testing.T, bin, help string, s cgroup.Snapshot, input func(in
 		time.Sleep(100 * time.Millisecond)
 	}
 	mid, _ := accResizes(p.stderr.String())
-	setQuota(t, 1, cg, 2)
+	testutil.SetCPUQuota(t, cg, 2)
 	grow := waitSize(full, len(mid), 20*time.Second)
 	t.Logf("quota 2 CPUs: pool back at %d after %v", full, grow.Round(time.Millisecond))
 
