@@ -166,8 +166,8 @@ func ownCgroup(t *testing.T) cgroup.Snapshot {
 // 0.5, 1, 1.5 and 3 CPUs and none give 1, 2, 3, 4, 4 jobs on 2 CPUs.
 func TestLimitsRealCPUQuota(t *testing.T) {
 	ownCgroup(t)
+	dir, _ := testutil.ChildCgroup(t, "cpu") // before the build: it may skip
 	bin := buildRation(t)
-	dir, _ := testutil.ChildCgroup(t, "cpu")
 	// Read after ChildCgroup: on v2 the test process may have moved into a
 	// leaf beside dir (testutil.DelegateCgroups); cgroupPathOf takes that.
 	s := ownCgroup(t)
@@ -206,7 +206,6 @@ func TestLimitsRealParentQuota(t *testing.T) {
 	if s := ownCgroup(t); s.CPUQuota > 0 && s.CPUQuota <= 0.5 {
 		t.Skip("own cgroup already has a quota below 0.5")
 	}
-	bin := buildRation(t)
 	parent, _ := testutil.ChildCgroup(t, "cpu")
 	// On v2 the child has a cpu.max of its own (unlimited, "max") only when
 	// the parent enables the controller for it: the leaf ration reads.
@@ -214,6 +213,7 @@ func TestLimitsRealParentQuota(t *testing.T) {
 	child := testutil.ChildCgroupOf(t, parent)
 	testutil.SetCPUQuota(t, parent, 0.5)
 	s := ownCgroup(t) // after ChildCgroup, as in TestLimitsRealCPUQuota
+	bin := buildRation(t)
 	m := limitsIn(t, bin, child)
 	if m["jobs"].(float64) != 1 || m["cpu_quota"] != 0.5 || m["leaf_cpu_quota"] != nil ||
 		m["cpu_quota_cgroup"] != cgroupPathOf(s.CPUCgroup, s.CPUDir, parent) {
@@ -228,9 +228,9 @@ func TestLimitsRealMemory(t *testing.T) {
 	if s.MemoryLimit > 0 && s.MemoryLimit < 256<<20 {
 		t.Skip("own memory limit is below 256 MiB")
 	}
-	bin := buildRation(t)
 	dir, _ := testutil.ChildCgroup(t, "memory")
 	testutil.SetMemoryLimit(t, dir, 256<<20)
+	bin := buildRation(t)
 	m := limitsIn(t, bin, dir, "--mem-per-job", "100MiB")
 	want := 2
 	if cpus := float64(s.AffinityCPUs); s.CPUQuota == 0 && 2*cpus < 2 {
