@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ration-run/ration/internal/testutil"
 )
 
 // memProgram writes every page of argv[2] MiB (bytearray is zero-filled
@@ -33,7 +35,7 @@ func memJob(t *testing.T) (python, prog string) {
 }
 
 // TestMemoryAdmissionE2E: 8 jobs of 40 MiB (about 53 MiB peak RSS with
-// the interpreter) in a real 128 MiB v1 memory cgroup, -j 4: the
+// the interpreter) in a real 128 MiB memory cgroup (v1 or v2), -j 4: the
 // admission runs at most 2 at once, so every job completes without an OOM
 // kill, and the summary says that memory bound the jobs, 2 of 4.
 func TestMemoryAdmissionE2E(t *testing.T) {
@@ -42,7 +44,7 @@ func TestMemoryAdmissionE2E(t *testing.T) {
 	}
 	t.Parallel()
 	bin := buildRation(t)
-	_, cg := accMemCgroup(t, "ration-e2e-admit", 128<<20)
+	cg, _ := testutil.MemoryCgroup(t, 128<<20)
 	python, prog := memJob(t)
 	inputs := make([]string, 8)
 	for i := range inputs {
@@ -58,7 +60,7 @@ func TestMemoryAdmissionE2E(t *testing.T) {
 	if n := strings.Count(stdout, "done "); n != len(inputs) {
 		t.Errorf("%d jobs done, want %d", n, len(inputs))
 	}
-	if kills := accOOMKills(t, cg); kills != 0 {
+	if kills := testutil.OOMKills(t, cg); kills != 0 {
 		t.Errorf("oom_kill %d, want 0: the admission let too many jobs run", kills)
 	}
 	if !strings.Contains(stderr, "memory bound 2 of 4 jobs: ") {
@@ -66,11 +68,11 @@ func TestMemoryAdmissionE2E(t *testing.T) {
 	}
 }
 
-// TestOOMAloneE2E: in a real 64 MiB v1 memory cgroup, a job that needs
-// 128 MiB is OOM-killed, re-queued once, killed again running alone and
-// reported as OOM-killed (stderr names it, its joblog line is written);
-// the other jobs complete. Directly and through a shell that exits 137
-// after its child's SIGKILL.
+// TestOOMAloneE2E: in a real 64 MiB memory cgroup (v1 or v2), a job that
+// needs 128 MiB is OOM-killed, re-queued once, killed again running alone
+// and reported as OOM-killed (stderr names it, its joblog line is
+// written); the other jobs complete. Directly and through a shell that
+// exits 137 after its child's SIGKILL.
 func TestOOMAloneE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -82,7 +84,7 @@ func TestOOMAloneE2E(t *testing.T) {
 	for _, shell := range []bool{false, true} {
 		t.Run(fmt.Sprintf("shell=%v", shell), func(t *testing.T) {
 			t.Parallel() // each in its own memory cgroup
-			_, cg := accMemCgroup(t, "ration-e2e-oomalone", 64<<20)
+			cg, _ := testutil.MemoryCgroup(t, 64<<20)
 			jl := filepath.Join(t.TempDir(), "joblog")
 			args := []string{"-j", "2", "--joblog", jl, "--", python, prog, "{}", "5", "0.2"}
 			if shell {
@@ -103,7 +105,7 @@ func TestOOMAloneE2E(t *testing.T) {
 					t.Errorf("job %s did not complete", id)
 				}
 			}
-			if kills := accOOMKills(t, cg); kills < 2 {
+			if kills := testutil.OOMKills(t, cg); kills < 2 {
 				t.Errorf("oom_kill %d, want at least 2 (the kill and the re-queued attempt's)", kills)
 			}
 			if !strings.Contains(stderr, "OOM-killed while running alone") {
@@ -129,9 +131,9 @@ func TestOOMAloneE2E(t *testing.T) {
 
 // TestWorkerMemoryAdmissionE2E: --worker follows the same admission: 12
 // tasks that each allocate 40 MiB, on 4 Python workers in a real 128 MiB
-// v1 memory cgroup, -j 4. The workers' baseline and one task fit, two do
-// not: tasks run one at a time, with no OOM kill, and the summary says
-// memory bound 1 of 4 jobs. (Without admission 4 tasks at once are
+// memory cgroup (v1 or v2), -j 4. The workers' baseline and one task fit,
+// two do not: tasks run one at a time, with no OOM kill, and the summary
+// says memory bound 1 of 4 jobs. (Without admission 4 tasks at once are
 // OOM-killed.)
 func TestWorkerMemoryAdmissionE2E(t *testing.T) {
 	if testing.Short() {
@@ -146,7 +148,7 @@ func TestWorkerMemoryAdmissionE2E(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, cg := accMemCgroup(t, "ration-e2e-wadmit", 128<<20)
+	cg, _ := testutil.MemoryCgroup(t, 128<<20)
 	inputs := make([]string, 12)
 	for i := range inputs {
 		inputs[i] = "alloc:40:300"
@@ -161,7 +163,7 @@ func TestWorkerMemoryAdmissionE2E(t *testing.T) {
 	if n := strings.Count(p.stdout.String(), "\n"); n != len(inputs) {
 		t.Errorf("%d answers, want %d", n, len(inputs))
 	}
-	if kills := accOOMKills(t, cg); kills != 0 {
+	if kills := testutil.OOMKills(t, cg); kills != 0 {
 		t.Errorf("oom_kill %d, want 0: the admission let too many tasks run", kills)
 	}
 	// Four idle Python workers and the tasks' 40 MiB leave room for one or

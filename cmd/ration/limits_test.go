@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -166,19 +165,19 @@ func ownCgroup(t *testing.T) cgroup.Snapshot {
 // TestLimitsRealCPUQuota is the acceptance test of issue 2: quotas of
 // 0.5, 1, 1.5 and 3 CPUs and none give 1, 2, 3, 4, 4 jobs on 2 CPUs.
 func TestLimitsRealCPUQuota(t *testing.T) {
-	s := ownCgroup(t)
-	if s.CPUVersion != 1 && s.CPUVersion != 2 || s.CPUDir == "" {
-		t.Skip("no cpu controller")
-	}
+	ownCgroup(t)
+	dir, _ := testutil.ChildCgroup(t, "cpu") // before the build: it may skip
 	bin := buildRation(t)
-	dir := testutil.ChildCgroupOf(t, s.CPUDir)
+	// Read after ChildCgroup: on v2 the test process may have moved into a
+	// leaf beside dir (testutil.DelegateCgroups); cgroupPathOf takes that.
+	s := ownCgroup(t)
 	cpus := float64(s.AffinityCPUs)
 	if s.CPUQuota > 0 {
 		cpus = math.Min(cpus, s.CPUQuota)
 	}
 	for _, q := range []float64{0.5, 1, 1.5, 3, 0} {
 		t.Run(fmt.Sprintf("quota=%v", q), func(t *testing.T) {
-			setQuota(t, s.CPUVersion, dir, q)
+			testutil.SetCPUQuota(t, dir, q)
 			m := limitsIn(t, bin, dir)
 			eff := cpus
 			if q > 0 {
@@ -204,17 +203,17 @@ func TestLimitsRealCPUQuota(t *testing.T) {
 // TestLimitsRealParentQuota puts the quota on a parent and runs ration in
 // an unlimited child: the Go runtime would miss this limit, ration must not.
 func TestLimitsRealParentQuota(t *testing.T) {
-	s := ownCgroup(t)
-	if s.CPUVersion != 1 || s.CPUDir == "" {
-		t.Skip("needs the v1 cpu controller (v2 needs cpu in subtree_control)")
-	}
-	if s.CPUQuota > 0 && s.CPUQuota <= 0.5 {
+	if s := ownCgroup(t); s.CPUQuota > 0 && s.CPUQuota <= 0.5 {
 		t.Skip("own cgroup already has a quota below 0.5")
 	}
-	bin := buildRation(t)
-	parent := testutil.ChildCgroupOf(t, s.CPUDir)
+	parent, _ := testutil.ChildCgroup(t, "cpu")
+	// On v2 the child has a cpu.max of its own (unlimited, "max") only when
+	// the parent enables the controller for it: the leaf ration reads.
+	testutil.EnableControllers(t, parent)
 	child := testutil.ChildCgroupOf(t, parent)
-	setQuota(t, 1, parent, 0.5)
+	testutil.SetCPUQuota(t, parent, 0.5)
+	s := ownCgroup(t) // after ChildCgroup, as in TestLimitsRealCPUQuota
+	bin := buildRation(t)
 	m := limitsIn(t, bin, child)
 	if m["jobs"].(float64) != 1 || m["cpu_quota"] != 0.5 || m["leaf_cpu_quota"] != nil ||
 		m["cpu_quota_cgroup"] != cgroupPathOf(s.CPUCgroup, s.CPUDir, parent) {
@@ -226,15 +225,12 @@ func TestLimitsRealParentQuota(t *testing.T) {
 // TestLimitsRealMemory: 256 MiB and 100 MiB per job give 2 jobs.
 func TestLimitsRealMemory(t *testing.T) {
 	s := ownCgroup(t)
-	if s.MemoryVersion != 1 || s.MemoryDir == "" {
-		t.Skip("needs the v1 memory controller")
-	}
 	if s.MemoryLimit > 0 && s.MemoryLimit < 256<<20 {
 		t.Skip("own memory limit is below 256 MiB")
 	}
+	dir, _ := testutil.ChildCgroup(t, "memory")
+	testutil.SetMemoryLimit(t, dir, 256<<20)
 	bin := buildRation(t)
-	dir := testutil.ChildCgroupOf(t, s.MemoryDir)
-	writeFile(t, filepath.Join(dir, "memory.limit_in_bytes"), strconv.Itoa(256<<20))
 	m := limitsIn(t, bin, dir, "--mem-per-job", "100MiB")
 	want := 2
 	if cpus := float64(s.AffinityCPUs); s.CPUQuota == 0 && 2*cpus < 2 {
@@ -247,26 +243,10 @@ func TestLimitsRealMemory(t *testing.T) {
 	t.Logf("%v", m["reason"])
 }
 
-func setQuota(t *testing.T, version int, dir string, q float64) {
-	t.Helper()
-	if version == 2 {
-		v := "max 100000"
-		if q > 0 {
-			v = fmt.Sprintf("%d 100000", int64(q*100000))
-		}
-		writeFile(t, filepath.Join(dir, "cpu.max"), v)
-		return
-	}
-	writeFile(t, filepath.Join(dir, "cpu.cfs_period_us"), "100000")
-	v := "-1"
-	if q > 0 {
-		v = strconv.FormatInt(int64(q*100000), 10)
-	}
-	writeFile(t, filepath.Join(dir, "cpu.cfs_quota_us"), v)
-}
-
 // cgroupPathOf turns a directory created below our own cgroup directory
-// ownDir (cgroup path own) into its cgroup path, as ration reports it.
+// ownDir (cgroup path own), or beside it (on v2, where the test process
+// sits in a leaf of its own next to the cgroups it creates), into its
+// cgroup path, as ration reports it.
 func cgroupPathOf(own, ownDir, dir string) string {
 	rel, err := filepath.Rel(ownDir, dir)
 	if err != nil {

@@ -15,15 +15,22 @@ import (
 var bins *testutil.Binaries
 
 // TestMain is the package's only TestMain: it makes bins, runs the tests,
-// removes what was built, and checks for leaked goroutines.
+// removes what was built, and checks for leaked goroutines. First of all,
+// before any test starts a process, it makes the one change to the test
+// process's own cgroup that the real-cgroup tests need on cgroup v2 (see
+// testutil.DelegateCgroups): later, with parallel tests' processes beside
+// the test process, that change is no longer possible.
 func TestMain(m *testing.M) {
+	undo := testutil.DelegateCgroups()
 	var err error
 	if bins, err = testutil.NewBinaries(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
+		undo()
 		os.Exit(1)
 	}
 	code := m.Run()
 	bins.Close()
+	undo()
 	if code == 0 {
 		if err := goleak.Find(goleak.IgnoreTopFunction("github.com/ration-run/ration/runner/internal/pdeath.loop")); err != nil {
 			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)

@@ -3,11 +3,11 @@
 package main
 
 // Acceptance tests of issue 5 (worker processes, OOM adaptation, live
-// resize) against the built binary, with real processes and real v1
-// cgroups: children of this test process's own cgroup, into which only the
-// ration process under test moves itself (its jobs and workers inherit
-// it). They need root and skip otherwise, and they skip while
-// `ration run --help` does not list the flags they need.
+// resize) against the built binary, with real processes and real cgroups,
+// v1 or v2 (testutil.ChildCgroup): children of this test process's own
+// cgroup, into which only the ration process under test moves itself (its
+// jobs and workers inherit it). They need root and skip otherwise, and
+// they skip while `ration run --help` does not list the flags they need.
 
 import (
 	"encoding/json"
@@ -25,28 +25,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ration-run/ration/cgroup"
 	"github.com/ration-run/ration/internal/testutil"
 )
-
-// accMemCgroup creates a v1 memory cgroup below our own with the given
-// limit (swap included, when the kernel accounts it), or skips.
-func accMemCgroup(t *testing.T, name string, limit int64) (cgroup.Snapshot, string) {
-	t.Helper()
-	s := ownCgroup(t)
-	if s.MemoryVersion != 1 || s.MemoryDir == "" {
-		t.Skip("needs the v1 memory controller")
-	}
-	if s.MemoryLimit > 0 && s.MemoryLimit < 4*limit {
-		t.Skipf("own memory limit %d is too close to the test's %d", s.MemoryLimit, limit)
-	}
-	dir := testutil.ChildCgroupOf(t, s.MemoryDir)
-	writeFile(t, filepath.Join(dir, "memory.limit_in_bytes"), strconv.FormatInt(limit, 10))
-	if _, err := os.Stat(filepath.Join(dir, "memory.memsw.limit_in_bytes")); err == nil {
-		writeFile(t, filepath.Join(dir, "memory.memsw.limit_in_bytes"), strconv.FormatInt(limit, 10)) // no escape into swap
-	}
-	return s, dir
-}
 
 // accCgroupEmpty fails t if a process is still in dir a few seconds after
 // ration ended: ration must not leave workers or jobs behind.
@@ -68,22 +48,6 @@ func accCgroupEmpty(t *testing.T, dir string) {
 		cmdline, _ := os.ReadFile("/proc/" + pid + "/cmdline")
 		t.Errorf("process %s (%q) left in %s after ration ended", pid, strings.ReplaceAll(string(cmdline), "\x00", " "), dir)
 	}
-}
-
-// accOOMKills returns the oom_kill count of a v1 memory cgroup.
-func accOOMKills(t *testing.T, dir string) int {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "memory.oom_control"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for line := range strings.Lines(string(b)) {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "oom_kill "); ok {
-			n, _ := strconv.Atoi(v)
-			return n
-		}
-	}
-	return -1
 }
 
 // TestWorkerRealOOME2E is the real-OOM acceptance of issue 5 at the CLI:
@@ -120,7 +84,7 @@ func TestWorkerRealOOME2E(t *testing.T) {
 		t.Run(w.name, func(t *testing.T) {
 			t.Parallel() // each in its own memory cgroup
 			worker := w.cmd(t)
-			_, cg := accMemCgroup(t, "ration-e2e-oom", 64<<20)
+			cg, _ := testutil.MemoryCgroup(t, 64<<20)
 			jl := filepath.Join(t.TempDir(), "joblog")
 			const hog = 17
 			inputs := make([]string, 50)
@@ -154,7 +118,7 @@ func TestWorkerRealOOME2E(t *testing.T) {
 			if code != 1 {
 				t.Errorf("exit %d, want 1 (the quarantined task)", code)
 			}
-			if kills := accOOMKills(t, cg); kills < 1 {
+			if kills := testutil.OOMKills(t, cg); kills < 1 {
 				t.Errorf("the cgroup's oom_kill count is %d: no real OOM kill happened", kills)
 			}
 			named := false
@@ -207,7 +171,7 @@ func TestWorkerRealOOME2E(t *testing.T) {
 			if t.Failed() {
 				t.Logf("stderr:\n%s", stderr)
 			} else {
-				t.Logf("oom_kill %d; stderr lines naming OOM:\n%s", accOOMKills(t, cg), grepLines(stderr, "OOM"))
+				t.Logf("oom_kill %d; stderr lines naming OOM:\n%s", testutil.OOMKills(t, cg), grepLines(stderr, "OOM"))
 			}
 		})
 	}
@@ -301,7 +265,7 @@ func TestWorkerAdaptiveE2E(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("no python3")
 	}
-	_, cg := accMemCgroup(t, "ration-e2e-adapt", 200<<20)
+	cg, _ := testutil.MemoryCgroup(t, 200<<20)
 	jl := filepath.Join(t.TempDir(), "joblog")
 	const n = 40
 	args := []string{"-j", "4", "--log-format", "json", "--joblog", jl, "--term-timeout", "1s",
@@ -320,7 +284,7 @@ func TestWorkerAdaptiveE2E(t *testing.T) {
 	}
 	sizes, reasons := accResizes(stderr)
 	_, other := accJSONLines(stderr)
-	t.Logf("exit %d; oom_kill %d; pool sizes %v", code, accOOMKills(t, cg), sizes)
+	t.Logf("exit %d; oom_kill %d; pool sizes %v", code, testutil.OOMKills(t, cg), sizes)
 	for i := range sizes {
 		t.Logf("resize to %d: %s", sizes[i], reasons[i])
 	}
@@ -332,7 +296,7 @@ func TestWorkerAdaptiveE2E(t *testing.T) {
 	if ok, _ := accCount(t, es); len(es) != n || ok != n {
 		t.Errorf("joblog: %d lines, %d ok; want %d each", len(es), ok, n)
 	}
-	if accOOMKills(t, cg) == 0 {
+	if testutil.OOMKills(t, cg) == 0 {
 		t.Fatalf("no OOM kill happened: 4 jobs fit in the cgroup after all, nothing to adapt to")
 	}
 	if len(sizes) == 0 || sizes[len(sizes)-1] != 2 || slices.Max(sizes) > 4 {
@@ -386,35 +350,31 @@ func TestWorkerLiveResizeE2E(t *testing.T) {
 	bin := buildRation(t)
 	help := accHelp(t, bin)
 	accNeed(t, help, "watch-interval", "log-format", "metrics-addr")
-	s := ownCgroup(t)
-	if s.CPUVersion != 1 || s.CPUDir == "" {
-		t.Skip("needs the v1 cpu controller")
-	}
-	if s.CPUQuota > 0 && s.CPUQuota < 2 {
+	if s := ownCgroup(t); s.CPUQuota > 0 && s.CPUQuota < 2 {
 		t.Skipf("own cgroup has a CPU quota of %.2f: cannot give a child 2 CPUs", s.CPUQuota)
 	}
-	t.Run("process", func(t *testing.T) { liveResize(t, bin, help, s, nil, "sh", "-c", "sleep 0.2") })
+	t.Run("process", func(t *testing.T) { liveResize(t, bin, help, nil, "sh", "-c", "sleep 0.2") })
 	t.Run("worker", func(t *testing.T) {
 		accNeed(t, help, "worker")
-		liveResize(t, bin, help, s, func(i int) string { return fmt.Sprintf("sleep:200:%d", i) }, "--worker", accGoWorker(t))
+		liveResize(t, bin, help, func(i int) string { return fmt.Sprintf("sleep:200:%d", i) }, "--worker", accGoWorker(t))
 	})
-	t.Run("disabled", func(t *testing.T) { noResize(t, bin, s, "--watch-limits=false") })
-	t.Run("explicit-j", func(t *testing.T) { noResize(t, bin, s, "-j", "3") })
+	t.Run("disabled", func(t *testing.T) { noResize(t, bin, "--watch-limits=false") })
+	t.Run("explicit-j", func(t *testing.T) { noResize(t, bin, "-j", "3") })
 	noChildrenLeft(t)
 }
 
 // noResize runs ration with args in a child cpu cgroup whose quota drops
 // from 2 CPUs to 0.5: with --watch-limits=false, or an explicit -j, the
 // pool must keep its size.
-func noResize(t *testing.T, bin string, s cgroup.Snapshot, args ...string) {
-	cg := testutil.ChildCgroupOf(t, s.CPUDir)
-	setQuota(t, 1, cg, 2)
+func noResize(t *testing.T, bin string, args ...string) {
+	cg, _ := testutil.ChildCgroup(t, "cpu")
+	testutil.SetCPUQuota(t, cg, 2)
 	release := filepath.Join(t.TempDir(), "release")
 	args = append(args, "--watch-interval", "200ms", "--log-format", "json", "--term-timeout", "1s",
 		"sh", "-c", `while [ ! -e "$RELEASE" ]; do sleep 0.05; done`, ":::", "a", "b", "c")
 	p := accStart(t, bin, nil, []string{"RELEASE=" + release}, []string{cg}, args...)
 	testutil.Eventually(t, 30*time.Second, "the three jobs to run", func() bool { return len(childrenOf(p.cmd.Process.Pid)) == 3 })
-	setQuota(t, 1, cg, 0.5)
+	testutil.SetCPUQuota(t, cg, 0.5)
 	time.Sleep(2 * time.Second) // ten watch intervals
 	os.WriteFile(release, nil, 0o644)
 	code := p.wait(60 * time.Second)
@@ -426,9 +386,9 @@ func noResize(t *testing.T, bin string, s cgroup.Snapshot, args ...string) {
 
 // liveResize runs one live-resize scenario; input makes the i-th input
 // (nil: the number i), cmd ends ration's arguments.
-func liveResize(t *testing.T, bin, help string, s cgroup.Snapshot, input func(int) string, cmd ...string) {
-	cg := testutil.ChildCgroupOf(t, s.CPUDir)
-	setQuota(t, 1, cg, 2)
+func liveResize(t *testing.T, bin, help string, input func(int) string, cmd ...string) {
+	cg, _ := testutil.ChildCgroup(t, "cpu")
+	testutil.SetCPUQuota(t, cg, 2)
 	full := int(limitsIn(t, bin, cg)["jobs"].(float64))
 	if full < 2 {
 		t.Skipf("a 2-CPU quota gives %d jobs here: nothing to shrink", full)
@@ -530,7 +490,7 @@ func liveResize(t *testing.T, bin, help string, s cgroup.Snapshot, input func(in
 		t.Errorf("%d worker processes at the start, want %d", kids, full)
 	}
 	before, _ := accResizes(p.stderr.String())
-	setQuota(t, 1, cg, 0.5)
+	testutil.SetCPUQuota(t, cg, 0.5)
 	shrink := waitSize(1, len(before), 10*time.Second)
 	t.Logf("quota 0.5 CPU: pool at 1 after %v", shrink.Round(time.Millisecond))
 	// The jobs that ran when the pool shrank end within 0.2s (slower under
@@ -549,7 +509,7 @@ func liveResize(t *testing.T, bin, help string, s cgroup.Snapshot, input func(in
 		time.Sleep(100 * time.Millisecond)
 	}
 	mid, _ := accResizes(p.stderr.String())
-	setQuota(t, 1, cg, 2)
+	testutil.SetCPUQuota(t, cg, 2)
 	grow := waitSize(full, len(mid), 20*time.Second)
 	t.Logf("quota 2 CPUs: pool back at %d after %v", full, grow.Round(time.Millisecond))
 
