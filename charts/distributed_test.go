@@ -209,9 +209,22 @@ func exitCode(err error) int {
 	}
 }
 
-// buildRation builds the ration binary from the repository root.
+// prebuiltEnv names the directory of commands built beforehand, for
+// running the compiled tests on a machine without a Go toolchain (as
+// internal/testutil.PrebuiltEnv, which this module cannot import).
+const prebuiltEnv = "RATION_TEST_PREBUILT"
+
+// buildRation builds the ration binary from the repository root, or
+// returns $RATION_TEST_PREBUILT/ration when that variable is set.
 func buildRation(t *testing.T) string {
 	t.Helper()
+	if dir := os.Getenv(prebuiltEnv); dir != "" {
+		bin := filepath.Join(dir, "ration")
+		if _, err := os.Stat(bin); err != nil {
+			t.Fatalf("%s is set but has no ration: %v", prebuiltEnv, err)
+		}
+		return bin
+	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		goBin = filepath.Join(os.Getenv("GOROOT"), "bin", "go") // go test sets GOROOT
@@ -245,9 +258,11 @@ func runFlags(t *testing.T, bin string) map[string]bool {
 	return flags
 }
 
-// childCgroupParent returns the directory of this process's own cgroup v1
-// cpu cgroup, below which the test creates its cgroups, or skips when that
-// is not possible (not root, no writable v1 cpu controller).
+// childCgroupParent returns the directory of this process's own cpu
+// cgroup, v1 or v2, below which the test creates its cgroups, or skips
+// when that is not possible (not root, no writable cpu controller). On v2
+// it first makes the directory able to give its children a cpu.max (see
+// delegateCPU).
 func childCgroupParent(t *testing.T) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
@@ -257,16 +272,49 @@ func childCgroupParent(t *testing.T) string {
 	if err != nil {
 		t.Skipf("no /proc/self/cgroup: %v", err)
 	}
-	var path string
+	// A v1 cpu controller wins over the v2 hierarchy, as in package cgroup
+	// (a hybrid host's unified hierarchy then has no cpu controller).
+	var v1Path, v2Path string
 	for _, line := range strings.Split(string(self), "\n") {
 		f := strings.SplitN(line, ":", 3)
-		if len(f) == 3 && slices.Contains(strings.Split(f[1], ","), "cpu") {
-			path = f[2]
+		switch {
+		case len(f) != 3:
+		case slices.Contains(strings.Split(f[1], ","), "cpu"):
+			v1Path = f[2]
+		case f[0] == "0" && f[1] == "":
+			v2Path = f[2]
 		}
 	}
-	if path == "" {
-		t.Skip("no cgroup v1 cpu controller (cgroup v2 hosts are covered by fixture trees in cgroup/)")
+	var dir string
+	switch {
+	case v1Path != "":
+		dir = cgroupMountDir(t, "cgroup", v1Path)
+	case v2Path != "":
+		dir = cgroupMountDir(t, "cgroup2", v2Path)
+		if ctrl, _ := os.ReadFile(filepath.Join(dir, "cgroup.controllers")); !slices.Contains(strings.Fields(string(ctrl)), "cpu") {
+			t.Skipf("cgroup v2: the cpu controller is not available in %s (cgroup.controllers %q)", dir, strings.TrimSpace(string(ctrl)))
+		}
+	default:
+		t.Skip("this process is in no cpu cgroup (neither a v1 cpu controller nor cgroup v2)")
 	}
+	probe := filepath.Join(dir, fmt.Sprintf("ration-probe-%d", os.Getpid()))
+	if err := os.Mkdir(probe, 0o755); err != nil {
+		t.Skipf("cpu cgroup %s is not writable: %v", dir, err)
+	}
+	if err := os.Remove(probe); err != nil {
+		t.Fatal(err)
+	}
+	if v1Path == "" {
+		delegateCPU(t, dir)
+	}
+	return dir
+}
+
+// cgroupMountDir returns the directory of the cgroup path (as
+// /proc/self/cgroup writes it) under a mount of fsType ("cgroup" with the
+// cpu option for v1, "cgroup2") whose root it lies below, or skips.
+func cgroupMountDir(t *testing.T, fsType, path string) string {
+	t.Helper()
 	mi, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		t.Skip(err)
@@ -277,7 +325,10 @@ func childCgroupParent(t *testing.T) string {
 			continue
 		}
 		pf, sf := strings.Fields(pre), strings.Fields(post)
-		if len(pf) < 5 || len(sf) < 3 || sf[0] != "cgroup" || !slices.Contains(strings.Split(sf[2], ","), "cpu") {
+		if len(pf) < 5 || len(sf) < 3 || sf[0] != fsType {
+			continue
+		}
+		if fsType == "cgroup" && !slices.Contains(strings.Split(sf[2], ","), "cpu") {
 			continue
 		}
 		root, mnt := pf[3], pf[4]
@@ -285,22 +336,75 @@ func childCgroupParent(t *testing.T) string {
 		if !ok {
 			continue
 		}
-		dir := filepath.Join(mnt, rel)
-		probe := filepath.Join(dir, fmt.Sprintf("ration-probe-%d", os.Getpid()))
-		if err := os.Mkdir(probe, 0o755); err != nil {
-			t.Skipf("cpu cgroup %s is not writable: %v", dir, err)
-		}
-		if err := os.Remove(probe); err != nil {
-			t.Fatal(err)
-		}
-		return dir
+		return filepath.Join(mnt, rel)
 	}
-	t.Skip("cgroup v1 cpu controller is not mounted")
+	t.Skipf("no %s mount holds the cgroup %s", fsType, path)
 	return ""
 }
 
-// makeCPUCgroup creates parent/name with the given CFS quota per 100ms and
-// removes it at cleanup, killing any process of ours still in it.
+// delegateCPU lets the children of the cgroup v2 directory dir, this
+// process's own cgroup, have cpu.max. v2 gives a controller to the
+// children of a cgroup only when the cgroup enables it in
+// cgroup.subtree_control, which the kernel refuses while the cgroup holds
+// processes (the no-internal-process rule). So unless cpu is enabled
+// already, the test process, which must be alone in dir, moves into a leaf
+// child of dir and enables cpu in dir; the cleanups undo both. (This is
+// what internal/testutil.ChildCgroup does, which this module cannot
+// import.)
+func delegateCPU(t *testing.T, dir string) {
+	t.Helper()
+	read := func(file string) []string {
+		b, _ := os.ReadFile(filepath.Join(dir, file))
+		return strings.Fields(string(b))
+	}
+	if slices.Contains(read("cgroup.subtree_control"), "cpu") {
+		return
+	}
+	self := strconv.Itoa(os.Getpid())
+	if procs := read("cgroup.procs"); len(procs) != 1 || procs[0] != self {
+		t.Skipf("cgroup v2: %s holds other processes than this test (%v), so it cannot enable cpu for its children; run the test binary alone in a cgroup of its own", dir, procs)
+	}
+	leaf := filepath.Join(dir, fmt.Sprintf("ration-dist-%s-self", self))
+	if err := os.Mkdir(leaf, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(leaf, "cgroup.procs"), []byte(self), 0o644); err != nil {
+		_ = os.Remove(leaf)
+		t.Fatalf("cgroup v2: moving the test into %s: %v", leaf, err)
+	}
+	// Runs last: the move back needs cpu disabled in dir again.
+	t.Cleanup(func() {
+		for range 100 {
+			b, _ := os.ReadFile(filepath.Join(leaf, "cgroup.procs"))
+			procs := strings.Fields(string(b))
+			if len(procs) == 0 {
+				break
+			}
+			for _, p := range procs {
+				if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(p), 0o644); err != nil {
+					t.Errorf("cgroup v2: moving %s back to %s: %v", p, dir, err)
+					return
+				}
+			}
+		}
+		if err := os.Remove(leaf); err != nil {
+			t.Errorf("cgroup v2: %v", err)
+		}
+	})
+	if err := os.WriteFile(filepath.Join(dir, "cgroup.subtree_control"), []byte("+cpu"), 0o644); err != nil {
+		t.Fatalf("cgroup v2: enabling cpu in %s: %v", dir, err)
+	}
+	// Runs after the shards' cgroups are gone (registered later).
+	t.Cleanup(func() {
+		if err := os.WriteFile(filepath.Join(dir, "cgroup.subtree_control"), []byte("-cpu"), 0o644); err != nil {
+			t.Errorf("cgroup v2: disabling cpu in %s: %v", dir, err)
+		}
+	})
+}
+
+// makeCPUCgroup creates parent/name with the given CPU quota per 100ms
+// (v1 cpu.cfs_quota_us, v2 cpu.max) and removes it at cleanup, killing any
+// process of ours still in it.
 func makeCPUCgroup(t *testing.T, parent, name string, quotaUs int64) string {
 	t.Helper()
 	dir := filepath.Join(parent, name)
@@ -332,6 +436,10 @@ func makeCPUCgroup(t *testing.T, parent, name string, quotaUs int64) string {
 		if err := os.WriteFile(filepath.Join(dir, file), []byte(v), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "cgroup.controllers")); err == nil {
+		write("cpu.max", fmt.Sprintf("%d 100000", quotaUs))
+		return dir
 	}
 	write("cpu.cfs_period_us", "100000")
 	write("cpu.cfs_quota_us", strconv.FormatInt(quotaUs, 10))

@@ -44,6 +44,9 @@ build() {
 	for p in cgroup limits runner/admit runner/worker runner/workerexec cmd/ration; do
 		go test -c "${flags[@]}" -o "$bin/tests/${p//\//-}.test" "./$p"
 	done
+	# charts is a module of its own; its distributed-run test puts ration
+	# shards in cgroups with CPU quotas.
+	(cd charts && go test -c "${flags[@]}" -o "$bin/tests/charts.test" .)
 	(cd bench && go build "${flags[@]}" -o "$bin/bench/scenario" ./scenario &&
 		go build "${flags[@]}" -o "$bin/bench/burn" ./workers/burn &&
 		go build "${flags[@]}" -o "$bin/bench/poolmap" ./scenario/poolmap &&

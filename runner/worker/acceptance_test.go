@@ -8,9 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -81,11 +78,7 @@ func TestRealOOM(t *testing.T) {
 		{"go", func(*testing.T) []string { return []string{goWorker} }},
 	} {
 		t.Run(w.name, func(t *testing.T) {
-			cg := childCgroup(t, "memory")
-			writeFile(t, filepath.Join(cg, "memory.limit_in_bytes"), strconv.Itoa(64<<20))
-			if _, err := os.Stat(filepath.Join(cg, "memory.memsw.limit_in_bytes")); err == nil {
-				writeFile(t, filepath.Join(cg, "memory.memsw.limit_in_bytes"), strconv.Itoa(64<<20)) // no escape into swap
-			}
+			cg := memoryCgroup(t, 64<<20) // swap included: no escape into swap
 			p, rec := newPool(t, worker.Config{Command: w.cmd(t), Size: 2, OnStart: moveTo(cg)})
 			inputs := make([]string, 50)
 			const hog = 17

@@ -45,15 +45,30 @@ func TestDocExamples(t *testing.T) {
 	if err := os.WriteFile(src, []byte(codeBlock(t, md, "go", "package main")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(dir, "goworker")
-	build := exec.Command(testutil.GoTool(), "build", "-o", bin, src)
-	build.Dir = dir
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the Go worker of docs/workers.md: %v\n%s", err, out)
+	workers := []struct {
+		name string
+		cmd  func(t *testing.T) []string
+	}{
+		{"python", func(t *testing.T) []string { return append(pyWorker(t)[:1], py) }},
+		{"go", func(t *testing.T) []string {
+			// The worker is built from the doc's own source, so no prebuilt
+			// binary ($RATION_TEST_PREBUILT) can stand in for it.
+			goTool := testutil.GoTool()
+			if _, err := exec.LookPath(goTool); err != nil {
+				t.Skipf("no Go toolchain to build the Go worker of docs/workers.md: %v", err)
+			}
+			bin := filepath.Join(dir, "goworker")
+			build := exec.Command(goTool, "build", "-o", bin, src)
+			build.Dir = dir
+			if out, err := build.CombinedOutput(); err != nil {
+				t.Fatalf("building the Go worker of docs/workers.md: %v\n%s", err, out)
+			}
+			return []string{bin}
+		}},
 	}
-	for name, cmd := range map[string][]string{"python": append(pyWorker(t)[:1], py), "go": {bin}} {
-		t.Run(name, func(t *testing.T) {
-			p, _ := newPool(t, worker.Config{Command: cmd, Size: 2})
+	for _, w := range workers {
+		t.Run(w.name, func(t *testing.T) {
+			p, _ := newPool(t, worker.Config{Command: w.cmd(t), Size: 2})
 			out, err := p.Do(context.Background(), "hello")
 			if err != nil || worker.OutputText(out) != "HELLO" {
 				t.Errorf("got %s, %v; want HELLO", out, err)

@@ -25,6 +25,10 @@ import (
 var goWorker string
 
 func TestMain(m *testing.M) {
+	// On cgroup v2 the tests' memory cgroups need this process moved into
+	// a leaf of its own cgroup, which is only possible while it is alone
+	// there: before any test has started a process that might outlive it.
+	undo := testutil.DelegateCgroups()
 	dir, err := os.MkdirTemp("", "ration-goworker")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -38,10 +42,12 @@ func TestMain(m *testing.M) {
 		build.Stderr = os.Stderr
 		if err := build.Run(); err != nil {
 			fmt.Fprintln(os.Stderr, "building examples/goworker:", err)
+			undo()
 			os.Exit(2)
 		}
 	}
 	code := m.Run()
+	undo()
 	os.RemoveAll(dir)
 	if code == 0 {
 		if kids := children(nil); len(kids) > 0 {
@@ -172,23 +178,15 @@ func newPool(t *testing.T, cfg worker.Config) (*worker.Pool, *recorder) {
 // lockedBuffer is the shared buffer safe for concurrent use.
 type lockedBuffer = testutil.Buffer
 
-// childCgroup creates a child of this process's own cgroup in the v1
-// hierarchy of controller ("memory" or "cpu"), removed at cleanup; it
-// skips unless that hierarchy is v1 and writable.
-func childCgroup(t *testing.T, controller string) string {
+// memoryCgroup creates a child memory cgroup of this process's own
+// cgroup, in whichever hierarchy (v1 or v2) holds the memory controller,
+// limited to limit bytes with swap included, so that a task over the
+// limit is OOM-killed rather than swapped out; it is removed at cleanup.
+// It skips where no writable memory hierarchy is available.
+func memoryCgroup(t *testing.T, limit int64) string {
 	t.Helper()
-	dir, version := testutil.ChildCgroup(t, controller)
-	if version != 1 {
-		t.Skipf("no v1 %s hierarchy (version %d)", controller, version)
-	}
+	dir, _ := testutil.MemoryCgroup(t, limit)
 	return dir
-}
-
-func writeFile(t *testing.T, path, value string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(value), 0o644); err != nil {
-		t.Fatalf("writing %q to %s: %v", value, path, err)
-	}
 }
 
 // moveTo returns an OnStart hook that moves each worker into cgroup dir.

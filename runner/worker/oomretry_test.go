@@ -6,9 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -26,11 +23,7 @@ import (
 // until A has ended, and then succeeds. Before the rule, B went to the
 // replacement worker at once, beside A, was killed again and quarantined.
 func TestRealOOMRedispatchWaits(t *testing.T) {
-	cg := childCgroup(t, "memory")
-	writeFile(t, filepath.Join(cg, "memory.limit_in_bytes"), strconv.Itoa(128<<20))
-	if _, err := os.Stat(filepath.Join(cg, "memory.memsw.limit_in_bytes")); err == nil {
-		writeFile(t, filepath.Join(cg, "memory.memsw.limit_in_bytes"), strconv.Itoa(128<<20)) // no escape into swap
-	}
+	cg := memoryCgroup(t, 128<<20) // swap included: no escape into swap
 	p, rec := newPool(t, worker.Config{Command: []string{goWorker}, Size: 2, OnStart: moveTo(cg)})
 
 	var (
@@ -92,11 +85,7 @@ func TestRealOOMRedispatchWaits(t *testing.T) {
 // after an OOM kill starts with no more tasks in flight, the retiring old
 // generation's included, than the size the pool has then.
 func TestRealOOMRecreationHalves(t *testing.T) {
-	cg := childCgroup(t, "memory")
-	writeFile(t, filepath.Join(cg, "memory.limit_in_bytes"), strconv.Itoa(150<<20))
-	if _, err := os.Stat(filepath.Join(cg, "memory.memsw.limit_in_bytes")); err == nil {
-		writeFile(t, filepath.Join(cg, "memory.memsw.limit_in_bytes"), strconv.Itoa(150<<20))
-	}
+	cg := memoryCgroup(t, 150<<20) // swap included: no escape into swap
 	var pool atomic.Pointer[worker.Pool]
 	halve := event.Func(func(e event.Event) {
 		if e.Kind == event.PoolRecreated && e.Cause == event.CauseOOM {

@@ -35,16 +35,6 @@ func pyWorker(t *testing.T) []string {
 	return []string{testutil.Python(t), abs}
 }
 
-// v1Cgroup is a child cgroup of controller in a v1 hierarchy.
-func v1Cgroup(t *testing.T, controller string) string {
-	t.Helper()
-	dir, version := testutil.ChildCgroup(t, controller)
-	if version != 1 {
-		t.Skipf("no v1 %s hierarchy (version %d)", controller, version)
-	}
-	return dir
-}
-
 // moveTo returns an OnStart hook that moves each worker into cgroup dir.
 func moveTo(dir string) func(pid int) error {
 	return func(pid int) error {
@@ -56,13 +46,10 @@ func moveTo(dir string) func(pid int) error {
 // run of 4 workers breaks by OOM, the runner's controller halves, grows
 // back, and settles at 2; every job succeeds, and the stats say so.
 func TestAdaptive(t *testing.T) {
-	cg := v1Cgroup(t, "memory")
 	// A Python worker is ~14 MiB; a task holds 64 MiB for 150 ms.
-	// 2 x 78 = 156 MiB fits in 190 MiB; 3 x 78 = 234 MiB does not.
-	testutil.WriteFile(t, filepath.Join(cg, "memory.limit_in_bytes"), strconv.Itoa(190<<20))
-	if _, err := os.Stat(filepath.Join(cg, "memory.memsw.limit_in_bytes")); err == nil {
-		testutil.WriteFile(t, filepath.Join(cg, "memory.memsw.limit_in_bytes"), strconv.Itoa(190<<20))
-	}
+	// 2 x 78 = 156 MiB fits in 190 MiB; 3 x 78 = 234 MiB does not. The
+	// limit includes swap (v1 memsw, v2 memory.swap.max 0): no escape.
+	cg, _ := testutil.MemoryCgroup(t, 190<<20)
 	inputs := make([]string, 48)
 	for i := range inputs {
 		inputs[i] = "alloc:64:150"
@@ -111,12 +98,11 @@ func TestAdaptive(t *testing.T) {
 
 // TestLiveResize: the run follows the CPU quota of a real child cpu cgroup,
 // and so do its workers. The watched process is a child placed in that
-// cgroup (the test process itself is never moved): the watcher reads its
-// cgroup by pid.
+// cgroup (the test process itself is never moved into it): the watcher
+// reads its cgroup by pid.
 func TestLiveResize(t *testing.T) {
-	cg := v1Cgroup(t, "cpu")
-	testutil.WriteFile(t, filepath.Join(cg, "cpu.cfs_period_us"), "100000")
-	testutil.WriteFile(t, filepath.Join(cg, "cpu.cfs_quota_us"), "200000")
+	cg, _ := testutil.ChildCgroup(t, "cpu")
+	testutil.SetCPUQuota(t, cg, 2)
 	sleeper := exec.Command("sleep", "300")
 	if err := sleeper.Start(); err != nil {
 		t.Fatal(err)
@@ -168,11 +154,11 @@ func TestLiveResize(t *testing.T) {
 	}
 	testutil.Eventually(t, 10*time.Second, "the workers to start", settled(full))
 	<-baseline
-	testutil.WriteFile(t, filepath.Join(cg, "cpu.cfs_quota_us"), "50000")
+	testutil.SetCPUQuota(t, cg, 0.5)
 	t0 := time.Now()
 	testutil.Eventually(t, 10*time.Second, "the pool to shrink to 1", settled(1))
 	t.Logf("quota 0.5 CPU: pool at 1 worker after %v", time.Since(t0))
-	testutil.WriteFile(t, filepath.Join(cg, "cpu.cfs_quota_us"), "200000")
+	testutil.SetCPUQuota(t, cg, 2)
 	t0 = time.Now()
 	testutil.Eventually(t, 10*time.Second, fmt.Sprintf("the pool to grow back to %d", full), settled(full))
 	t.Logf("quota 2 CPUs: pool at %d workers after %v", full, time.Since(t0))
