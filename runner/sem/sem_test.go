@@ -51,7 +51,12 @@ func helper(args []string) int {
 			return 2
 		}
 		fmt.Println("held")
-		select {}
+		// A sleep, not select {}: with no goroutine left that could wake
+		// it, the runtime would abort a bare select as a deadlock (and
+		// free the slot) before the test kills the holder.
+		for {
+			time.Sleep(time.Hour)
+		}
 	case "loop":
 		n, _ := strconv.Atoi(args[2])
 		rounds, _ := strconv.Atoi(args[3])
@@ -84,7 +89,12 @@ func helper(args []string) int {
 		return 0
 	case "inherit":
 		fmt.Println("held")
-		select {}
+		// A sleep, not select {}: with no goroutine left that could wake
+		// it, the runtime would abort a bare select as a deadlock (and
+		// free the slot) before the test kills the holder.
+		for {
+			time.Sleep(time.Hour)
+		}
 	}
 	return 2
 }
