@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -108,5 +109,35 @@ func write(t *testing.T, name, data string) {
 	t.Helper()
 	if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRealProcs: Procs of a real cgroup lists the process moved into it,
+// and one moved into a child of it.
+func TestRealProcs(t *testing.T) {
+	dir, _ := testutil.ChildCgroup(t, "memory")
+	child := testutil.ChildCgroupOf(t, dir)
+	var pids []int
+	for _, into := range []string{dir, child} {
+		sleep := exec.Command("sleep", "60")
+		if err := sleep.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Registered after the cgroups' removal, so it runs before it.
+		t.Cleanup(func() {
+			_ = sleep.Process.Kill()
+			_ = sleep.Wait()
+		})
+		write(t, filepath.Join(into, "cgroup.procs"), strconv.Itoa(sleep.Process.Pid))
+		pids = append(pids, sleep.Process.Pid)
+	}
+	got, err := cgroup.Procs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	slices.Sort(pids)
+	if !slices.Equal(got, pids) {
+		t.Errorf("Procs(%s) = %v, want %v", dir, got, pids)
 	}
 }

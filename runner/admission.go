@@ -157,8 +157,14 @@ func (a *admission) sample(pids []int, now time.Time) {
 	}
 	if a.rssAt.IsZero() || now.Sub(a.rssAt) > sampleMaxAge {
 		// Each job runs in its own process group (its PID's): its RSS is
-		// the group's, a shell's children included.
-		a.rss, _ = admit.GroupRSS(a.proc, pids)
+		// the group's, a shell's children included. Only the processes
+		// of the memory cgroup are read (see admit.GroupRSSOf); all of
+		// /proc only when its process list cannot be read.
+		if procs, err := a.sampler.Procs(); err == nil {
+			a.rss = admit.GroupRSSOf(a.proc, procs, pids)
+		} else {
+			a.rss, _ = admit.GroupRSS(a.proc, pids)
+		}
 		a.rssAt = now
 		return
 	}

@@ -226,3 +226,35 @@ func TestAdmissionPressure(t *testing.T) {
 		t.Errorf("MemoryBound %q, summary %q", sum.MemoryBound, sum)
 	}
 }
+
+// TestAdmissionRSSOnlyOwnCgroup: the running jobs' RSS counts only the
+// processes of the memory cgroup (its cgroup.procs): a process of a job's
+// group that is elsewhere is neither charged to the limit nor read. (The
+// sampler used to read every process in /proc, which on a shared host
+// held other runs' exiting processes' memory for the length of each read.)
+func TestAdmissionRSSOnlyOwnCgroup(t *testing.T) {
+	dir := memFixture(t, 1, "")
+	if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte("100\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	proc := t.TempDir()
+	stat := func(pid, pgrp, pages string) {
+		d := filepath.Join(proc, pid)
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		// pid (comm) state ppid pgrp ... rss is field 24.
+		line := pid + " (job) S 1 " + pgrp + strings.Repeat(" 0", 18) + " " + pages + strings.Repeat(" 0", 27) + "\n"
+		if err := os.WriteFile(filepath.Join(d, "stat"), []byte(line), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stat("100", "100", "1000") // the job's leader, in the cgroup
+	stat("200", "100", "5000") // a process of its group in another cgroup
+	a := newAdmission(Config{Memory: admit.SamplerFor(dir, 1)})
+	a.proc = proc
+	a.sample([]int{100}, time.Now())
+	if got, want := a.rss[100], int64(1000*os.Getpagesize()); got != want {
+		t.Errorf("job 100's RSS = %d bytes, want %d (its process in the cgroup only)", got, want)
+	}
+}

@@ -52,6 +52,11 @@ func SamplerFor(dir string, version int) *Sampler {
 // check.
 func (s *Sampler) Limited() bool { return s.limitAt != "" }
 
+// Procs returns the processes of the memory cgroup the Sampler reads and
+// of the cgroups below it ([cgroup.Procs]): the jobs' processes, where
+// the jobs run in the runner's cgroup.
+func (s *Sampler) Procs() ([]int, error) { return cgroup.Procs(s.leaf) }
+
 // Sample reads the cgroups now. oomKills is the process's memory cgroup's
 // oom_kill counter, -1 when the kernel does not count. The limit is
 // re-read from the cgroup that set it at NewSampler (a resized pod is
@@ -76,26 +81,42 @@ func (s *Sampler) Sample() (r Reading, oomKills int64, err error) {
 
 // GroupRSS returns the resident memory, in bytes, of the processes of each
 // process group in pgids (a job's, as the runner starts each job in its
-// own group), read from procRoot/PID/stat ("/proc" on Linux) in one pass.
-// A group with no process left has no entry. Processes that exit during
-// the scan are skipped. Without a /proc (not Linux) it returns an error
-// wrapping fs.ErrNotExist.
+// own group), read from procRoot/PID/stat ("/proc" on Linux) in one pass
+// over every process there. A group with no process left has no entry.
+// Processes that exit during the scan are skipped. Without a /proc (not
+// Linux) it returns an error wrapping fs.ErrNotExist. [GroupRSSOf] reads
+// only the processes given, which a runner with a memory cgroup prefers.
 func GroupRSS(procRoot string, pgids []int) (map[int]int64, error) {
+	ents, err := os.ReadDir(procRoot)
+	if err != nil {
+		return map[int]int64{}, fmt.Errorf("admit: %w", err)
+	}
+	pids := make([]int, 0, len(ents))
+	for _, e := range ents {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return GroupRSSOf(procRoot, pids, pgids), nil
+}
+
+// GroupRSSOf is [GroupRSS] over the processes pids only: those of the
+// memory cgroup whose limit the jobs share ([Sampler.Procs]), which are
+// the ones whose memory counts against it. Reading a process's stat file
+// makes the kernel hold its memory for the length of the read (a process
+// that exits meanwhile frees it only when the read ends), so a runner
+// that scanned every process on the machine could delay the release of
+// another cgroup's OOM-killed job, just when that cgroup needs its memory
+// back; and the scan's cost grew with the machine's process count.
+func GroupRSSOf(procRoot string, pids, pgids []int) map[int]int64 {
 	want := map[int]bool{}
 	for _, g := range pgids {
 		want[g] = true
 	}
 	out := map[int]int64{}
-	ents, err := os.ReadDir(procRoot)
-	if err != nil {
-		return out, fmt.Errorf("admit: %w", err)
-	}
 	page := int64(os.Getpagesize())
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(procRoot, e.Name(), "stat"))
+	for _, pid := range pids {
+		b, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "stat"))
 		if err != nil {
 			continue // exited, or a kernel thread we may not read
 		}
@@ -105,7 +126,7 @@ func GroupRSS(procRoot string, pgids []int) (map[int]int64, error) {
 		}
 		out[pgrp] += pages * page
 	}
-	return out, nil
+	return out
 }
 
 // ProcessRSS returns the resident memory, in bytes, of the one process
