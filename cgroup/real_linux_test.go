@@ -29,15 +29,7 @@ func TestRealMoveAndResize(t *testing.T) {
 	if version == 2 {
 		quotaFile, value = "cpu.max", func(q int) string { return fmt.Sprintf("%d 100000", q) }
 	}
-	sleep := exec.Command("sleep", "60")
-	if err := sleep.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// Registered after ChildCgroup's removal, so it runs before it.
-	t.Cleanup(func() {
-		_ = sleep.Process.Kill()
-		_ = sleep.Wait()
-	})
+	sleep := startSleep(t)
 	pid := sleep.Process.Pid
 	r := cgroup.Reader{}
 	read := func(when string) cgroup.Snapshot {
@@ -119,15 +111,7 @@ func TestRealProcs(t *testing.T) {
 	child := testutil.ChildCgroupOf(t, dir)
 	var pids []int
 	for _, into := range []string{dir, child} {
-		sleep := exec.Command("sleep", "60")
-		if err := sleep.Start(); err != nil {
-			t.Fatal(err)
-		}
-		// Registered after the cgroups' removal, so it runs before it.
-		t.Cleanup(func() {
-			_ = sleep.Process.Kill()
-			_ = sleep.Wait()
-		})
+		sleep := startSleep(t)
 		write(t, filepath.Join(into, "cgroup.procs"), strconv.Itoa(sleep.Process.Pid))
 		pids = append(pids, sleep.Process.Pid)
 	}
@@ -140,4 +124,20 @@ func TestRealProcs(t *testing.T) {
 	if !slices.Equal(got, pids) {
 		t.Errorf("Procs(%s) = %v, want %v", dir, got, pids)
 	}
+}
+
+// startSleep starts a process that sleeps for a minute, killed and reaped
+// at cleanup: registered after the test's cgroups were created, it runs
+// before their removal.
+func startSleep(t *testing.T) *exec.Cmd {
+	t.Helper()
+	sleep := exec.Command("sleep", "60")
+	if err := sleep.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = sleep.Process.Kill()
+		_ = sleep.Wait()
+	})
+	return sleep
 }
