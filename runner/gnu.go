@@ -65,8 +65,9 @@ type GNU struct {
 	Delay time.Duration
 	// TimeoutPercent, when > 0, stops an attempt running longer than
 	// this percentage of the median runtime of the jobs that succeeded
-	// (--timeout P%, as GNU parallel); before one succeeded there is no
-	// limit. It counts as Config.Timeout does.
+	// (--timeout P%, as GNU parallel), and never sooner than after 1 s;
+	// before one succeeded there is no limit. It counts as Config.Timeout
+	// does.
 	TimeoutPercent float64
 	// Exec are the options that change how a job runs (gnuexec).
 	Exec GNUExec

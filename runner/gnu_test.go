@@ -254,6 +254,20 @@ func TestGNUShellPath(t *testing.T) {
 	}
 }
 
+// TestGNUTimeoutPercentFloor: --timeout 300% of a median of a few
+// milliseconds does not stop a job of 0.3 s: the limit is never below
+// 1 s (it stopped it, and under load even an echo, before).
+func TestGNUTimeoutPercentFloor(t *testing.T) {
+	sum, _, _, err := run(t, Config{Command: []string{"sleep"}, Jobs: 1, Input: input.Args([]string{"0.001", "0.001", "0.001", "0.3"}),
+		GNU: GNU{TimeoutPercent: 300}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Succeeded != 4 || sum.Failed != 0 {
+		t.Errorf("summary %+v, want all 4 succeeded", sum)
+	}
+}
+
 // TestGNUTimeoutPercent: --timeout 300% stops a job running longer than 3
 // times the median runtime of the succeeded jobs; before one succeeded
 // there is no limit.

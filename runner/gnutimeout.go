@@ -46,9 +46,18 @@ func (rt *runtimes) get() time.Duration {
 	return rt.median
 }
 
+// minPercentTimeout is the least limit --timeout P% sets. A timeout is
+// there to stop jobs that hang, and the runtime of jobs much shorter than
+// a second varies with the machine's load by more than their own length:
+// a 2 ms echo takes 20 ms on a busy machine, and 300% of a median of 2 ms
+// stopped it (GNU parallel's tutorial example did so under make test's
+// load).
+const minPercentTimeout = time.Second
+
 // percentTimeout wraps an attempt's context for --timeout P%: it is
 // cancelled with ErrTimeout once the attempt ran longer than P% of the
-// median runtime of the succeeded jobs (no limit before one succeeded).
+// median runtime of the succeeded jobs, and longer than
+// minPercentTimeout (no limit before one succeeded).
 // cancel is the attempt's own; the returned one ends both.
 func (r *Runner) percentTimeout(ctx context.Context, cancel context.CancelFunc) (context.Context, context.CancelFunc) {
 	pct := r.cfg.GNU.TimeoutPercent
@@ -66,10 +75,13 @@ func (r *Runner) percentTimeout(ctx context.Context, cancel context.CancelFunc) 
 				return
 			case <-t.C:
 			}
-			if med := r.gnu.runtimes.get(); med > 0 && time.Since(start) > time.Duration(float64(med)*pct/100) {
-				limit := time.Duration(float64(med) * pct / 100)
-				pcancel(fmt.Errorf("%w after %s (%g%% of the succeeded jobs' median runtime, %s)",
-					ErrTimeout, limit.Round(time.Millisecond), pct, med.Round(time.Millisecond)))
+			med := r.gnu.runtimes.get()
+			if med <= 0 {
+				continue
+			}
+			if limit := max(time.Duration(float64(med)*pct/100), minPercentTimeout); time.Since(start) > limit {
+				pcancel(fmt.Errorf("%w after %s (%g%% of the succeeded jobs' median runtime, %s, and at least %s)",
+					ErrTimeout, limit.Round(time.Millisecond), pct, med.Round(time.Millisecond), minPercentTimeout))
 				return
 			}
 		}
