@@ -323,7 +323,7 @@ func treeRSS(pid int) (int64, error) {
 		if depth > 32 {
 			return nil
 		}
-		kids, err := p.Children()
+		kids, err := childrenOf(p)
 		if err != nil {
 			return nil // no children (gopsutil says so with an error)
 		}
