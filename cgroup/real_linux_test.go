@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/ration-run/ration/cgroup"
@@ -47,7 +46,7 @@ func TestRealMoveAndResize(t *testing.T) {
 	write(t, filepath.Join(dir, quotaFile), value(50000))
 	write(t, filepath.Join(dir, "cgroup.procs"), strconv.Itoa(pid))
 	moved := read("after the move")
-	wantPath := cgroupPath(t, own, dir)
+	wantPath := testutil.CgroupPath(own.CPUCgroup, own.CPUDir, dir)
 	if moved.CPUCgroup != wantPath || moved.CPUDir != dir {
 		t.Errorf("after the move: CPUCgroup %q, CPUDir %q; want %q, %q", moved.CPUCgroup, moved.CPUDir, wantPath, dir)
 	}
@@ -71,30 +70,6 @@ func TestRealMoveAndResize(t *testing.T) {
 	if _, err := r.ReadProcess(pid); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("ReadProcess of a reaped process: err = %v, want fs.ErrNotExist", err)
 	}
-}
-
-// cgroupPath is the cgroup path, as /proc/PID/cgroup writes it, of the
-// directory dir in own's CPU hierarchy: own's path, walked as dir lies
-// from own's directory. On v1 dir is a child of own; on v2 ChildCgroup
-// has moved this process into a leaf below its cgroup first, so own (read
-// after it) is that leaf and dir its sibling: "../name".
-func cgroupPath(t *testing.T, own cgroup.Snapshot, dir string) string {
-	t.Helper()
-	rel, err := filepath.Rel(own.CPUDir, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Not path.Join: it would clean away the leading ".." of a path
-	// outside the cgroup namespace ("/../x").
-	p := strings.TrimSuffix(own.CPUCgroup, "/")
-	for _, e := range strings.Split(rel, string(filepath.Separator)) {
-		if e == ".." {
-			p = p[:max(strings.LastIndex(p, "/"), 0)]
-		} else {
-			p += "/" + e
-		}
-	}
-	return p
 }
 
 func write(t *testing.T, name, data string) {

@@ -169,7 +169,7 @@ func TestLimitsRealCPUQuota(t *testing.T) {
 	dir, _ := testutil.ChildCgroup(t, "cpu") // before the build: it may skip
 	bin := buildRation(t)
 	// Read after ChildCgroup: on v2 the test process may have moved into a
-	// leaf beside dir (testutil.DelegateCgroups); cgroupPathOf takes that.
+	// leaf beside dir (testutil.DelegateCgroups); testutil.CgroupPath takes that.
 	s := ownCgroup(t)
 	cpus := float64(s.AffinityCPUs)
 	if s.CPUQuota > 0 {
@@ -191,7 +191,7 @@ func TestLimitsRealCPUQuota(t *testing.T) {
 				t.Errorf("jobs = %v, want %d; reason: %v", got, want, m["reason"])
 			}
 			if q > 0 && q < cpus {
-				if m["cpu_quota"] != q || !strings.Contains(m["reason"].(string), "at "+cgroupPathOf(s.CPUCgroup, s.CPUDir, dir)) {
+				if m["cpu_quota"] != q || !strings.Contains(m["reason"].(string), "at "+testutil.CgroupPath(s.CPUCgroup, s.CPUDir, dir)) {
 					t.Errorf("cpu_quota %v, reason %q: want %v at the child cgroup", m["cpu_quota"], m["reason"], q)
 				}
 			}
@@ -216,9 +216,9 @@ func TestLimitsRealParentQuota(t *testing.T) {
 	bin := buildRation(t)
 	m := limitsIn(t, bin, child)
 	if m["jobs"].(float64) != 1 || m["cpu_quota"] != 0.5 || m["leaf_cpu_quota"] != nil ||
-		m["cpu_quota_cgroup"] != cgroupPathOf(s.CPUCgroup, s.CPUDir, parent) {
+		m["cpu_quota_cgroup"] != testutil.CgroupPath(s.CPUCgroup, s.CPUDir, parent) {
 		t.Errorf("jobs %v cpu_quota %v leaf %v at %v; want 1, 0.5, null at %s", m["jobs"], m["cpu_quota"],
-			m["leaf_cpu_quota"], m["cpu_quota_cgroup"], cgroupPathOf(s.CPUCgroup, s.CPUDir, parent))
+			m["leaf_cpu_quota"], m["cpu_quota_cgroup"], testutil.CgroupPath(s.CPUCgroup, s.CPUDir, parent))
 	}
 }
 
@@ -241,16 +241,4 @@ func TestLimitsRealMemory(t *testing.T) {
 			m["jobs"], m["memory_limit_bytes"], m["memory_max_jobs"], want, 256<<20, m["reason"])
 	}
 	t.Logf("%v", m["reason"])
-}
-
-// cgroupPathOf turns a directory created below our own cgroup directory
-// ownDir (cgroup path own), or beside it (on v2, where the test process
-// sits in a leaf of its own next to the cgroups it creates), into its
-// cgroup path, as ration reports it.
-func cgroupPathOf(own, ownDir, dir string) string {
-	rel, err := filepath.Rel(ownDir, dir)
-	if err != nil {
-		return "?" + dir
-	}
-	return filepath.Join(own, rel)
 }

@@ -50,6 +50,9 @@ func OOMKills(t testing.TB, dir string) int {
 	return -1
 }
 
+// CgroupPath is dir: there are no cgroups on this system.
+func CgroupPath(own, ownDir, dir string) string { return dir }
+
 // EnableControllers does nothing: there are no cgroups on this system.
 func EnableControllers(t testing.TB, dir string) {}
 

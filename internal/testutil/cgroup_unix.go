@@ -308,27 +308,44 @@ func SetCPUQuota(t testing.TB, dir string, cpus float64) {
 }
 
 // OOMKills is the number of processes the kernel OOM-killed in the
-// memory cgroup dir and below: oom_kill of memory.events on v2, of
-// memory.oom_control on v1. It fails t when the count cannot be read.
+// memory cgroup dir and below ([cgroup.OOMKills]: oom_kill of
+// memory.events on v2, of memory.oom_control on v1). It fails t when the
+// count cannot be read.
 func OOMKills(t testing.TB, dir string) int {
 	t.Helper()
-	file := "memory.oom_control"
-	if CgroupVersion(dir) == 2 {
-		file = "memory.events"
-	}
-	b, err := os.ReadFile(filepath.Join(dir, file))
+	n, err := cgroup.OOMKills(dir, CgroupVersion(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for line := range strings.Lines(string(b)) {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "oom_kill "); ok {
-			if n, err := strconv.Atoi(v); err == nil {
-				return n
-			}
+	return int(n)
+}
+
+// CgroupPath is the cgroup path, as /proc/PID/cgroup and ration write it,
+// of the cgroup directory dir, given the test process's own cgroup path
+// own and its directory ownDir: own, walked as dir lies from ownDir. On v1
+// the test's cgroups are children of ownDir; on v2, after ChildCgroup
+// moved the test process into a leaf, they are that leaf's siblings
+// ("../name"). Not path.Join: it would clean away the leading ".." of a
+// path outside the cgroup namespace ("/../x").
+func CgroupPath(own, ownDir, dir string) string {
+	rel, err := filepath.Rel(ownDir, dir)
+	if err != nil {
+		return "?" + dir
+	}
+	p := strings.TrimSuffix(own, "/")
+	for _, e := range strings.Split(rel, string(filepath.Separator)) {
+		switch e {
+		case ".":
+		case "..":
+			p = p[:max(strings.LastIndex(p, "/"), 0)]
+		default:
+			p += "/" + e
 		}
 	}
-	t.Fatalf("%s has no oom_kill count:\n%s", filepath.Join(dir, file), b)
-	return -1
+	if p == "" {
+		return "/"
+	}
+	return p
 }
 
 // EnableControllers lets the children of the cgroup v2 directory dir,
