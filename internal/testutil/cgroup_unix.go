@@ -260,9 +260,9 @@ func SetMemoryLimit(t testing.TB, dir string, limit int64) {
 		if limit > 0 {
 			value = strconv.FormatInt(limit, 10)
 		}
-		writeCgroupFile(t, filepath.Join(dir, "memory.max"), value)
+		WriteFile(t, filepath.Join(dir, "memory.max"), value)
 		if _, err := os.Stat(filepath.Join(dir, "memory.swap.max")); err == nil {
-			writeCgroupFile(t, filepath.Join(dir, "memory.swap.max"), "0")
+			WriteFile(t, filepath.Join(dir, "memory.swap.max"), "0")
 		}
 		return
 	}
@@ -275,15 +275,15 @@ func SetMemoryLimit(t testing.TB, dir string, limit int64) {
 	// memsw does.
 	memsw := filepath.Join(dir, "memory.memsw.limit_in_bytes")
 	if _, err := os.Stat(memsw); err != nil {
-		writeCgroupFile(t, filepath.Join(dir, "memory.limit_in_bytes"), value)
+		WriteFile(t, filepath.Join(dir, "memory.limit_in_bytes"), value)
 		return
 	}
 	if err := os.WriteFile(filepath.Join(dir, "memory.limit_in_bytes"), []byte(value), 0o644); err != nil {
-		writeCgroupFile(t, memsw, value)
-		writeCgroupFile(t, filepath.Join(dir, "memory.limit_in_bytes"), value)
+		WriteFile(t, memsw, value)
+		WriteFile(t, filepath.Join(dir, "memory.limit_in_bytes"), value)
 		return
 	}
-	writeCgroupFile(t, memsw, value)
+	WriteFile(t, memsw, value)
 }
 
 // SetCPUQuota sets the CPU quota of the cgroup dir to cpus CPUs over a
@@ -297,14 +297,14 @@ func SetCPUQuota(t testing.TB, dir string, cpus float64) {
 		if cpus > 0 {
 			value = fmt.Sprintf("%d 100000", quota)
 		}
-		writeCgroupFile(t, filepath.Join(dir, "cpu.max"), value)
+		WriteFile(t, filepath.Join(dir, "cpu.max"), value)
 		return
 	}
 	if cpus <= 0 {
 		quota = -1
 	}
-	writeCgroupFile(t, filepath.Join(dir, "cpu.cfs_period_us"), "100000")
-	writeCgroupFile(t, filepath.Join(dir, "cpu.cfs_quota_us"), strconv.FormatInt(quota, 10))
+	WriteFile(t, filepath.Join(dir, "cpu.cfs_period_us"), "100000")
+	WriteFile(t, filepath.Join(dir, "cpu.cfs_quota_us"), strconv.FormatInt(quota, 10))
 }
 
 // OOMKills is the number of processes the kernel OOM-killed in the
@@ -360,14 +360,7 @@ func EnableControllers(t testing.TB, dir string) {
 	offered := strings.Fields(readFile(filepath.Join(dir, "cgroup.controllers")))
 	for _, c := range []string{"cpu", "memory"} {
 		if slices.Contains(offered, c) {
-			writeCgroupFile(t, filepath.Join(dir, "cgroup.subtree_control"), "+"+c)
+			WriteFile(t, filepath.Join(dir, "cgroup.subtree_control"), "+"+c)
 		}
-	}
-}
-
-func writeCgroupFile(t testing.TB, path, value string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(value), 0o644); err != nil {
-		t.Fatalf("writing %q to %s: %v", value, path, err)
 	}
 }

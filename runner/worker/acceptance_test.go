@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ration-run/ration/internal/testutil"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/worker"
 )
@@ -78,7 +79,7 @@ func TestRealOOM(t *testing.T) {
 		{"go", func(*testing.T) []string { return []string{goWorker} }},
 	} {
 		t.Run(w.name, func(t *testing.T) {
-			cg := memoryCgroup(t, 64<<20) // swap included: no escape into swap
+			cg, _ := testutil.MemoryCgroup(t, 64<<20) // swap included: no escape into swap
 			p, rec := newPool(t, worker.Config{Command: w.cmd(t), Size: 2, OnStart: moveTo(cg)})
 			inputs := make([]string, 50)
 			const hog = 17

@@ -178,17 +178,6 @@ func newPool(t *testing.T, cfg worker.Config) (*worker.Pool, *recorder) {
 // lockedBuffer is the shared buffer safe for concurrent use.
 type lockedBuffer = testutil.Buffer
 
-// memoryCgroup creates a child memory cgroup of this process's own
-// cgroup, in whichever hierarchy (v1 or v2) holds the memory controller,
-// limited to limit bytes with swap included, so that a task over the
-// limit is OOM-killed rather than swapped out; it is removed at cleanup.
-// It skips where no writable memory hierarchy is available.
-func memoryCgroup(t *testing.T, limit int64) string {
-	t.Helper()
-	dir, _ := testutil.MemoryCgroup(t, limit)
-	return dir
-}
-
 // moveTo returns an OnStart hook that moves each worker into cgroup dir.
 func moveTo(dir string) func(pid int) error {
 	return func(pid int) error {

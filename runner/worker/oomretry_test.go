@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ration-run/ration/internal/testutil"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/worker"
 )
@@ -23,7 +24,7 @@ import (
 // until A has ended, and then succeeds. Before the rule, B went to the
 // replacement worker at once, beside A, was killed again and quarantined.
 func TestRealOOMRedispatchWaits(t *testing.T) {
-	cg := memoryCgroup(t, 128<<20) // swap included: no escape into swap
+	cg, _ := testutil.MemoryCgroup(t, 128<<20) // swap included: no escape into swap
 	p, rec := newPool(t, worker.Config{Command: []string{goWorker}, Size: 2, OnStart: moveTo(cg)})
 
 	var (
@@ -85,7 +86,7 @@ func TestRealOOMRedispatchWaits(t *testing.T) {
 // after an OOM kill starts with no more tasks in flight, the retiring old
 // generation's included, than the size the pool has then.
 func TestRealOOMRecreationHalves(t *testing.T) {
-	cg := memoryCgroup(t, 150<<20) // swap included: no escape into swap
+	cg, _ := testutil.MemoryCgroup(t, 150<<20) // swap included: no escape into swap
 	var pool atomic.Pointer[worker.Pool]
 	halve := event.Func(func(e event.Event) {
 		if e.Kind == event.PoolRecreated && e.Cause == event.CauseOOM {
