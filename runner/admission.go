@@ -236,13 +236,14 @@ func (r *Runner) attemptEnded(j *job, res AttemptResult, timedOut bool) bool {
 	e := admit.End{ExitCode: res.ExitCode, Signal: res.Signal, Stopped: res.Stopped || timedOut}
 	now := int64(-1)
 	if r.oom.read != nil && e.Failed() && !e.Stopped && res.Cause == event.CauseNone {
-		e.GroupGone = groupGone(res.PID)
 		base := a.tracker.Base(int(seq))
 		if res.Signal == int(syscall.SIGKILL) || res.ExitCode == 128+int(syscall.SIGKILL) {
 			// The counter may lag the kill a little: re-read (oomkill.Rose).
 			r.oom.rose(base)
 		}
 		now = r.oom.kills()
+		// Only a rise makes the group matter, and looking may wait.
+		e.GroupGone = now > base && groupGone(res.PID)
 	}
 	at := a.tracker.Ended(int(seq), now, e)
 	if !at.OOM || res.Cause != event.CauseNone {

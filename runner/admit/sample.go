@@ -145,26 +145,70 @@ func ProcessRSS(procRoot string, pid int) (int64, error) {
 	return pages * int64(os.Getpagesize()), nil
 }
 
+// GroupRuns reports whether a process of the process group pgid is
+// running (in any state but zombie or dead), read from procRoot/PID/stat
+// for every process there. A job whose shell the OOM killer took may
+// leave its command a zombie for as long as nobody reaps it (an orphan of
+// a PID 1 that does not), and a zombie holds no memory and runs nothing.
+func GroupRuns(procRoot string, pgid int) (bool, error) {
+	ents, err := os.ReadDir(procRoot)
+	if err != nil {
+		return false, fmt.Errorf("admit: %w", err)
+	}
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(procRoot, e.Name(), "stat"))
+		if err != nil {
+			continue // exited meanwhile
+		}
+		st, err := parseProcState(string(b))
+		if err == nil && st.pgrp == pgid && st.state != 'Z' && st.state != 'X' {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// procState is what GroupRuns and GroupRSSOf read of a /proc/PID/stat
+// line.
+type procState struct {
+	state    byte // field 3: R, S, D, Z, X, ...
+	pgrp     int
+	rssPages int64
+}
+
 // parseProcStat returns the process group (field 5) and resident pages
-// (field 24) of a /proc/PID/stat line. The command name (field 2) may
-// hold spaces and parentheses, so fields are counted after its last ')'.
+// (field 24) of a /proc/PID/stat line.
 func parseProcStat(s string) (pgrp int, rssPages int64, err error) {
+	st, err := parseProcState(s)
+	return st.pgrp, st.rssPages, err
+}
+
+// parseProcState parses a /proc/PID/stat line. The command name (field 2)
+// may hold spaces and parentheses, so fields are counted after its last
+// ')'.
+func parseProcState(s string) (procState, error) {
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return 0, 0, errors.New("no ')' after the command name")
+		return procState{}, errors.New("no ')' after the command name")
 	}
 	f := strings.Fields(s[i+1:])
 	// f[0] is field 3 (state): pgrp is f[2], rss f[21].
 	if len(f) < 22 {
-		return 0, 0, fmt.Errorf("%d fields after the command name, want at least 22", len(f))
+		return procState{}, fmt.Errorf("%d fields after the command name, want at least 22", len(f))
 	}
-	pgrp, err = strconv.Atoi(f[2])
+	if len(f[0]) != 1 {
+		return procState{}, fmt.Errorf("state %q: not one letter", f[0])
+	}
+	pgrp, err := strconv.Atoi(f[2])
 	if err != nil {
-		return 0, 0, fmt.Errorf("pgrp %q: %w", f[2], err)
+		return procState{}, fmt.Errorf("pgrp %q: %w", f[2], err)
 	}
-	rssPages, err = strconv.ParseInt(f[21], 10, 64)
+	rssPages, err := strconv.ParseInt(f[21], 10, 64)
 	if err != nil || rssPages < 0 {
-		return 0, 0, fmt.Errorf("rss %q: not a page count", f[21])
+		return procState{}, fmt.Errorf("rss %q: not a page count", f[21])
 	}
-	return pgrp, rssPages, nil
+	return procState{state: f[0][0], pgrp: pgrp, rssPages: rssPages}, nil
 }

@@ -139,3 +139,44 @@ func TestGroupRSS(t *testing.T) {
 		t.Error("GroupRSS without /proc: no error")
 	}
 }
+
+// TestGroupRunsZombie: a process group whose only process has exited but
+// was not waited for (a zombie) still answers kill(2), but runs nothing:
+// GroupRuns is false for it, true while the process runs.
+func TestGroupRunsZombie(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc")
+	}
+	cmd := exec.Command("sh", "-c", "read x")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pgid := cmd.Process.Pid
+	if runs, err := GroupRuns("/proc", pgid); err != nil || !runs {
+		t.Errorf("GroupRuns of a running group = %v, %v; want true", runs, err)
+	}
+	stdin.Close() // sh exits; not waited for, it stays a zombie
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		runs, err := GroupRuns("/proc", pgid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !runs {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("GroupRuns still true 5 s after the group's process exited")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := syscall.Kill(-pgid, 0); err != nil {
+		t.Errorf("kill(-pgid, 0) = %v: the zombie should still answer it", err)
+	}
+	_ = cmd.Wait()
+}
