@@ -8,11 +8,12 @@ const NiceSupported = true
 
 // onForkThread runs fork, which forks one job, on the forking thread
 // (package pdeath): with a.NiceSet, one whose niceness is a.Nice, so the
-// job starts at that niceness.
-func onForkThread(a *Attempt, fork func()) error {
+// job starts at that niceness; with tasks (a cgroup v1 tasks file, see
+// jobcgroup.Group.Tasks), one in that cgroup, so the job starts there.
+func onForkThread(a *Attempt, tasks string, fork func()) error {
+	t := pdeath.Thread{Tasks: tasks}
 	if a.NiceSet {
-		return pdeath.DoNice(a.Nice, fork)
+		t.Nice, t.NiceSet = a.Nice, true
 	}
-	pdeath.Do(fork)
-	return nil
+	return pdeath.DoOn(t, fork)
 }

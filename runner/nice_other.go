@@ -13,11 +13,11 @@ import (
 // rejects --nice there).
 const NiceSupported = false
 
-// onForkThread runs fork on the forking thread; a niceness is an error.
-func onForkThread(a *Attempt, fork func()) error {
+// onForkThread runs fork on the forking thread; a niceness is an error
+// (tasks, a cgroup's, is always "" outside Linux).
+func onForkThread(a *Attempt, tasks string, fork func()) error {
 	if a.NiceSet {
 		return errors.New("a niceness for jobs (--nice) is supported on Linux only")
 	}
-	pdeath.Do(fork)
-	return nil
+	return pdeath.DoOn(pdeath.Thread{Tasks: tasks}, fork)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/internal/oomkill"
+	"github.com/ration-run/ration/runner/jobcgroup"
 	"github.com/ration-run/ration/runner/reaper"
 )
 
@@ -37,6 +38,10 @@ type ProcessExecutor struct {
 	// taking the jobs' own exit statuses (see package reaper; it reaps on
 	// Linux only). Nil: plain syscall.ForkExec and wait4.
 	Reaper *reaper.Reaper
+	// Cgroup, when set, is the memory cgroup the jobs start in (package
+	// jobcgroup), so that a job's OOM kill never takes ration. Nil: the
+	// jobs start in ration's own cgroup. Not on Windows.
+	Cgroup *jobcgroup.Group
 
 	paths   sync.Map // argv[0] -> looked-up path, to look PATH up once
 	victims oomkill.Victims

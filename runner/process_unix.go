@@ -96,10 +96,12 @@ func (e *ProcessExecutor) start(a *Attempt) (pid int, outR, errR *os.File, feed 
 		Files: []uintptr{feed.fd(stdin.Fd()), uintptr(outW), uintptr(errW)},
 		Sys:   jobProcAttr(),
 	}
+	e.Cgroup.SetProcAttr(attr.Sys)
 	// On the forking thread: the job's parent-death signal must mean
 	// ration's death, not the end of some thread (package pdeath).
-	// With --nice, on a thread of that niceness (onForkThread).
-	if terr := onForkThread(a, func() { pid, err = e.Reaper.ForkExec(path, a.Argv, attr) }); terr != nil {
+	// With --nice, on a thread of that niceness, and in the jobs' cgroup
+	// (onForkThread).
+	if terr := onForkThread(a, e.Cgroup.Tasks(), func() { pid, err = e.Reaper.ForkExec(path, a.Argv, attr) }); terr != nil {
 		err = terr
 	}
 	runtime.KeepAlive(stdin)

@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -172,5 +173,48 @@ func TestWorkerMemoryAdmissionE2E(t *testing.T) {
 	// memory, not -j 4, bound the run and nothing was OOM-killed.
 	if !regexp.MustCompile(`memory bound [12] of 4 jobs: `).MatchString(stderr) {
 		t.Errorf("the summary does not say memory bound 1 or 2 of 4 jobs:\n%s", stderr)
+	}
+}
+
+// TestJobMemoryCannotKillRationE2E: in a real 64 MiB memory cgroup (v1 or
+// v2), a job fills a tmpfs file until it is OOM-killed. Its memory stays
+// charged after its death (a file, not the job's RSS), as an OOM-killed
+// worker's does for a few milliseconds, and the kernel's OOM killer picks
+// the biggest process of the cgroup that is over its limit. Where jobs
+// share ration's cgroup, that is ration: it was killed and the run lost
+// (issue 14's --worker failure, made certain). ration runs its jobs in a
+// child cgroup whose limit leaves ration room, so only jobs are killed:
+// ration reports the job OOM-killed after running alone, writes its
+// joblog line and exits 1.
+func TestJobMemoryCannotKillRationE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	t.Parallel()
+	bin := buildRation(t)
+	ownCgroup(t)
+	cg, _ := testutil.MemoryCgroup(t, 64<<20)
+	shm, err := os.MkdirTemp("/dev/shm", "ration-test-")
+	if err != nil {
+		t.Skipf("no tmpfs at /dev/shm: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(shm) })
+	jl := filepath.Join(t.TempDir(), "joblog")
+	fill := "head -c 256M /dev/zero > " + filepath.Join(shm, "fill")
+	p := accStart(t, bin, nil, nil, []string{cg}, "-j", "2", "--joblog", jl, "--shell", fill, ":::", "x")
+	code := p.wait(60 * time.Second)
+	stderr := p.stderr.String()
+	accCgroupEmpty(t, cg)
+	if code != 1 {
+		t.Errorf("exit %d, want 1 (the job that does not fit); ration itself was OOM-killed if -1", code)
+	}
+	if !strings.Contains(stderr, "OOM-killed while running alone") {
+		t.Errorf("stderr does not say the job was OOM-killed while running alone")
+	}
+	if es := accJoblog(t, jl); len(es) != 1 || es[0].Succeeded() {
+		t.Errorf("joblog: %+v, want one failed line", es)
+	}
+	if t.Failed() {
+		t.Logf("stderr:\n%s", stderr)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/input"
+	"github.com/ration-run/ration/runner/jobcgroup"
 	"github.com/ration-run/ration/runner/logs"
 	"github.com/ration-run/ration/runner/progress"
 	"github.com/ration-run/ration/runner/reaper"
@@ -25,6 +26,7 @@ type wiring struct {
 	plan     *runPlan
 	stderr   io.Writer
 	reaper   *reaper.Reaper
+	jobs     *jobcgroup.Group // the jobs' memory cgroup; nil: none
 	log      *slog.Logger
 	say      sayer
 	decision limits.Decision
@@ -247,16 +249,22 @@ func (w *wiring) observe(cfg *runner.Config, ref *runnerRef) error {
 	}
 	cfg.Observer = obs
 	cfg.Memory = memorySampler(p.limits.FSRoot, p.limits.Getenv) // memory admission, in both modes
+	if w.jobs = w.jobCgroup(); w.jobs != nil {
+		cfg.Memory = jobMemorySampler(w.jobs, p.limits.Getenv)
+	}
 	switch {
 	case p.worker.command == "":
 		cfg.OOMKills = oomCounter(p.limits.FSRoot)
-		if w.reaper.Active() {
-			cfg.Executor = &runner.ProcessExecutor{Reaper: w.reaper}
+		if w.jobs != nil {
+			cfg.OOMKills = jobOOMCounter(w.jobs)
+		}
+		if w.reaper.Active() || w.jobs != nil {
+			cfg.Executor = &runner.ProcessExecutor{Reaper: w.reaper, Cgroup: w.jobs}
 		}
 	default:
 		// The runner starts the workers when it runs (not with --dry-run,
 		// where nothing runs) and closes them at its end.
-		if cfg.Executor, err = w.adapt.workerExecutor(p.worker, p.memAuto, d, w.stderr, w.reaper); err != nil {
+		if cfg.Executor, err = w.adapt.workerExecutor(p.worker, p.memAuto, d, w.stderr, w.reaper, w.jobs); err != nil {
 			return err
 		}
 	}
@@ -295,6 +303,13 @@ func (w *wiring) close() {
 	w.stop()
 	if w.args != nil {
 		w.args.Close()
+	}
+	if w.jobs != nil {
+		// The run is over: no job or worker is left in the group.
+		if err := w.jobs.Close(); err != nil {
+			w.log.Warn("removing the jobs' memory cgroup", "err", err)
+		}
+		w.jobs = nil
 	}
 	if w.reaper != nil {
 		w.reaper.Stop()

@@ -13,6 +13,7 @@ import (
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner/adapt"
 	"github.com/ration-run/ration/runner/metrics"
+	"github.com/ration-run/ration/runner/jobcgroup"
 	"github.com/ration-run/ration/runner/reaper"
 	"github.com/ration-run/ration/runner/worker"
 	"github.com/ration-run/ration/runner/workerexec"
@@ -105,9 +106,13 @@ func newAdaptation(p *runPlan, log *slog.Logger, d limits.Decision, m *metrics.M
 // workerExecutor returns the executor of the worker processes
 // (--worker), which the runner starts and stops; its pool's worker
 // events go to the run's observers.
-func (a *adaptation) workerExecutor(w workerPlan, memAuto bool, d limits.Decision, stderr io.Writer, rp *reaper.Reaper) (*workerexec.Executor, error) {
+func (a *adaptation) workerExecutor(w workerPlan, memAuto bool, d limits.Decision, stderr io.Writer, rp *reaper.Reaper, jobs *jobcgroup.Group) (*workerexec.Executor, error) {
+	var oom func() (int64, error)
+	if jobs != nil {
+		oom = jobOOMCounter(jobs)
+	}
 	e, err := workerexec.New(worker.Config{
-		Reaper:  rp,
+		Reaper: rp, Cgroup: jobs, OOMKills: oom,
 		Command: worker.ShellCommand(w.command), Size: d.Jobs, Timeout: w.timeout,
 		MaxBreaks: w.maxBreaks, MaxTasks: w.maxTasks, MaxRSS: w.maxRSS, SampleRSS: memAuto,
 		Logger: a.log, Stderr: stderr,

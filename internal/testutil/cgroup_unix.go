@@ -206,9 +206,18 @@ func ChildCgroupOf(t testing.TB, parent string) string {
 }
 
 // RemoveCgroup kills the processes left in the cgroup directory dir and
-// removes it, retrying while the kernel finishes their exits.
+// removes it, retrying while the kernel finishes their exits; the cgroups
+// below it first (a ration killed before it removed its jobs' cgroup
+// leaves one).
 func RemoveCgroup(t testing.TB, dir string) {
 	t.Helper()
+	if ents, err := os.ReadDir(dir); err == nil {
+		for _, e := range ents {
+			if e.IsDir() {
+				RemoveCgroup(t, filepath.Join(dir, e.Name()))
+			}
+		}
+	}
 	var err error
 	for range 100 {
 		if data, rerr := os.ReadFile(filepath.Join(dir, "cgroup.procs")); rerr == nil {
@@ -237,6 +246,9 @@ func MemoryCgroup(t testing.TB, limit int64) (dir string, version int) {
 	}
 	dir, version = ChildCgroup(t, "memory")
 	SetMemoryLimit(t, dir, limit)
+	if version == 1 {
+		watchOOMKills(t, dir)
+	}
 	return dir, version
 }
 
@@ -311,13 +323,90 @@ func SetCPUQuota(t testing.TB, dir string, cpus float64) {
 // memory cgroup dir and below ([cgroup.OOMKills]: oom_kill of
 // memory.events on v2, of memory.oom_control on v1). It fails t when the
 // count cannot be read.
+//
+// On v2 the kernel counts a child's kills in its ancestors too. On v1 it
+// does not, and ration runs its jobs in a child cgroup that it removes
+// when it ends (package jobcgroup): for a dir made by MemoryCgroup, a
+// watcher started there has polled the counters of dir's descendants, and
+// the most each one reached is added.
 func OOMKills(t testing.TB, dir string) int {
 	t.Helper()
 	n, err := cgroup.OOMKills(dir, CgroupVersion(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if w, ok := oomWatchers.Load(dir); ok {
+		n += w.(*oomWatcher).below()
+	}
 	return int(n)
+}
+
+// oomWatchers maps a v1 memory cgroup made by MemoryCgroup to its
+// watcher: tests run in parallel, each with its own cgroup.
+var oomWatchers sync.Map
+
+// oomWatcher polls the oom_kill counters of the cgroups below dir, which
+// may be removed at any time, and keeps the most each one reached.
+type oomWatcher struct {
+	dir  string
+	mu   sync.Mutex
+	seen map[string]int64
+	stop chan struct{}
+	done chan struct{}
+}
+
+// watchOOMKills starts a watcher of dir (a v1 memory cgroup) that runs
+// until t's cleanup.
+func watchOOMKills(t testing.TB, dir string) {
+	w := &oomWatcher{dir: dir, seen: map[string]int64{}, stop: make(chan struct{}), done: make(chan struct{})}
+	oomWatchers.Store(dir, w)
+	go w.loop()
+	t.Cleanup(func() {
+		close(w.stop)
+		<-w.done
+		oomWatchers.Delete(dir)
+	})
+}
+
+func (w *oomWatcher) loop() {
+	defer close(w.done)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		w.poll()
+		select {
+		case <-w.stop:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// poll reads the counter of every cgroup below dir.
+func (w *oomWatcher) poll() {
+	_ = filepath.WalkDir(w.dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() || path == w.dir {
+			return nil
+		}
+		if n, err := cgroup.OOMKills(path, 1); err == nil {
+			w.mu.Lock()
+			w.seen[path] = max(w.seen[path], n)
+			w.mu.Unlock()
+		}
+		return nil
+	})
+}
+
+// below polls once more and sums the most each cgroup below dir reached.
+func (w *oomWatcher) below() int64 {
+	w.poll()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var n int64
+	for _, c := range w.seen {
+		n += c
+	}
+	return n
 }
 
 // CgroupPath is the cgroup path, as /proc/PID/cgroup and ration write it,

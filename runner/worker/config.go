@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ration-run/ration/runner/event"
+	"github.com/ration-run/ration/runner/jobcgroup"
 	"github.com/ration-run/ration/runner/reaper"
 )
 
@@ -95,6 +96,10 @@ type Config struct {
 	// memory.events on v2). A worker killed by SIGKILL while that counter
 	// rose during its task was OOM-killed.
 	OOMKills func() (int64, error)
+	// Cgroup, when set, is the memory cgroup the workers start in
+	// (package jobcgroup), so that a worker's OOM kill never takes
+	// ration. Nil: they start in ration's own cgroup.
+	Cgroup *jobcgroup.Group
 	// Reaper, when set, starts and waits for the worker processes, so that
 	// a program running as PID 1 reaps orphans without taking the exit
 	// status of its workers (see package reaper). Nil: exec.Cmd's own.

@@ -60,6 +60,7 @@ func (p *Pool) startProc(slot int) (*proc, error) {
 	cmd.Dir = c.Dir
 	cmd.Env = c.Env
 	cmd.SysProcAttr = workerProcAttr()
+	c.Cgroup.SetProcAttr(cmd.SysProcAttr)
 
 	var files []*os.File
 	closeAll := func() {
@@ -96,8 +97,12 @@ func (p *Pool) startProc(slot int) (*proc, error) {
 		start = func() error { return c.Reaper.Start(cmd) }
 	}
 	// On the forking thread, so that the worker's parent-death signal
-	// means ration's death (package pdeath).
-	if pdeath.Do(func() { err = start() }); err != nil {
+	// means ration's death (package pdeath); on cgroup v1, one in the
+	// workers' cgroup.
+	if terr := pdeath.DoOn(pdeath.Thread{Tasks: c.Cgroup.Tasks()}, func() { err = start() }); terr != nil {
+		err = terr
+	}
+	if err != nil {
 		closeAll()
 		return nil, fmt.Errorf("worker: starting %s: %w", c.Command[0], err)
 	}

@@ -16,6 +16,12 @@
 // process only; its children get no such signal (the kernel clears it on
 // fork), and a job that leaves its process group (setsid, a daemon) is out
 // of ration's reach while ration runs, too. See docs/reliability.md.
+//
+// A forking thread can also be set up so that what it forks starts
+// differently ([Thread]): at a niceness of its own (--nice), or in a cgroup
+// v1 memory cgroup of its own (the jobs' cgroup of package jobcgroup): on
+// Linux a new process inherits both from the thread that forks it, not
+// from the whole process.
 package pdeath
 
 import (
@@ -23,34 +29,128 @@ import (
 	"sync"
 )
 
-// thread is the one forking thread of the process: a thread is
-// process-wide, so this state is too.
-var thread struct {
-	once sync.Once
-	ch   chan func()
+// Thread says how a forking thread is set up; the zero Thread is the
+// plain forking thread of [Do]. Each distinct Thread gets a thread of its
+// own, made by the first call that asks for it.
+type Thread struct {
+	// Nice, when NiceSet, is the thread's niceness (setpriority of the
+	// thread itself), which what it forks starts at (Linux only).
+	Nice    int
+	NiceSet bool
+	// Tasks, when set, is a cgroup v1 "tasks" file that the thread writes
+	// its own thread ID to, so that what it forks starts in that cgroup
+	// (Linux only). The process's other threads stay where they are, and
+	// its memory stays charged to its own memory cgroup: the kernel
+	// charges a process's pages to the cgroup of its main thread.
+	Tasks string
 }
 
-// Do runs f on the forking thread and returns when f returned. f must not
-// call Do. Calls from several goroutines run one at a time (fork is
-// serialized by the runtime's ForkLock anyway).
-func Do(f func()) {
-	thread.once.Do(func() {
-		thread.ch = make(chan func())
-		go loop(thread.ch)
-	})
+// threads are the forking threads, one per Thread asked for: a thread is
+// process-wide, so this state is too. Each lives until Retire, or as long
+// as ration, so that the parent-death signal of what it forks keeps
+// meaning ration's death.
+var threads struct {
+	mu sync.Mutex
+	m  map[Thread]*forker
+}
+
+type forker struct {
+	ch  chan func()
+	err error // setting the thread up failed: it runs nothing
+}
+
+// Do runs f on the plain forking thread and returns when f returned. f
+// must not call Do or DoOn. Calls from several goroutines run one at a
+// time (fork is serialized by the runtime's ForkLock anyway).
+func Do(f func()) { _ = DoOn(Thread{}, f) }
+
+// DoOn runs f on the forking thread set up as t and returns when f
+// returned. The error is setting the thread up (EACCES: lowering the
+// niceness needs CAP_SYS_NICE; a Tasks file that cannot be written;
+// errors.ErrUnsupported outside Linux); f does not run then. f must not
+// call Do or DoOn.
+func DoOn(t Thread, f func()) error {
+	threads.mu.Lock()
+	fk := threads.m[t]
+	if fk == nil {
+		fk = &forker{ch: make(chan func())}
+		ready := make(chan struct{})
+		go loop(t, fk, ready, nil)
+		<-ready
+		if threads.m == nil {
+			threads.m = map[Thread]*forker{}
+		}
+		if fk.err == nil {
+			threads.m[t] = fk
+		}
+	}
+	threads.mu.Unlock()
+	if fk.err != nil {
+		return fk.err
+	}
 	done := make(chan struct{})
-	thread.ch <- func() {
+	fk.ch <- func() {
 		defer close(done)
 		f()
 	}
 	<-done
+	return nil
 }
 
-// loop is the forking goroutine: locked to its thread, never returning,
-// so the runtime never ends that thread.
-func loop(ch <-chan func()) {
+// Retire ends every forking thread whose Thread.Tasks is tasks, after
+// moving it into the cgroup whose tasks file is back, so that the cgroup
+// of tasks holds no thread of this process and can be removed. Call it
+// once nothing those threads forked runs any more: ending a thread sends
+// the parent-death signal to the processes it forked. A later DoOn with
+// such a Thread makes a new thread.
+func Retire(tasks, back string) error {
+	threads.mu.Lock()
+	defer threads.mu.Unlock()
+	var first error
+	for t, fk := range threads.m {
+		if t.Tasks != tasks || tasks == "" {
+			continue
+		}
+		done := make(chan error)
+		fk.ch <- func() { done <- joinCgroup(back) }
+		if err := <-done; err != nil && first == nil {
+			first = err
+		}
+		close(fk.ch)
+		delete(threads.m, t)
+	}
+	return first
+}
+
+// loop is a forking goroutine: locked to its thread, which it sets up as t
+// says, and ending only at Retire, so the runtime never ends that thread
+// before. A thread whose setup failed is ended at once: its state is
+// unknown (runtime.Goexit of a locked goroutine ends its thread).
+//
+// The thread is never the process's main thread: the process's memory is
+// charged to the memory cgroup of that thread (its mm's owner), so it
+// must not join the jobs' cgroup. When loop finds itself on it, it starts
+// its successor while it holds the main thread, so that the successor
+// gets another, and lets the main thread go once the successor has locked
+// its own (closing locked, nil for the first loop).
+func loop(t Thread, fk *forker, ready, locked chan<- struct{}) {
 	runtime.LockOSThread()
-	for f := range ch {
+	if mainThread() {
+		mine := make(chan struct{})
+		go loop(t, fk, ready, mine)
+		<-mine
+		runtime.UnlockOSThread()
+		return
+	}
+	if locked != nil {
+		close(locked)
+	}
+	fk.err = setUp(t)
+	close(ready)
+	if fk.err != nil {
+		runtime.Goexit()
+	}
+	for f := range fk.ch {
 		f()
 	}
 }

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"strings"
+
+	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/runner/admit"
+	"github.com/ration-run/ration/runner/jobcgroup"
+)
+
+// jobCgroupEnv turns the jobs' own memory cgroup off when set to 0,
+// false or off: jobs and workers then start in ration's cgroup, where an
+// OOM kill storm can take ration itself (package jobcgroup).
+const jobCgroupEnv = "RATION_JOB_CGROUP"
+
+// jobCgroup makes the memory cgroup that the run's jobs and workers start
+// in (package jobcgroup), nil when there is none: no memory limit, a
+// cgroup ration may not write, a snapshot's limits (--fs-root), a dry run,
+// or RATION_JOB_CGROUP turns it off. Why there is none is logged at debug
+// level, or as a warning when a limit binds but the group could not be
+// made: then a job's OOM kill can take ration.
+func (w *wiring) jobCgroup() *jobcgroup.Group {
+	p := w.plan
+	getenv := p.limits.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	switch strings.ToLower(strings.TrimSpace(getenv(jobCgroupEnv))) {
+	case "0", "false", "off", "no":
+		return nil
+	}
+	if p.limits.FSRoot != "" || p.cfg.DryRun {
+		return nil
+	}
+	g, err := jobcgroup.Create(jobcgroup.Options{})
+	switch {
+	case err == nil:
+		w.log.Debug("jobs' memory cgroup", "group", g.String())
+	case errors.Is(err, jobcgroup.ErrNoLimit) || errors.Is(err, errors.ErrUnsupported):
+		w.log.Debug("no jobs' memory cgroup", "why", err.Error())
+	default:
+		w.log.Debug("no jobs' memory cgroup: jobs share ration's, and an OOM kill there can take ration", "why", err.Error())
+	}
+	return g
+}
+
+// jobOOMCounter reads the oom_kill counter of the jobs' cgroup g.
+func jobOOMCounter(g *jobcgroup.Group) func() (int64, error) {
+	return func() (int64, error) { return cgroup.OOMKills(g.Dir, g.Version) }
+}
+
+// jobMemorySampler is memorySampler for the jobs' cgroup g: its own limit
+// is the one the jobs must fit in.
+func jobMemorySampler(g *jobcgroup.Group, getenv func(string) string) *admit.Sampler {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	switch strings.ToLower(strings.TrimSpace(getenv(memoryAdmissionEnv))) {
+	case "0", "false", "off", "no":
+		return nil
+	}
+	return admit.SamplerFor(g.Dir, g.Version)
+}

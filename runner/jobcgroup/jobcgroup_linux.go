@@ -1,0 +1,227 @@
+package jobcgroup
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/runner/internal/pdeath"
+)
+
+// Create makes the jobs' memory cgroup below the calling process's own
+// memory cgroup. It fails with ErrNoLimit when no limit binds, and with
+// the reason when the cgroup cannot be made (not writable, other
+// processes beside ration on cgroup v2, ...); it then leaves everything
+// as it found it. Close removes the group.
+func Create(opts Options) (*Group, error) {
+	snap, err := cgroup.Reader{}.Read()
+	if err != nil {
+		return nil, fmt.Errorf("jobcgroup: %w", err)
+	}
+	if snap.MemoryDir == "" || snap.MemoryVersion == 0 {
+		return nil, errors.New("jobcgroup: no memory cgroup found")
+	}
+	if snap.MemoryLimit <= 0 {
+		return nil, ErrNoLimit
+	}
+	reserve := opts.Reserve
+	if reserve <= 0 {
+		reserve = DefaultReserve(ownAnon(), snap.MemoryLimit)
+	}
+	return create(snap.MemoryDir, snap.MemoryVersion, snap.MemoryLimit, reserve, os.Getpid())
+}
+
+// create makes the group below parent for process pid.
+func create(parent string, version int, limit, reserve int64, pid int) (*Group, error) {
+	if reserve >= limit {
+		return nil, fmt.Errorf("jobcgroup: a reserve of %s leaves nothing of the limit %s", mib(reserve), mib(limit))
+	}
+	removeStale(parent)
+	g := &Group{Version: version, Limit: limit - reserve, ParentLimit: limit, Reserve: reserve, parent: parent, fd: -1,
+		Dir: filepath.Join(parent, fmt.Sprintf("ration-%d-jobs", pid))}
+	var err error
+	if version == 2 {
+		err = g.vacateV2(pid)
+	}
+	if err == nil {
+		err = g.makeDir()
+	}
+	if err != nil {
+		_ = g.Close()
+		return nil, err
+	}
+	return g, nil
+}
+
+// vacateV2 moves process pid out of parent into a leaf of its own and
+// enables the memory controller for parent's children: cgroup v2 allows
+// neither while parent holds a process.
+func (g *Group) vacateV2(pid int) error {
+	self := strconv.Itoa(pid)
+	procs := strings.Fields(readString(filepath.Join(g.parent, "cgroup.procs")))
+	if len(procs) != 1 || procs[0] != self {
+		return fmt.Errorf("jobcgroup: %s holds other processes than ration (%d), so its children cannot have a memory limit (cgroup v2)", g.parent, len(procs))
+	}
+	if !slices.Contains(strings.Fields(readString(filepath.Join(g.parent, "cgroup.controllers"))), "memory") {
+		return fmt.Errorf("jobcgroup: the memory controller is not delegated to %s", g.parent)
+	}
+	leaf := filepath.Join(g.parent, fmt.Sprintf("ration-%d", pid))
+	if err := mkdir(leaf); err != nil {
+		return err
+	}
+	g.undo = append(g.undo, func() error { return removeDir(leaf) })
+	if err := write(filepath.Join(leaf, "cgroup.procs"), self); err != nil {
+		return err
+	}
+	g.self = leaf
+	g.undo = append(g.undo, func() error { return write(filepath.Join(g.parent, "cgroup.procs"), self) })
+	control := filepath.Join(g.parent, "cgroup.subtree_control")
+	if !slices.Contains(strings.Fields(readString(control)), "memory") {
+		if err := write(control, "+memory"); err != nil {
+			return err
+		}
+		g.undo = append(g.undo, func() error { return write(control, "-memory") })
+	}
+	return nil
+}
+
+// makeDir makes the group's directory with its limit, and what forks into
+// it: the tasks file (v1) or an open directory (v2).
+func (g *Group) makeDir() error {
+	if err := mkdir(g.Dir); err != nil {
+		return err
+	}
+	g.undo = append(g.undo, func() error { return removeDir(g.Dir) })
+	limitFile := "memory.max"
+	if g.Version == 1 {
+		limitFile = "memory.limit_in_bytes"
+	}
+	if err := write(filepath.Join(g.Dir, limitFile), strconv.FormatInt(g.Limit, 10)); err != nil {
+		return err
+	}
+	if g.Version == 1 {
+		g.tasks = filepath.Join(g.Dir, "tasks")
+		back := filepath.Join(g.parent, "tasks")
+		g.undo = append(g.undo, func() error { return pdeath.Retire(g.tasks, back) })
+		return nil
+	}
+	fd, err := syscall.Open(g.Dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("jobcgroup: open %s: %w", g.Dir, err)
+	}
+	g.fd = fd
+	g.undo = append(g.undo, func() error { return syscall.Close(fd) })
+	return nil
+}
+
+// SetProcAttr makes a process started with attr start in the group on
+// cgroup v2 (clone3's CLONE_INTO_CGROUP); on cgroup v1, where the forking
+// thread's cgroup decides (Tasks), and for a nil Group, it does nothing.
+func (g *Group) SetProcAttr(attr *syscall.SysProcAttr) {
+	if g == nil || g.fd < 0 || attr == nil {
+		return
+	}
+	attr.UseCgroupFD, attr.CgroupFD = true, g.fd
+}
+
+// Close removes the group once its processes are gone (waiting up to 1 s
+// for the kernel to finish their exits) and, on cgroup v2, moves ration
+// back into its cgroup. Call it when no job or worker runs any more. It
+// returns the first error; a nil Group has nothing to close.
+func (g *Group) Close() error {
+	if g == nil {
+		return nil
+	}
+	var first error
+	for i := len(g.undo) - 1; i >= 0; i-- {
+		if err := g.undo[i](); err != nil && first == nil {
+			first = err
+		}
+	}
+	g.undo, g.fd = nil, -1
+	return first
+}
+
+// removeStale removes the groups and leaves that an earlier ration left
+// below parent when it was killed before its Close: those whose process
+// is gone. A cgroup that still holds a process is not removed.
+func removeStale(parent string) {
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), "ration-")
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSuffix(rest, "-jobs"))
+		if err != nil || pid <= 0 || !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+			continue
+		}
+		_ = os.Remove(filepath.Join(parent, e.Name()))
+	}
+}
+
+// ownAnon is the calling process's resident anonymous memory in bytes
+// (RssAnon of /proc/self/status), 0 when unknown: its heap and stacks,
+// which grow with its work. Its file-backed pages (the binary) are
+// shared and can be reclaimed.
+func ownAnon() int64 {
+	for line := range strings.Lines(readString("/proc/self/status")) {
+		v, ok := strings.CutPrefix(line, "RssAnon:")
+		if !ok {
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+		if err != nil {
+			return 0
+		}
+		return kb << 10
+	}
+	return 0
+}
+
+func readString(path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
+}
+
+func mkdir(dir string) error {
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return fmt.Errorf("jobcgroup: %w", err)
+	}
+	return nil
+}
+
+func write(path, value string) error {
+	if err := os.WriteFile(path, []byte(value), 0o644); err != nil {
+		return fmt.Errorf("jobcgroup: %w", err)
+	}
+	return nil
+}
+
+// removeDir removes the cgroup directory dir, retrying for up to 1 s
+// while the kernel finishes the exits of its last processes. A process
+// that a job left running keeps it; a later Create removes it once empty.
+func removeDir(dir string) error {
+	var err error
+	for range 50 {
+		if err = os.Remove(dir); err == nil || errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if !errors.Is(err, syscall.EBUSY) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("jobcgroup: %w", err)
+}

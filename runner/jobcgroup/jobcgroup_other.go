@@ -1,0 +1,20 @@
+//go:build !linux
+
+package jobcgroup
+
+import (
+	"errors"
+	"fmt"
+	"syscall"
+)
+
+// Create fails: cgroups are Linux's.
+func Create(Options) (*Group, error) {
+	return nil, fmt.Errorf("jobcgroup: %w", errors.ErrUnsupported)
+}
+
+// SetProcAttr does nothing: there is no group outside Linux.
+func (g *Group) SetProcAttr(*syscall.SysProcAttr) {}
+
+// Close does nothing: there is no group outside Linux.
+func (g *Group) Close() error { return nil }
