@@ -1008,8 +1008,10 @@ func TestResizeGovernsMap(t *testing.T) {
 				for p.Stats().Workers != 2 {
 					time.Sleep(100 * time.Microsecond)
 				}
-				// Let the items started before the shrink finish.
-				for cur.Load() > 2 {
+				// Let the items started before the shrink finish, and
+				// those pulled before it drain: pulled at the old bound,
+				// they may wait for a worker while only 2 run.
+				for cur.Load() > 2 || pr.pulled.Load()-pr.delivered.Load() > 2+pool.PullSlack {
 					time.Sleep(100 * time.Microsecond)
 				}
 				shrunk.Store(true)
