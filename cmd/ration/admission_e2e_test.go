@@ -218,3 +218,59 @@ func TestJobMemoryCannotKillRationE2E(t *testing.T) {
 		t.Logf("stderr:\n%s", stderr)
 	}
 }
+
+// jobLimitScript prints "limit N", the memory limit of the job's own
+// memory cgroup (v1 memory.limit_in_bytes, v2 memory.max), after a sleep.
+const jobLimitScript = `sleep 0.1
+m=$(grep -E '^[0-9]+:([^:]*,)?memory(,[^:]*)?:' /proc/self/cgroup | cut -d: -f3)
+if [ -n "$m" ]; then f=/sys/fs/cgroup/memory$m/memory.limit_in_bytes
+else f=/sys/fs/cgroup$(grep '^0::' /proc/self/cgroup | cut -d: -f3)/memory.max; fi
+echo limit $(cat "$f")`
+
+// TestJobCgroupFollowsLimitE2E: the jobs run in a cgroup of their own
+// whose limit is below ration's 128 MiB (the reserve), and when the
+// limit is raised to 256 MiB while ration runs, --watch-limits raises the
+// jobs' limit by as much.
+func TestJobCgroupFollowsLimitE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	t.Parallel()
+	bin := buildRation(t)
+	ownCgroup(t)
+	cg, _ := testutil.MemoryCgroup(t, 128<<20)
+	inputs := make([]string, 15)
+	for i := range inputs {
+		inputs[i] = fmt.Sprint(i)
+	}
+	args := append([]string{"-j", "1", "--watch-interval", "50ms", "--shell", jobLimitScript, ":::"}, inputs...)
+	p := accStart(t, bin, nil, nil, []string{cg}, args...)
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(p.stdout.String(), "limit ") && !p.exited() && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	testutil.SetMemoryLimit(t, cg, 256<<20)
+	code := p.wait(60 * time.Second)
+	stdout, stderr := p.stdout.String(), p.stderr.String()
+	accCgroupEmpty(t, cg)
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	var limits []int64
+	for line := range strings.Lines(stdout) {
+		var n int64
+		if _, err := fmt.Sscanf(line, "limit %d", &n); err == nil {
+			limits = append(limits, n)
+		}
+	}
+	if len(limits) != len(inputs) {
+		t.Fatalf("%d limit lines, want %d:\n%s", len(limits), len(inputs), stdout)
+	}
+	first, last := limits[0], limits[len(limits)-1]
+	if first >= 128<<20 || first < 96<<20 {
+		t.Errorf("the first job's cgroup limit is %d: want the jobs' own, 128 MiB less a reserve of at most a quarter", first)
+	}
+	if last-first != 128<<20 {
+		t.Errorf("the last job's cgroup limit is %d, the first's %d: want 128 MiB more after the resize", last, first)
+	}
+}

@@ -251,6 +251,7 @@ func (w *wiring) observe(cfg *runner.Config, ref *runnerRef) error {
 	cfg.Memory = memorySampler(p.limits.FSRoot, p.limits.Getenv) // memory admission, in both modes
 	if w.jobs = w.jobCgroup(); w.jobs != nil {
 		cfg.Memory = jobMemorySampler(w.jobs, p.limits.Getenv)
+		w.adapt.jobs = w.jobs
 	}
 	switch {
 	case p.worker.command == "":

@@ -12,8 +12,8 @@ import (
 	"github.com/ration-run/ration/cgroup"
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner/adapt"
-	"github.com/ration-run/ration/runner/metrics"
 	"github.com/ration-run/ration/runner/jobcgroup"
+	"github.com/ration-run/ration/runner/metrics"
 	"github.com/ration-run/ration/runner/reaper"
 	"github.com/ration-run/ration/runner/worker"
 	"github.com/ration-run/ration/runner/workerexec"
@@ -58,6 +58,7 @@ type adaptation struct {
 
 	interval time.Duration
 	watch    adapt.DecideFunc // nil: no watching
+	jobs     *jobcgroup.Group // the jobs' memory cgroup, which the watch resizes; set before start
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 }
@@ -96,6 +97,12 @@ func newAdaptation(p *runPlan, log *slog.Logger, d limits.Decision, m *metrics.M
 			nd, err := decide(ctx)
 			if err == nil && m != nil {
 				m.SetLimits(nd)
+			}
+			if err == nil && a.jobs != nil && nd.MemoryLimitBytes != nil {
+				// The jobs' cgroup follows a resized limit.
+				if ferr := a.jobs.Follow(*nd.MemoryLimitBytes); ferr != nil {
+					log.Warn("the jobs' memory cgroup keeps its limit", "err", ferr)
+				}
 			}
 			return nd, err
 		}

@@ -69,7 +69,8 @@ func DefaultReserve(anon, limit int64) int64 {
 
 // A Group is the jobs' memory cgroup. Its methods are safe on a nil
 // *Group, which stands for "no group": the jobs then start in ration's
-// own cgroup.
+// own cgroup. Follow changes the limit fields and must not run
+// concurrently with String or another Follow; the rest is read-only.
 type Group struct {
 	// Dir is the group's directory, Version its cgroup version (1 or 2).
 	Dir     string

@@ -122,6 +122,32 @@ func (g *Group) makeDir() error {
 	return nil
 }
 
+// Follow sets the group's limit for a new shared limit (a resized pod,
+// seen by --watch-limits): limit minus the reserve. A limit of 0 (none)
+// or one that leaves nothing after the reserve keeps the group's limit
+// and is an error; so is a limit the kernel refuses (v1 refuses one below
+// what the jobs use and cannot reclaim).
+func (g *Group) Follow(limit int64) error {
+	if g == nil {
+		return nil
+	}
+	if limit <= g.Reserve {
+		return fmt.Errorf("jobcgroup: a limit of %s leaves nothing after the reserve of %s; the jobs keep %s", mib(limit), mib(g.Reserve), mib(g.Limit))
+	}
+	if limit == g.ParentLimit {
+		return nil
+	}
+	name := "memory.max"
+	if g.Version == 1 {
+		name = "memory.limit_in_bytes"
+	}
+	if err := write(filepath.Join(g.Dir, name), strconv.FormatInt(limit-g.Reserve, 10)); err != nil {
+		return err
+	}
+	g.Limit, g.ParentLimit = limit-g.Reserve, limit
+	return nil
+}
+
 // SetProcAttr makes a process started with attr start in the group on
 // cgroup v2 (clone3's CLONE_INTO_CGROUP); on cgroup v1, where the forking
 // thread's cgroup decides (Tasks), and for a nil Group, it does nothing.

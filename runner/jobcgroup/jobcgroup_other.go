@@ -16,5 +16,8 @@ func Create(Options) (*Group, error) {
 // SetProcAttr does nothing: there is no group outside Linux.
 func (g *Group) SetProcAttr(*syscall.SysProcAttr) {}
 
+// Follow does nothing: there is no group outside Linux.
+func (g *Group) Follow(int64) error { return nil }
+
 // Close does nothing: there is no group outside Linux.
 func (g *Group) Close() error { return nil }

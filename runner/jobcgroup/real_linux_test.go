@@ -59,6 +59,15 @@ func helper() int {
 		return 1
 	}
 	fmt.Println("child", memoryLine(out.String()))
+	if err := g.Follow(128 << 20); err != nil {
+		fmt.Println("follow:", err)
+		return 1
+	}
+	name := "memory.max"
+	if g.Version == 1 {
+		name = "memory.limit_in_bytes"
+	}
+	fmt.Println("followed", strings.TrimSpace(readString(filepath.Join(g.Dir, name))))
 	fmt.Println("self", memoryLine(readString("/proc/self/cgroup")))
 	if err := g.Close(); err != nil {
 		fmt.Println("close:", err)
@@ -92,7 +101,7 @@ func memoryLine(data string) string {
 // TestCreateReal: a process alone in a real 256 MiB memory cgroup (v1 or
 // v2) makes the jobs' group with a reserve of 16 MiB; a child started
 // through it is in the group (limit 240 MiB) while the process itself is
-// not; after Close the group is gone and the process is back where it
+// not; Follow(128 MiB) makes its limit 112 MiB; after Close the group is gone and the process is back where it
 // started.
 func TestCreateReal(t *testing.T) {
 	cg, version := testutil.MemoryCgroup(t, 256<<20)
@@ -127,6 +136,9 @@ func TestCreateReal(t *testing.T) {
 	}
 	if want := cgPath + "/" + filepath.Base(dir); got["child"] != want {
 		t.Errorf("the child ran in %q, want the group %q", got["child"], want)
+	}
+	if want := strconv.Itoa(112 << 20); got["followed"] != want {
+		t.Errorf("after Follow(128 MiB) the group's limit is %s, want %s", got["followed"], want)
 	}
 	if got["self"] == got["child"] {
 		t.Errorf("the process itself is in the group %q", got["self"])
