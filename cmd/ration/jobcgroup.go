@@ -2,10 +2,12 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 
 	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner/admit"
 	"github.com/ration-run/ration/runner/jobcgroup"
 )
@@ -44,6 +46,17 @@ func (w *wiring) jobCgroup() *jobcgroup.Group {
 		w.log.Debug("no jobs' memory cgroup: jobs share ration's, and an OOM kill there can take ration", "why", err.Error())
 	}
 	return g
+}
+
+// jobCgroupPlan says, for `ration limits`, whether ration run would give
+// its jobs a memory cgroup of their own, and with what limit.
+func jobCgroupPlan(s cgroup.Snapshot) string {
+	reserve, err := jobcgroup.Check(s)
+	if err != nil {
+		return "none, jobs share ration's (" + strings.TrimPrefix(err.Error(), "jobcgroup: ") + ")"
+	}
+	return fmt.Sprintf("a child of the memory cgroup, limited to %s (%s kept for ration)",
+		limits.FormatSize(s.MemoryLimit-reserve), limits.FormatSize(reserve))
 }
 
 // jobOOMCounter reads the oom_kill counter of the jobs' cgroup g.

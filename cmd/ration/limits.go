@@ -193,6 +193,9 @@ func writeDecision(w io.Writer, d limits.Decision) {
 		line("mem per job", "%s", limits.FormatSize(d.MemPerJobBytes))
 	}
 	line("memory binding", "%s", d.MemoryBinding())
+	if d.FSRoot == "" {
+		line("jobs' cgroup", "%s", jobCgroupPlan(s))
+	}
 	line("jobs", "%d (%s, decided by %s)", d.Jobs, d.JobsSource, d.DecidedBy)
 	line("reason", "%s", d.Reason)
 	for _, x := range d.Warnings {

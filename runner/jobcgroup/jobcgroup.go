@@ -41,9 +41,9 @@ import (
 	"fmt"
 )
 
-// MinReserve is the least memory a Group leaves ration: a Go program with
-// ration's buffers, its metrics server and a few thousand jobs' records.
-const MinReserve = 16 << 20
+// MinReserve is the least memory a Group leaves ration: two to three times
+// the anonymous memory of a ration run of a few hundred jobs (3 to 5 MiB).
+const MinReserve = 12 << 20
 
 // ErrNoLimit is returned by Create when no memory limit binds ration's
 // cgroup: then there is nothing to keep ration's share of.

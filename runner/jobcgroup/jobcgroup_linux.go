@@ -39,6 +39,41 @@ func Create(opts Options) (*Group, error) {
 	return create(snap.MemoryDir, snap.MemoryVersion, snap.MemoryLimit, reserve, os.Getpid())
 }
 
+// Check says whether a `ration run` in the memory cgroup of snap (a live
+// reading) could make the group, without making it: the reserve it would
+// keep, or why not. It checks the limit and that the cgroup directory is
+// writable; on cgroup v2 also that the memory controller is delegated to
+// it and that the calling process is alone in it (as ration run must be).
+func Check(snap cgroup.Snapshot) (reserve int64, err error) {
+	switch {
+	case snap.MemoryDir == "" || snap.MemoryVersion == 0:
+		return 0, errors.New("jobcgroup: no memory cgroup found")
+	case snap.MemoryLimit <= 0:
+		return 0, ErrNoLimit
+	}
+	if err := syscall.Access(snap.MemoryDir, 2 /* W_OK */); err != nil {
+		return 0, fmt.Errorf("jobcgroup: %s is not writable: %w", snap.MemoryDir, err)
+	}
+	if snap.MemoryVersion == 2 {
+		if err := checkV2(snap.MemoryDir, os.Getpid()); err != nil {
+			return 0, err
+		}
+	}
+	return DefaultReserve(ownAnon(), snap.MemoryLimit), nil
+}
+
+// checkV2 is what vacateV2 needs of parent before it changes anything.
+func checkV2(parent string, pid int) error {
+	procs := strings.Fields(readString(filepath.Join(parent, "cgroup.procs")))
+	if len(procs) != 1 || procs[0] != strconv.Itoa(pid) {
+		return fmt.Errorf("jobcgroup: %s holds other processes than ration (%d), so its children cannot have a memory limit (cgroup v2)", parent, len(procs))
+	}
+	if !slices.Contains(strings.Fields(readString(filepath.Join(parent, "cgroup.controllers"))), "memory") {
+		return fmt.Errorf("jobcgroup: the memory controller is not delegated to %s", parent)
+	}
+	return nil
+}
+
 // create makes the group below parent for process pid.
 func create(parent string, version int, limit, reserve int64, pid int) (*Group, error) {
 	if reserve >= limit {
@@ -65,14 +100,10 @@ func create(parent string, version int, limit, reserve int64, pid int) (*Group, 
 // enables the memory controller for parent's children: cgroup v2 allows
 // neither while parent holds a process.
 func (g *Group) vacateV2(pid int) error {
+	if err := checkV2(g.parent, pid); err != nil {
+		return err
+	}
 	self := strconv.Itoa(pid)
-	procs := strings.Fields(readString(filepath.Join(g.parent, "cgroup.procs")))
-	if len(procs) != 1 || procs[0] != self {
-		return fmt.Errorf("jobcgroup: %s holds other processes than ration (%d), so its children cannot have a memory limit (cgroup v2)", g.parent, len(procs))
-	}
-	if !slices.Contains(strings.Fields(readString(filepath.Join(g.parent, "cgroup.controllers"))), "memory") {
-		return fmt.Errorf("jobcgroup: the memory controller is not delegated to %s", g.parent)
-	}
 	leaf := filepath.Join(g.parent, fmt.Sprintf("ration-%d", pid))
 	if err := mkdir(leaf); err != nil {
 		return err

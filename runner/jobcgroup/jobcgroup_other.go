@@ -6,11 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"syscall"
+
+	"github.com/ration-run/ration/cgroup"
 )
 
 // Create fails: cgroups are Linux's.
 func Create(Options) (*Group, error) {
 	return nil, fmt.Errorf("jobcgroup: %w", errors.ErrUnsupported)
+}
+
+// Check fails: cgroups are Linux's.
+func Check(cgroup.Snapshot) (reserve int64, err error) {
+	return 0, fmt.Errorf("jobcgroup: %w", errors.ErrUnsupported)
 }
 
 // SetProcAttr does nothing: there is no group outside Linux.
