@@ -82,6 +82,7 @@ type Group struct {
 	tasks  string // v1: the tasks file the forking threads join
 	fd     int    // v2: the group's directory, open for CLONE_INTO_CGROUP; -1 on v1
 	self   string // v2: the leaf ration moved itself into
+	ctl    controller
 	undo   []func() error
 }
 

@@ -39,6 +39,18 @@ func Create(opts Options) (*Group, error) {
 	return create(snap.MemoryDir, snap.MemoryVersion, snap.MemoryLimit, reserve, os.Getpid())
 }
 
+// controller is the cgroup controller a group limits and the file of
+// the limit. Groups are made for memory; TestVacateV2 makes one for
+// hugetlb, the domain controller that a hybrid host's v2 hierarchy has,
+// to check what cgroup v2 asks of a parent (no process of its own while
+// its children have a domain controller) where memory is v1's.
+type controller struct{ name, limitFile string }
+
+var (
+	memoryV1 = controller{"memory", "memory.limit_in_bytes"}
+	memoryV2 = controller{"memory", "memory.max"}
+)
+
 // Check says whether a `ration run` in the memory cgroup of snap (a live
 // reading) could make the group, without making it: the reserve it would
 // keep, or why not. It checks the limit and that the cgroup directory is
@@ -55,7 +67,7 @@ func Check(snap cgroup.Snapshot) (reserve int64, err error) {
 		return 0, fmt.Errorf("jobcgroup: %s is not writable: %w", snap.MemoryDir, err)
 	}
 	if snap.MemoryVersion == 2 {
-		if err := checkV2(snap.MemoryDir, os.Getpid()); err != nil {
+		if err := checkV2(snap.MemoryDir, os.Getpid(), memoryV2); err != nil {
 			return 0, err
 		}
 	}
@@ -63,24 +75,33 @@ func Check(snap cgroup.Snapshot) (reserve int64, err error) {
 }
 
 // checkV2 is what vacateV2 needs of parent before it changes anything.
-func checkV2(parent string, pid int) error {
+func checkV2(parent string, pid int, c controller) error {
 	procs := strings.Fields(readString(filepath.Join(parent, "cgroup.procs")))
 	if len(procs) != 1 || procs[0] != strconv.Itoa(pid) {
-		return fmt.Errorf("jobcgroup: %s holds other processes than ration (%d), so its children cannot have a memory limit (cgroup v2)", parent, len(procs))
+		return fmt.Errorf("jobcgroup: %s holds other processes than ration (%d), so its children cannot have a %s limit (cgroup v2)", parent, len(procs), c.name)
 	}
-	if !slices.Contains(strings.Fields(readString(filepath.Join(parent, "cgroup.controllers"))), "memory") {
-		return fmt.Errorf("jobcgroup: the memory controller is not delegated to %s", parent)
+	if !slices.Contains(strings.Fields(readString(filepath.Join(parent, "cgroup.controllers"))), c.name) {
+		return fmt.Errorf("jobcgroup: the %s controller is not delegated to %s", c.name, parent)
 	}
 	return nil
 }
 
-// create makes the group below parent for process pid.
+// create makes the memory group below parent for process pid.
 func create(parent string, version int, limit, reserve int64, pid int) (*Group, error) {
+	c := memoryV1
+	if version == 2 {
+		c = memoryV2
+	}
+	return createFor(c, parent, version, limit, reserve, pid)
+}
+
+// createFor makes the group of controller c below parent for process pid.
+func createFor(c controller, parent string, version int, limit, reserve int64, pid int) (*Group, error) {
 	if reserve >= limit {
 		return nil, fmt.Errorf("jobcgroup: a reserve of %s leaves nothing of the limit %s", mib(reserve), mib(limit))
 	}
 	removeStale(parent)
-	g := &Group{Version: version, Limit: limit - reserve, ParentLimit: limit, Reserve: reserve, parent: parent, fd: -1,
+	g := &Group{Version: version, Limit: limit - reserve, ParentLimit: limit, Reserve: reserve, parent: parent, fd: -1, ctl: c,
 		Dir: filepath.Join(parent, fmt.Sprintf("ration-%d-jobs", pid))}
 	var err error
 	if version == 2 {
@@ -97,10 +118,10 @@ func create(parent string, version int, limit, reserve int64, pid int) (*Group, 
 }
 
 // vacateV2 moves process pid out of parent into a leaf of its own and
-// enables the memory controller for parent's children: cgroup v2 allows
+// enables the group's controller for parent's children: cgroup v2 allows
 // neither while parent holds a process.
 func (g *Group) vacateV2(pid int) error {
-	if err := checkV2(g.parent, pid); err != nil {
+	if err := checkV2(g.parent, pid, g.ctl); err != nil {
 		return err
 	}
 	self := strconv.Itoa(pid)
@@ -115,11 +136,11 @@ func (g *Group) vacateV2(pid int) error {
 	g.self = leaf
 	g.undo = append(g.undo, func() error { return write(filepath.Join(g.parent, "cgroup.procs"), self) })
 	control := filepath.Join(g.parent, "cgroup.subtree_control")
-	if !slices.Contains(strings.Fields(readString(control)), "memory") {
-		if err := write(control, "+memory"); err != nil {
+	if !slices.Contains(strings.Fields(readString(control)), g.ctl.name) {
+		if err := write(control, "+"+g.ctl.name); err != nil {
 			return err
 		}
-		g.undo = append(g.undo, func() error { return write(control, "-memory") })
+		g.undo = append(g.undo, func() error { return write(control, "-"+g.ctl.name) })
 	}
 	return nil
 }
@@ -131,11 +152,7 @@ func (g *Group) makeDir() error {
 		return err
 	}
 	g.undo = append(g.undo, func() error { return removeDir(g.Dir) })
-	limitFile := "memory.max"
-	if g.Version == 1 {
-		limitFile = "memory.limit_in_bytes"
-	}
-	if err := write(filepath.Join(g.Dir, limitFile), strconv.FormatInt(g.Limit, 10)); err != nil {
+	if err := write(filepath.Join(g.Dir, g.ctl.limitFile), strconv.FormatInt(g.Limit, 10)); err != nil {
 		return err
 	}
 	if g.Version == 1 {
@@ -168,11 +185,7 @@ func (g *Group) Follow(limit int64) error {
 	if limit == g.ParentLimit {
 		return nil
 	}
-	name := "memory.max"
-	if g.Version == 1 {
-		name = "memory.limit_in_bytes"
-	}
-	if err := write(filepath.Join(g.Dir, name), strconv.FormatInt(limit-g.Reserve, 10)); err != nil {
+	if err := write(filepath.Join(g.Dir, g.ctl.limitFile), strconv.FormatInt(limit-g.Reserve, 10)); err != nil {
 		return err
 	}
 	g.Limit, g.ParentLimit = limit-g.Reserve, limit

@@ -28,3 +28,6 @@ func (g *Group) Follow(int64) error { return nil }
 
 // Close does nothing: there is no group outside Linux.
 func (g *Group) Close() error { return nil }
+
+// controller is Linux's; a Group has one there.
+type controller struct{}

@@ -21,8 +21,11 @@ import (
 const helperEnv = "JOBCGROUP_TEST_HELPER"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(helperEnv) == "1" {
+	switch os.Getenv(helperEnv) {
+	case "1":
 		os.Exit(helper())
+	case "vacate":
+		os.Exit(vacateHelper())
 	}
 	undo := testutil.DelegateCgroups()
 	code := m.Run()
@@ -187,4 +190,190 @@ func deadPID(t *testing.T) int {
 		t.Fatal(err)
 	}
 	return cmd.Process.Pid
+}
+
+// TestSetProcAttrV2: on a cgroup v2 hierarchy (this machine's unified
+// hierarchy of a hybrid host does, without controllers), a process
+// started with the attributes of SetProcAttr, together with the process
+// group and parent-death signal that ration's jobs get, starts in the
+// group's cgroup (clone3 with CLONE_INTO_CGROUP).
+func TestSetProcAttrV2(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	mount, own := v2Mount(t)
+	dir := filepath.Join(mount, own, fmt.Sprintf("ration-test-%d-clone", os.Getpid()))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Skipf("cannot create a v2 cgroup: %v", err)
+	}
+	t.Cleanup(func() { testutil.RemoveCgroup(t, dir) })
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	g := &Group{Dir: dir, Version: 2, fd: fd}
+	cmd := exec.Command("cat", "/proc/self/cgroup")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	g.SetProcAttr(cmd.SysProcAttr)
+	var out []byte
+	pdeath.Do(func() { out, err = cmd.Output() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(own, filepath.Base(dir))
+	for line := range strings.Lines(string(out)) {
+		if p, ok := strings.CutPrefix(strings.TrimSpace(line), "0::"); ok {
+			if p != want {
+				t.Errorf("the child started in %q, want %q", p, want)
+			}
+			return
+		}
+	}
+	t.Errorf("no v2 line in the child's /proc/self/cgroup:\n%s", out)
+}
+
+// v2Mount returns the mount point of the cgroup v2 hierarchy and the
+// test process's cgroup path in it, or skips.
+func v2Mount(t *testing.T) (mount, own string) {
+	for line := range strings.Lines(readString("/proc/self/cgroup")) {
+		if p, ok := strings.CutPrefix(strings.TrimSpace(line), "0::"); ok {
+			own = p
+		}
+	}
+	for line := range strings.Lines(readString("/proc/self/mountinfo")) {
+		f := strings.Fields(line)
+		for i, x := range f {
+			if x == "-" && i+1 < len(f) && f[i+1] == "cgroup2" && f[3] == "/" {
+				mount = f[4]
+			}
+		}
+	}
+	if mount == "" || own == "" {
+		t.Skip("no cgroup v2 hierarchy mounted at its root")
+	}
+	return mount, own
+}
+
+// hugetlbV2 is the domain controller of a hybrid host's v2 hierarchy
+// (memory is v1's there), with the limit file of 2 MiB pages.
+var hugetlbV2 = controller{"hugetlb", "hugetlb.2MB.max"}
+
+// vacateHelper is the process TestVacateV2 starts alone in a v2 cgroup:
+// it makes a hugetlb group there as Create makes the memory group on v2,
+// starts a process through it, and prints where everything was, before
+// and after Close.
+func vacateHelper() int {
+	parent := os.Getenv("CG")
+	g, err := createFor(hugetlbV2, parent, 2, 1<<30, 2<<20, os.Getpid())
+	if err != nil {
+		fmt.Println("create:", err)
+		return 1
+	}
+	fmt.Println("self", v2Line(readString("/proc/self/cgroup")))
+	fmt.Println("subtree", strings.TrimSpace(readString(filepath.Join(parent, "cgroup.subtree_control"))))
+	fmt.Println("limit", strings.TrimSpace(readString(filepath.Join(g.Dir, hugetlbV2.limitFile))))
+	cmd := exec.Command("cat", "/proc/self/cgroup")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	g.SetProcAttr(cmd.SysProcAttr)
+	var out []byte
+	pdeath.Do(func() { out, err = cmd.Output() })
+	if err != nil {
+		fmt.Println("child:", err)
+		return 1
+	}
+	fmt.Println("child", v2Line(string(out)))
+	if err := g.Close(); err != nil {
+		fmt.Println("close:", err)
+		return 1
+	}
+	fmt.Println("closed", v2Line(readString("/proc/self/cgroup")))
+	fmt.Println("subtree-after", strings.TrimSpace(readString(filepath.Join(parent, "cgroup.subtree_control"))))
+	return 0
+}
+
+// v2Line is the path of the "0::" line of /proc/PID/cgroup contents.
+func v2Line(data string) string {
+	for line := range strings.Lines(data) {
+		if p, ok := strings.CutPrefix(strings.TrimSpace(line), "0::"); ok {
+			return p
+		}
+	}
+	return ""
+}
+
+// TestVacateV2 checks what Create does on cgroup v2 with the kernel's own
+// rules, where a v2 memory controller is not at hand (this machine's
+// memory is v1's; the v2 host runs TestCreateReal): a process alone in a
+// v2 cgroup moves itself into a leaf beside the group, enables the
+// controller for the parent's children (which the kernel refuses while
+// the parent holds a process), sets the group's limit, and a child
+// started through the group starts in it. Close moves the process back,
+// disables the controller and removes both cgroups. The controller is
+// hugetlb, the domain controller of a hybrid host's v2 hierarchy.
+func TestVacateV2(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	mount, own := v2Mount(t)
+	if !strings.Contains(readString(filepath.Join(mount, own, "cgroup.controllers")), "hugetlb") {
+		t.Skip("no hugetlb controller in the v2 hierarchy")
+	}
+	if _, err := os.Stat("/sys/kernel/mm/hugepages/hugepages-2048kB"); err != nil {
+		t.Skip("no 2 MiB huge pages")
+	}
+	// The test's own cgroup offers hugetlb to its children; on a hybrid
+	// host it is the v2 root, which may hold processes.
+	ownControl := filepath.Join(mount, own, "cgroup.subtree_control")
+	if !strings.Contains(readString(ownControl), "hugetlb") {
+		if err := os.WriteFile(ownControl, []byte("+hugetlb"), 0o644); err != nil {
+			t.Skipf("cannot enable hugetlb in %s: %v", ownControl, err)
+		}
+		t.Cleanup(func() { _ = os.WriteFile(ownControl, []byte("-hugetlb"), 0o644) })
+	}
+	parent := filepath.Join(mount, own, fmt.Sprintf("ration-test-%d-vacate", os.Getpid()))
+	if err := os.Mkdir(parent, 0o755); err != nil {
+		t.Skipf("cannot create a v2 cgroup: %v", err)
+	}
+	t.Cleanup(func() { testutil.RemoveCgroup(t, parent) })
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := `echo $$ > "$CG/cgroup.procs" || exit 250; exec "$@"`
+	cmd := exec.Command("/bin/sh", "-c", script, "sh", self, "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"=vacate", "CG="+parent)
+	out, err := cmd.CombinedOutput()
+	t.Logf("helper:\n%s", out)
+	if err != nil {
+		t.Fatalf("helper: %v", err)
+	}
+	got := map[string]string{}
+	for line := range strings.Lines(string(out)) {
+		k, v, _ := strings.Cut(strings.TrimSpace(line), " ")
+		got[k] = v
+	}
+	p := filepath.Join(own, filepath.Base(parent))
+	pid := cmd.Process.Pid
+	for _, c := range []struct{ key, want string }{
+		{"self", fmt.Sprintf("%s/ration-%d", p, pid)},
+		{"subtree", "hugetlb"},
+		{"limit", strconv.Itoa(1<<30 - 2<<20)},
+		{"child", fmt.Sprintf("%s/ration-%d-jobs", p, pid)},
+		{"closed", p},
+		{"subtree-after", ""},
+	} {
+		if got[c.key] != c.want {
+			t.Errorf("%s: %q, want %q", c.key, got[c.key], c.want)
+		}
+	}
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if e.IsDir() {
+			t.Errorf("%s left after Close", e.Name())
+		}
+	}
 }
