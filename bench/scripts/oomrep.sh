@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Repeats TestWorkerRealOOME2E on a cgroup v2 host (see v2host.sh), each run
-# alone in a fresh cgroup, and keeps the test output and dmesg of each
-# failure under $OUT (default /tmp/oomrep):
+# Repeats the OOM tests of cmd/ration on a cgroup v2 host (see v2host.sh),
+# each run alone in a fresh cgroup, and keeps the test output and dmesg of
+# each failure under $OUT (default /tmp/oomrep):
 #
 #   bench/scripts/v2host.sh build            here
 #   N=25 bench/scripts/oomrep.sh             there, as root, from the repository root
+#
+# RUN picks the tests (default TestWorkerRealOOME2E and
+# TestJobMemoryCannotKillRationE2E). RATION_JOB_CGROUP=0 in the environment
+# reaches ration and runs its jobs in its own cgroup, as before the jobs'
+# cgroup (package runner/jobcgroup): the A of an A/B.
 set -u
 root=$PWD
 bin=/tmp/v2host-bin
@@ -22,7 +27,7 @@ pass=0 fail=0
 for i in $(seq "${N:-25}"); do
 	d=$cg/oomrep/r$i
 	mkdir "$d"
-	if (cd "$root/cmd/ration" && RATION_TEST_PREBUILT=$bin sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$d" "$bin/tests/cmd-ration.test" -test.run 'TestWorkerRealOOME2E' -test.count=1 -test.v) >"$out/run$i.txt" 2>&1; then
+	if (cd "$root/cmd/ration" && RATION_TEST_PREBUILT=$bin sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$d" "$bin/tests/cmd-ration.test" -test.run "${RUN:-TestWorkerRealOOME2E|TestJobMemoryCannotKillRationE2E}" -test.count=1 -test.v) >"$out/run$i.txt" 2>&1; then
 		pass=$((pass + 1))
 		rm "$out/run$i.txt"
 	else
@@ -33,4 +38,4 @@ for i in $(seq "${N:-25}"); do
 	rmdir "$d"/*/ "$d" 2>/dev/null
 done
 rmdir $cg/oomrep 2>/dev/null
-echo "TestWorkerRealOOME2E on v2: $pass passed, $fail failed" | tee "$out/summary.txt"
+echo "${RUN:-TestWorkerRealOOME2E|TestJobMemoryCannotKillRationE2E} on v2 (RATION_JOB_CGROUP=${RATION_JOB_CGROUP:-}): $pass passed, $fail failed" | tee "$out/summary.txt"
