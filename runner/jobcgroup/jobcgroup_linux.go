@@ -14,6 +14,7 @@ import (
 
 	"github.com/ration-run/ration/cgroup"
 	"github.com/ration-run/ration/runner/internal/pdeath"
+	"golang.org/x/sys/unix"
 )
 
 // Create makes the jobs' memory cgroup below the calling process's own
@@ -63,7 +64,7 @@ func Check(snap cgroup.Snapshot) (reserve int64, err error) {
 	case snap.MemoryLimit <= 0:
 		return 0, ErrNoLimit
 	}
-	if err := syscall.Access(snap.MemoryDir, 2 /* W_OK */); err != nil {
+	if err := unix.Access(snap.MemoryDir, unix.W_OK); err != nil {
 		return 0, fmt.Errorf("jobcgroup: %s is not writable: %w", snap.MemoryDir, err)
 	}
 	if snap.MemoryVersion == 2 {
