@@ -80,6 +80,31 @@ func helper() int {
 	return 0
 }
 
+// runHelper runs this test binary as the helper of the given mode, alone
+// in the cgroup dir, and returns what it printed, as key-value pairs, and
+// its PID.
+func runHelper(t *testing.T, mode, dir string) (got map[string]string, pid int) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := `echo $$ > "$CG/cgroup.procs" || exit 250; exec "$@"`
+	cmd := exec.Command("/bin/sh", "-c", script, "sh", self, "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"="+mode, "CG="+dir)
+	out, err := cmd.CombinedOutput()
+	t.Logf("helper %s in %s:\n%s", mode, dir, out)
+	if err != nil {
+		t.Fatalf("helper: %v", err)
+	}
+	got = map[string]string{}
+	for line := range strings.Lines(string(out)) {
+		k, v, _ := strings.Cut(strings.TrimSpace(line), " ")
+		got[k] = v
+	}
+	return got, cmd.Process.Pid
+}
+
 // memoryLine is the memory cgroup's path in /proc/PID/cgroup contents: the
 // v1 memory line's, else the v2 line's.
 func memoryLine(data string) string {
@@ -104,34 +129,18 @@ func memoryLine(data string) string {
 // TestCreateReal: a process alone in a real 256 MiB memory cgroup (v1 or
 // v2) makes the jobs' group with a reserve of 16 MiB; a child started
 // through it is in the group (limit 240 MiB) while the process itself is
-// not; Follow(128 MiB) makes its limit 112 MiB; after Close the group is gone and the process is back where it
-// started.
+// not; Follow(128 MiB) makes its limit 112 MiB; after Close the group is
+// gone and the process is back where it started.
 func TestCreateReal(t *testing.T) {
-	cg, version := testutil.MemoryCgroup(t, 256<<20)
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	script := `echo $$ > "$CG/cgroup.procs" || exit 250; exec "$@"`
-	cmd := exec.Command("/bin/sh", "-c", script, "sh", self, "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperEnv+"=1", "CG="+cg)
-	out, err := cmd.CombinedOutput()
-	t.Logf("helper (cgroup v%d):\n%s", version, out)
-	if err != nil {
-		t.Fatalf("helper: %v", err)
-	}
-	got := map[string]string{}
-	for line := range strings.Lines(string(out)) {
-		k, v, _ := strings.Cut(strings.TrimSpace(line), " ")
-		got[k] = v
-	}
+	cg, _ := testutil.MemoryCgroup(t, 256<<20)
+	got, pid := runHelper(t, "1", cg)
 	own, err := cgroup.Reader{}.Read()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cgPath := testutil.CgroupPath(own.MemoryCgroup, own.MemoryDir, cg)
 	dir := got["dir"]
-	if want := filepath.Join(cg, fmt.Sprintf("ration-%d-jobs", cmd.Process.Pid)); dir != want {
+	if want := filepath.Join(cg, fmt.Sprintf("ration-%d-jobs", pid)); dir != want {
 		t.Errorf("group %q, want %q", dir, want)
 	}
 	if want := strconv.Itoa(240 << 20); got["limit"] != want {
@@ -336,25 +345,8 @@ func TestVacateV2(t *testing.T) {
 		t.Skipf("cannot create a v2 cgroup: %v", err)
 	}
 	t.Cleanup(func() { testutil.RemoveCgroup(t, parent) })
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	script := `echo $$ > "$CG/cgroup.procs" || exit 250; exec "$@"`
-	cmd := exec.Command("/bin/sh", "-c", script, "sh", self, "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperEnv+"=vacate", "CG="+parent)
-	out, err := cmd.CombinedOutput()
-	t.Logf("helper:\n%s", out)
-	if err != nil {
-		t.Fatalf("helper: %v", err)
-	}
-	got := map[string]string{}
-	for line := range strings.Lines(string(out)) {
-		k, v, _ := strings.Cut(strings.TrimSpace(line), " ")
-		got[k] = v
-	}
+	got, pid := runHelper(t, "vacate", parent)
 	p := filepath.Join(own, filepath.Base(parent))
-	pid := cmd.Process.Pid
 	for _, c := range []struct{ key, want string }{
 		{"self", fmt.Sprintf("%s/ration-%d", p, pid)},
 		{"subtree", "hugetlb"},
