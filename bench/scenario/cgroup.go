@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -418,6 +419,54 @@ func (cg *cgroup) stats() cgStats {
 		s.CPUUsage = time.Duration(readInt(filepath.Join(cg.cpuacct, "cpuacct.usage")))
 	}
 	return s
+}
+
+// watchOOMKillsBelow starts polling the oom_kill counters of the cgroups
+// below cg's memory cgroup, and returns the function that stops it and
+// sums the most each one reached. cgroup v1 does not count a child's
+// kills in its parent, and ration runs its jobs in a child cgroup that it
+// removes when it ends (package runner/jobcgroup); v2 counts them in the
+// parent's memory.events, so there it returns 0.
+func (cg *cgroup) watchOOMKillsBelow() (stop func() int64) {
+	if cg.v2 {
+		return func() int64 { return 0 }
+	}
+	seen := map[string]int64{}
+	poll := func() {
+		_ = filepath.WalkDir(cg.memory, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || !d.IsDir() || path == cg.memory {
+				return nil
+			}
+			if n, ok := readKV(filepath.Join(path, "memory.oom_control"))["oom_kill"]; ok {
+				seen[path] = max(seen[path], n)
+			}
+			return nil
+		})
+	}
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			poll()
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() int64 {
+		close(quit)
+		<-done
+		poll()
+		var n int64
+		for _, c := range seen {
+			n += c
+		}
+		return n
+	}
 }
 
 func readInt(path string) int64 {

@@ -112,6 +112,7 @@ func run(ctx context.Context, h *hierarchy, s spec) result {
 		}
 		_, _ = io.Copy(io.Discard, stdout)
 	}()
+	below := cg.watchOOMKillsBelow()
 	dctx, stopDuring := context.WithCancel(ctx)
 	duringDone := make(chan struct{})
 	go func() {
@@ -163,6 +164,7 @@ loop:
 		r.MaxRSS = ru.Maxrss << 10
 	}
 	r.cgStats = cg.stats()
+	r.OOMKills += below()
 	r.Stderr = stderr.String()
 	return r
 }
