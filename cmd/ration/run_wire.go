@@ -252,6 +252,9 @@ func (w *wiring) observe(cfg *runner.Config, ref *runnerRef) error {
 	if w.jobs = w.jobCgroup(); w.jobs != nil {
 		cfg.Memory = jobMemorySampler(w.jobs, p.limits.Getenv)
 		w.adapt.jobs = w.jobs
+		if cfg.Adapt != nil && cfg.Adapt.MemoryLimit > 0 {
+			cfg.Adapt.MemoryLimit = w.jobs.Limit // what --mem-per-job auto divides
+		}
 	}
 	switch {
 	case p.worker.command == "":

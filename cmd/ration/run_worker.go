@@ -99,10 +99,13 @@ func newAdaptation(p *runPlan, log *slog.Logger, d limits.Decision, m *metrics.M
 				m.SetLimits(nd)
 			}
 			if err == nil && a.jobs != nil && nd.MemoryLimitBytes != nil {
-				// The jobs' cgroup follows a resized limit.
+				// The jobs' cgroup follows a resized limit, and the jobs
+				// share what it gives them.
 				if ferr := a.jobs.Follow(*nd.MemoryLimitBytes); ferr != nil {
 					log.Warn("the jobs' memory cgroup keeps its limit", "err", ferr)
 				}
+				jobsLimit := a.jobs.Limit
+				nd.MemoryLimitBytes = &jobsLimit
 			}
 			return nd, err
 		}
