@@ -48,9 +48,11 @@ type Thread struct {
 // threads are the forking threads, one per Thread asked for: a thread is
 // process-wide, so this state is too. Each lives until Retire, or as long
 // as ration, so that the parent-death signal of what it forks keeps
-// meaning ration's death.
+// meaning ration's death. mu is held for reading while a forker is used,
+// and for writing while one is added or retired, so that Retire never
+// closes a forker's channel under a DoOn.
 var threads struct {
-	mu sync.Mutex
+	mu sync.RWMutex
 	m  map[Thread]*forker
 }
 
@@ -68,32 +70,47 @@ func Do(f func()) { _ = DoOn(Thread{}, f) }
 // returned. The error is setting the thread up (EACCES: lowering the
 // niceness needs CAP_SYS_NICE; a Tasks file that cannot be written;
 // errors.ErrUnsupported outside Linux); f does not run then. f must not
-// call Do or DoOn.
+// call Do, DoOn or Retire.
 func DoOn(t Thread, f func()) error {
-	threads.mu.Lock()
+	threads.mu.RLock()
 	fk := threads.m[t]
-	if fk == nil {
-		fk = &forker{ch: make(chan func())}
-		ready := make(chan struct{})
-		go loop(t, fk, ready, nil)
-		<-ready
-		if threads.m == nil {
-			threads.m = map[Thread]*forker{}
+	for fk == nil {
+		threads.mu.RUnlock()
+		if err := addForker(t); err != nil {
+			return err
 		}
-		if fk.err == nil {
-			threads.m[t] = fk
-		}
+		threads.mu.RLock()
+		fk = threads.m[t] // nil again if retired meanwhile
 	}
-	threads.mu.Unlock()
-	if fk.err != nil {
-		return fk.err
-	}
+	defer threads.mu.RUnlock()
 	done := make(chan struct{})
 	fk.ch <- func() {
 		defer close(done)
 		f()
 	}
 	<-done
+	return nil
+}
+
+// addForker starts the forking thread of t unless there is one, and
+// returns the error of its setup.
+func addForker(t Thread) error {
+	threads.mu.Lock()
+	defer threads.mu.Unlock()
+	if threads.m[t] != nil {
+		return nil
+	}
+	fk := &forker{ch: make(chan func())}
+	ready := make(chan struct{})
+	go loop(t, fk, ready, nil)
+	<-ready
+	if fk.err != nil {
+		return fk.err
+	}
+	if threads.m == nil {
+		threads.m = map[Thread]*forker{}
+	}
+	threads.m[t] = fk
 	return nil
 }
 
