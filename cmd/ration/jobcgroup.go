@@ -48,15 +48,32 @@ func (w *wiring) jobCgroup() *jobcgroup.Group {
 	return g
 }
 
+// jobsCgroupJSON is the "jobs_cgroup" object of `ration limits --json`:
+// the limit and reserve of the jobs' memory cgroup that ration run would
+// make, or why it would make none.
+type jobsCgroupJSON struct {
+	LimitBytes   int64  `json:"limit_bytes,omitempty"`
+	ReserveBytes int64  `json:"reserve_bytes,omitempty"`
+	None         string `json:"none,omitempty"`
+}
+
+func jobCgroupJSON(s cgroup.Snapshot) *jobsCgroupJSON {
+	reserve, err := jobcgroup.Check(s)
+	if err != nil {
+		return &jobsCgroupJSON{None: strings.TrimPrefix(err.Error(), "jobcgroup: ")}
+	}
+	return &jobsCgroupJSON{LimitBytes: s.MemoryLimit - reserve, ReserveBytes: reserve}
+}
+
 // jobCgroupPlan says, for `ration limits`, whether ration run would give
 // its jobs a memory cgroup of their own, and with what limit.
 func jobCgroupPlan(s cgroup.Snapshot) string {
-	reserve, err := jobcgroup.Check(s)
-	if err != nil {
-		return "none, jobs share ration's (" + strings.TrimPrefix(err.Error(), "jobcgroup: ") + ")"
+	j := jobCgroupJSON(s)
+	if j.None != "" {
+		return "none, jobs share ration's (" + j.None + ")"
 	}
 	return fmt.Sprintf("a child of the memory cgroup, limited to %s (%s kept for ration)",
-		limits.FormatSize(s.MemoryLimit-reserve), limits.FormatSize(reserve))
+		limits.FormatSize(j.LimitBytes), limits.FormatSize(j.ReserveBytes))
 }
 
 // jobOOMCounter reads the oom_kill counter of the jobs' cgroup g.

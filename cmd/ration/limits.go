@@ -120,7 +120,14 @@ func limitsMain(args []string, getenv func(string) string, stdout, stderr io.Wri
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false) // the reason says "<"
-	if err := enc.Encode(d); err != nil {
+	out := struct {
+		limits.Decision
+		JobsCgroup *jobsCgroupJSON `json:"jobs_cgroup,omitempty"`
+	}{Decision: d}
+	if d.FSRoot == "" {
+		out.JobsCgroup = jobCgroupJSON(d.Snapshot)
+	}
+	if err := enc.Encode(out); err != nil {
 		return fail(stderr, "ration limits", err)
 	}
 	return 0

@@ -222,7 +222,8 @@ func TestLimitsRealParentQuota(t *testing.T) {
 	}
 }
 
-// TestLimitsRealMemory: 256 MiB and 100 MiB per job give 2 jobs.
+// TestLimitsRealMemory: 256 MiB and 100 MiB per job give 2 jobs, and
+// ration run would give the jobs a cgroup of 256 MiB less its reserve.
 func TestLimitsRealMemory(t *testing.T) {
 	s := ownCgroup(t)
 	if s.MemoryLimit > 0 && s.MemoryLimit < 256<<20 {
@@ -239,6 +240,14 @@ func TestLimitsRealMemory(t *testing.T) {
 	if m["jobs"].(float64) != float64(want) || m["memory_limit_bytes"] != float64(256<<20) || m["memory_max_jobs"] != 2.0 {
 		t.Errorf("jobs %v memory_limit_bytes %v memory_max_jobs %v; want %d, %d, 2; reason %v",
 			m["jobs"], m["memory_limit_bytes"], m["memory_max_jobs"], want, 256<<20, m["reason"])
+	}
+	// ration run would give the jobs a cgroup of their own, below 256 MiB
+	// by the reserve.
+	jc, _ := m["jobs_cgroup"].(map[string]any)
+	limit, _ := jc["limit_bytes"].(float64)
+	reserve, _ := jc["reserve_bytes"].(float64)
+	if reserve < 12<<20 || reserve > 64<<20 || limit+reserve != 256<<20 {
+		t.Errorf("jobs_cgroup %v: want a limit of 256 MiB less a reserve of 12 to 64 MiB", m["jobs_cgroup"])
 	}
 	t.Logf("%v", m["reason"])
 }
