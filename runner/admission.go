@@ -160,11 +160,8 @@ func (a *admission) sample(pids []int, now time.Time) {
 		// the group's, a shell's children included. Only the processes
 		// of the memory cgroup are read (see admit.GroupRSSOf); all of
 		// /proc only when its process list cannot be read.
-		if procs, err := a.sampler.Procs(); err == nil {
-			a.rss = admit.GroupRSSOf(a.proc, procs, pids)
-		} else {
-			a.rss, _ = admit.GroupRSS(a.proc, pids)
-		}
+		procs, _ := a.procs()
+		a.rss = admit.GroupRSSOf(a.proc, procs, pids)
 		a.rssAt = now
 		return
 	}
@@ -197,6 +194,18 @@ func (r *Runner) admittedPIDs() ([]int64, []int) {
 	}
 	r.mu.Unlock()
 	return seqs, pids
+}
+
+// procs returns the processes whose memory counts against the limit the
+// jobs share: those of the memory cgroup the sampler reads (and below),
+// or every process when there is no sampler or its list cannot be read.
+func (a *admission) procs() ([]int, error) {
+	if a.sampler != nil {
+		if pids, err := a.sampler.Procs(); err == nil {
+			return pids, nil
+		}
+	}
+	return admit.ProcessIDs(a.proc)
 }
 
 // started counts an attempt of job seq as running from now, when the
@@ -243,7 +252,7 @@ func (r *Runner) attemptEnded(j *job, res AttemptResult, timedOut bool) bool {
 		}
 		now = r.oom.kills()
 		// Only a rise makes the group matter, and looking may wait.
-		e.GroupGone = now > base && groupGone(res.PID)
+		e.GroupGone = now > base && a.groupGone(res.PID)
 	}
 	at := a.tracker.Ended(int(seq), now, e)
 	if !at.OOM || res.Cause != event.CauseNone {

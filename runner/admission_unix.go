@@ -18,9 +18,10 @@ import (
 const groupGoneWait = 200 * time.Millisecond
 
 // groupGone reports whether no process of the process group pgid (a job's:
-// each job leads its own) is left but zombies, waiting up to groupGoneWait for it.
-// pgid 0 (never started) counts as gone.
-func groupGone(pgid int) bool {
+// each job leads its own) is left but zombies, looking among a.procs and
+// waiting up to groupGoneWait for it. pgid 0 (never started) counts as
+// gone.
+func (a *admission) groupGone(pgid int) bool {
 	if pgid <= 0 {
 		return true
 	}
@@ -30,7 +31,7 @@ func groupGone(pgid int) bool {
 			return true
 		}
 		// Zombies answer kill(2) too.
-		if runs, err := admit.GroupRuns("/proc", pgid); err == nil && !runs {
+		if pids, err := a.procs(); err == nil && !admit.GroupRuns(a.proc, pids, pgid) {
 			return true
 		}
 		if time.Now().After(deadline) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ration-run/ration/cgroup"
 	"github.com/ration-run/ration/runner/admit"
+	"github.com/ration-run/ration/runner/jobcgroup"
 )
 
 // memoryAdmissionEnv turns the memory admission off when set to 0, false
@@ -13,21 +14,32 @@ import (
 // (halving) adapt the run to memory.
 const memoryAdmissionEnv = "RATION_MEM_ADMISSION"
 
-// memorySampler returns the reader of ration's own memory cgroup for the
-// runner's memory admission (runner.Config.Memory), nil when there is no
-// memory limit to respect, the cgroup cannot be read, the limits come
-// from a snapshot (--fs-root), or RATION_MEM_ADMISSION turns it off: then
-// jobs start as the CPU policy allows.
-func memorySampler(fsRoot string, getenv func(string) string) *admit.Sampler {
+// envOff reports whether the environment variable name (read through
+// getenv, os.Getenv when nil) turns something off: 0, false, off or no.
+func envOff(getenv func(string) string, name string) bool {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	switch strings.ToLower(strings.TrimSpace(getenv(memoryAdmissionEnv))) {
+	switch strings.ToLower(strings.TrimSpace(getenv(name))) {
 	case "0", "false", "off", "no":
+		return true
+	}
+	return false
+}
+
+// memorySampler returns the reader of the memory cgroup the jobs run in
+// for the runner's memory admission (runner.Config.Memory): the jobs'
+// cgroup jobs, whose own limit is the one they must fit in, or else
+// ration's own. It is nil when there is no memory limit to respect, the
+// cgroup cannot be read, the limits come from a snapshot (--fs-root), or
+// RATION_MEM_ADMISSION turns it off: then jobs start as the CPU policy
+// allows.
+func memorySampler(fsRoot string, getenv func(string) string, jobs *jobcgroup.Group) *admit.Sampler {
+	if envOff(getenv, memoryAdmissionEnv) || fsRoot != "" {
 		return nil
 	}
-	if fsRoot != "" {
-		return nil
+	if jobs != nil {
+		return admit.SamplerFor(jobs.Dir, jobs.Version)
 	}
 	s, err := admit.NewSampler(cgroup.Reader{})
 	if err != nil || !s.Limited() {

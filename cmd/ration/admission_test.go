@@ -12,11 +12,11 @@ func TestMemorySamplerOff(t *testing.T) {
 			}
 			return ""
 		}
-		if s := memorySampler("", getenv); s != nil {
+		if s := memorySampler("", getenv, nil); s != nil {
 			t.Errorf("%s=%q: admission on", memoryAdmissionEnv, v)
 		}
 	}
-	if s := memorySampler(t.TempDir(), func(string) string { return "" }); s != nil {
+	if s := memorySampler(t.TempDir(), func(string) string { return "" }, nil); s != nil {
 		t.Error("--fs-root: admission on")
 	}
 }

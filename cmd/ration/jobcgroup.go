@@ -3,12 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/ration-run/ration/cgroup"
 	"github.com/ration-run/ration/limits"
-	"github.com/ration-run/ration/runner/admit"
 	"github.com/ration-run/ration/runner/jobcgroup"
 )
 
@@ -21,19 +19,10 @@ const jobCgroupEnv = "RATION_JOB_CGROUP"
 // in (package jobcgroup), nil when there is none: no memory limit, a
 // cgroup ration may not write, a snapshot's limits (--fs-root), a dry run,
 // or RATION_JOB_CGROUP turns it off. Why there is none is logged at debug
-// level, or as a warning when a limit binds but the group could not be
-// made: then a job's OOM kill can take ration.
+// level (`ration limits` says it too).
 func (w *wiring) jobCgroup() *jobcgroup.Group {
 	p := w.plan
-	getenv := p.limits.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	switch strings.ToLower(strings.TrimSpace(getenv(jobCgroupEnv))) {
-	case "0", "false", "off", "no":
-		return nil
-	}
-	if p.limits.FSRoot != "" || p.cfg.DryRun {
+	if envOff(p.limits.Getenv, jobCgroupEnv) || p.limits.FSRoot != "" || p.cfg.DryRun {
 		return nil
 	}
 	g, err := jobcgroup.Create(jobcgroup.Options{})
@@ -74,22 +63,4 @@ func jobCgroupPlan(s cgroup.Snapshot) string {
 	}
 	return fmt.Sprintf("a child of the memory cgroup, limited to %s (%s kept for ration)",
 		limits.FormatSize(j.LimitBytes), limits.FormatSize(j.ReserveBytes))
-}
-
-// jobOOMCounter reads the oom_kill counter of the jobs' cgroup g.
-func jobOOMCounter(g *jobcgroup.Group) func() (int64, error) {
-	return func() (int64, error) { return cgroup.OOMKills(g.Dir, g.Version) }
-}
-
-// jobMemorySampler is memorySampler for the jobs' cgroup g: its own limit
-// is the one the jobs must fit in.
-func jobMemorySampler(g *jobcgroup.Group, getenv func(string) string) *admit.Sampler {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	switch strings.ToLower(strings.TrimSpace(getenv(memoryAdmissionEnv))) {
-	case "0", "false", "off", "no":
-		return nil
-	}
-	return admit.SamplerFor(g.Dir, g.Version)
 }

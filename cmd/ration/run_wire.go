@@ -248,9 +248,9 @@ func (w *wiring) observe(cfg *runner.Config, ref *runnerRef) error {
 		obs = append(obs, h)
 	}
 	cfg.Observer = obs
-	cfg.Memory = memorySampler(p.limits.FSRoot, p.limits.Getenv) // memory admission, in both modes
-	if w.jobs = w.jobCgroup(); w.jobs != nil {
-		cfg.Memory = jobMemorySampler(w.jobs, p.limits.Getenv)
+	w.jobs = w.jobCgroup()
+	cfg.Memory = memorySampler(p.limits.FSRoot, p.limits.Getenv, w.jobs) // memory admission, in both modes
+	if w.jobs != nil {
 		w.adapt.jobs = w.jobs
 		if cfg.Adapt != nil && cfg.Adapt.MemoryLimit > 0 {
 			cfg.Adapt.MemoryLimit = w.jobs.Limit // what --mem-per-job auto divides
@@ -258,10 +258,7 @@ func (w *wiring) observe(cfg *runner.Config, ref *runnerRef) error {
 	}
 	switch {
 	case p.worker.command == "":
-		cfg.OOMKills = oomCounter(p.limits.FSRoot)
-		if w.jobs != nil {
-			cfg.OOMKills = jobOOMCounter(w.jobs)
-		}
+		cfg.OOMKills = oomCounter(p.limits.FSRoot, w.jobs)
 		if w.reaper.Active() || w.jobs != nil {
 			cfg.Executor = &runner.ProcessExecutor{Reaper: w.reaper, Cgroup: w.jobs}
 		}

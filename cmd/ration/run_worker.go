@@ -63,12 +63,15 @@ type adaptation struct {
 	wg       sync.WaitGroup
 }
 
-// oomCounter returns the reader of the oom_kill counter of ration's own
-// memory cgroup (where the jobs run), nil when there is none or the limits
-// come from a snapshot (--fs-root).
-func oomCounter(fsRoot string) func() (int64, error) {
+// oomCounter returns the reader of the oom_kill counter of the memory
+// cgroup the jobs run in: the jobs' cgroup jobs, or else ration's own; nil
+// when there is none or the limits come from a snapshot (--fs-root).
+func oomCounter(fsRoot string, jobs *jobcgroup.Group) func() (int64, error) {
 	if fsRoot != "" {
 		return nil
+	}
+	if jobs != nil {
+		return func() (int64, error) { return cgroup.OOMKills(jobs.Dir, jobs.Version) }
 	}
 	snap, err := cgroup.Reader{}.Read()
 	if err != nil || snap.MemoryDir == "" {
@@ -117,9 +120,9 @@ func newAdaptation(p *runPlan, log *slog.Logger, d limits.Decision, m *metrics.M
 // (--worker), which the runner starts and stops; its pool's worker
 // events go to the run's observers.
 func (a *adaptation) workerExecutor(w workerPlan, memAuto bool, d limits.Decision, stderr io.Writer, rp *reaper.Reaper, jobs *jobcgroup.Group) (*workerexec.Executor, error) {
-	var oom func() (int64, error)
+	var oom func() (int64, error) // nil: each worker's own cgroup's (worker.Config.OOMKills)
 	if jobs != nil {
-		oom = jobOOMCounter(jobs)
+		oom = oomCounter("", jobs)
 	}
 	e, err := workerexec.New(worker.Config{
 		Reaper: rp, Cgroup: jobs, OOMKills: oom,

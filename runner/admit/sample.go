@@ -87,9 +87,19 @@ func (s *Sampler) Sample() (r Reading, oomKills int64, err error) {
 // Linux) it returns an error wrapping fs.ErrNotExist. [GroupRSSOf] reads
 // only the processes given, which a runner with a memory cgroup prefers.
 func GroupRSS(procRoot string, pgids []int) (map[int]int64, error) {
+	pids, err := ProcessIDs(procRoot)
+	if err != nil {
+		return map[int]int64{}, err
+	}
+	return GroupRSSOf(procRoot, pids, pgids), nil
+}
+
+// ProcessIDs returns the ID of every process under procRoot ("/proc"):
+// what GroupRSS and GroupRuns read where no memory cgroup narrows them.
+func ProcessIDs(procRoot string) ([]int, error) {
 	ents, err := os.ReadDir(procRoot)
 	if err != nil {
-		return map[int]int64{}, fmt.Errorf("admit: %w", err)
+		return nil, fmt.Errorf("admit: %w", err)
 	}
 	pids := make([]int, 0, len(ents))
 	for _, e := range ents {
@@ -97,7 +107,7 @@ func GroupRSS(procRoot string, pgids []int) (map[int]int64, error) {
 			pids = append(pids, pid)
 		}
 	}
-	return GroupRSSOf(procRoot, pids, pgids), nil
+	return pids, nil
 }
 
 // GroupRSSOf is [GroupRSS] over the processes pids only: those of the
@@ -145,30 +155,26 @@ func ProcessRSS(procRoot string, pid int) (int64, error) {
 	return pages * int64(os.Getpagesize()), nil
 }
 
-// GroupRuns reports whether a process of the process group pgid is
-// running (in any state but zombie or dead), read from procRoot/PID/stat
-// for every process there. A job whose shell the OOM killer took may
-// leave its command a zombie for as long as nobody reaps it (an orphan of
-// a PID 1 that does not), and a zombie holds no memory and runs nothing.
-func GroupRuns(procRoot string, pgid int) (bool, error) {
-	ents, err := os.ReadDir(procRoot)
-	if err != nil {
-		return false, fmt.Errorf("admit: %w", err)
-	}
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(procRoot, e.Name(), "stat"))
+// GroupRuns reports whether a process of the process group pgid, among
+// the processes pids (those of the jobs' memory cgroup, [Sampler.Procs],
+// or [ProcessIDs]), is running: in any state but zombie or dead, read from
+// procRoot/PID/stat. A job whose shell the OOM killer took may leave its
+// command a zombie for as long as nobody reaps it (an orphan of a PID 1
+// that does not), and a zombie holds no memory and runs nothing. As for
+// GroupRSSOf, reading only the cgroup's processes keeps the read from
+// holding other processes' memory, right after an OOM kill.
+func GroupRuns(procRoot string, pids []int, pgid int) bool {
+	for _, pid := range pids {
+		b, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "stat"))
 		if err != nil {
 			continue // exited meanwhile
 		}
 		st, err := parseProcState(string(b))
 		if err == nil && st.pgrp == pgid && st.state != 'Z' && st.state != 'X' {
-			return true, nil
+			return true
 		}
 	}
-	return false, nil
+	return false
 }
 
 // procState is what GroupRuns and GroupRSSOf read of a /proc/PID/stat

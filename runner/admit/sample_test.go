@@ -157,17 +157,21 @@ func TestGroupRunsZombie(t *testing.T) {
 		t.Fatal(err)
 	}
 	pgid := cmd.Process.Pid
-	if runs, err := GroupRuns("/proc", pgid); err != nil || !runs {
-		t.Errorf("GroupRuns of a running group = %v, %v; want true", runs, err)
+	pids, err := ProcessIDs("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs := GroupRuns("/proc", pids, pgid); !runs {
+		t.Errorf("GroupRuns of a running group = %v; want true", runs)
 	}
 	stdin.Close() // sh exits; not waited for, it stays a zombie
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		runs, err := GroupRuns("/proc", pgid)
+		pids, err := ProcessIDs("/proc")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !runs {
+		if !GroupRuns("/proc", pids, pgid) {
 			break
 		}
 		if time.Now().After(deadline) {
