@@ -39,6 +39,8 @@ package jobcgroup
 import (
 	"errors"
 	"fmt"
+
+	"github.com/ration-run/ration/limits"
 )
 
 // MinReserve is the least memory a Group leaves ration: two to three times
@@ -81,7 +83,6 @@ type Group struct {
 	parent string // ration's memory cgroup, where the group was made
 	tasks  string // v1: the tasks file the forking threads join
 	fd     int    // v2: the group's directory, open for CLONE_INTO_CGROUP; -1 on v1
-	self   string // v2: the leaf ration moved itself into
 	ctl    controller
 	undo   []func() error
 }
@@ -92,10 +93,8 @@ func (g *Group) String() string {
 		return "none: jobs share ration's memory cgroup"
 	}
 	return fmt.Sprintf("%s (cgroup v%d), limit %s: %s of %s kept for ration",
-		g.Dir, g.Version, mib(g.Limit), mib(g.Reserve), mib(g.ParentLimit))
+		g.Dir, g.Version, limits.FormatSize(g.Limit), limits.FormatSize(g.Reserve), limits.FormatSize(g.ParentLimit))
 }
-
-func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 // Tasks is the cgroup v1 tasks file that a forking thread joins so that
 // the processes it forks start in the group (pdeath.Thread.Tasks); "" on

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner/internal/pdeath"
 	"golang.org/x/sys/unix"
 )
@@ -99,7 +100,7 @@ func create(parent string, version int, limit, reserve int64, pid int) (*Group, 
 // createFor makes the group of controller c below parent for process pid.
 func createFor(c controller, parent string, version int, limit, reserve int64, pid int) (*Group, error) {
 	if reserve >= limit {
-		return nil, fmt.Errorf("jobcgroup: a reserve of %s leaves nothing of the limit %s", mib(reserve), mib(limit))
+		return nil, fmt.Errorf("jobcgroup: a reserve of %s leaves nothing of the limit %s", limits.FormatSize(reserve), limits.FormatSize(limit))
 	}
 	removeStale(parent)
 	g := &Group{Version: version, Limit: limit - reserve, ParentLimit: limit, Reserve: reserve, parent: parent, fd: -1, ctl: c,
@@ -134,7 +135,6 @@ func (g *Group) vacateV2(pid int) error {
 	if err := write(filepath.Join(leaf, "cgroup.procs"), self); err != nil {
 		return err
 	}
-	g.self = leaf
 	g.undo = append(g.undo, func() error { return write(filepath.Join(g.parent, "cgroup.procs"), self) })
 	control := filepath.Join(g.parent, "cgroup.subtree_control")
 	if !slices.Contains(strings.Fields(readString(control)), g.ctl.name) {
@@ -181,7 +181,7 @@ func (g *Group) Follow(limit int64) error {
 		return nil
 	}
 	if limit <= g.Reserve {
-		return fmt.Errorf("jobcgroup: a limit of %s leaves nothing after the reserve of %s; the jobs keep %s", mib(limit), mib(g.Reserve), mib(g.Limit))
+		return fmt.Errorf("jobcgroup: a limit of %s leaves nothing after the reserve of %s; the jobs keep %s", limits.FormatSize(limit), limits.FormatSize(g.Reserve), limits.FormatSize(g.Limit))
 	}
 	if limit == g.ParentLimit {
 		return nil
