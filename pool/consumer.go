@@ -45,7 +45,11 @@ func (c *consumer[T, R]) bound() int {
 	if c.cfg.window > 0 {
 		return c.cfg.window
 	}
-	return int(c.p.want.Load()) + PullSlack
+	b := int(c.p.want.Load()) + PullSlack
+	if !c.ordered && c.p.short.Load() {
+		b-- // see PullSlack
+	}
+	return b
 }
 
 func (c *consumer[T, R]) loop(in iter.Seq[T]) {

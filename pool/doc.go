@@ -32,7 +32,8 @@
 //
 // Map pulls the next input item only after the previous one was handed to a
 // worker or queued and fewer than size+[PullSlack] items are pulled and not
-// yet delivered to the consumer ("outstanding"). So at no time are more than
+// yet delivered to the consumer ("outstanding"; one fewer while the pool's
+// tasks are very short, see PullSlack). So at no time are more than
 // size+PullSlack items outstanding, where size is the pool's size at the
 // moment of the pull; after a shrink, no item is pulled until the
 // outstanding count has dropped below the new bound. The same bound is the

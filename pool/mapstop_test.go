@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -104,5 +105,61 @@ func TestCollect(t *testing.T) {
 	}
 	if _, err := pool.Collect[int, int](context.Background(), p, nil, sq); !errors.Is(err, pool.ErrNilTask) {
 		t.Fatalf("Collect(nil input) = %v", err)
+	}
+}
+
+// TestNotStartedAfterCloseDeadline: a Map whose parent context can never be
+// canceled (context.Background) is stopped by a Close deadline; the items
+// queued behind the busy worker then yield ErrNotStarted (wrapping
+// ErrClosed) and never start: the Close deadline cancels the Map's own
+// context, which every item checks before it starts.
+func TestNotStartedAfterCloseDeadline(t *testing.T) {
+	p := pool.New(1)
+	release := make(chan struct{})
+	var started atomic.Int64
+	fn := func(_ context.Context, i int) (int, error) {
+		started.Add(1)
+		if i == 0 {
+			<-release
+		}
+		return i, nil
+	}
+	const n = 1 + pool.QueueSlack // one running, the rest queued
+	results := make(chan pool.Result[int, int], n)
+	go func() {
+		defer close(results)
+		for r := range pool.Map(context.Background(), p, seqN(n), fn) {
+			results <- r
+		}
+	}()
+	for p.Stats().Queued < pool.QueueSlack {
+		time.Sleep(time.Millisecond)
+	}
+	short, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := p.Close(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Close with a short deadline = %v, want DeadlineExceeded", err)
+	}
+	close(release)
+	got := 0
+	for r := range results {
+		got++
+		switch {
+		case r.Index == 0:
+			if r.Err != nil {
+				t.Errorf("item 0: %v", r.Err)
+			}
+		case !errors.Is(r.Err, pool.ErrNotStarted) || !errors.Is(r.Err, pool.ErrClosed):
+			t.Errorf("item %d after the Close deadline: %+v, want ErrNotStarted and ErrClosed", r.Index, r)
+		}
+	}
+	if got != n {
+		t.Errorf("%d results, want %d", got, n)
+	}
+	if s := started.Load(); s != 1 {
+		t.Errorf("%d items started, want only item 0", s)
+	}
+	if _, err := p.Close(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }

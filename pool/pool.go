@@ -33,10 +33,12 @@ const enqNoWait = -1
 // longer than longTask (then a clock read is noise), and otherwise one in
 // sampleEvery per worker. Submissions are sampled for the queue wait at the
 // same rate. (One in 16 cost trivial tasks about 4% of their throughput
-// against one in 64: bench/pool/results/README.md.)
+// against one in 64: bench/pool/results/README.md.) Timed tasks shorter
+// than shortTask make Map pull one item fewer (see PullSlack).
 const (
 	sampleEvery = 64
 	longTask    = 50 * time.Microsecond
+	shortTask   = time.Microsecond
 )
 
 // sampleSubmission reports whether a submission's queue wait is measured.
@@ -97,6 +99,7 @@ type Pool struct {
 
 	timeAll bool        // hooks are set: time every task
 	long    atomic.Bool // recently timed tasks ran longer than longTask
+	short   atomic.Bool // recently timed tasks ran shorter than shortTask
 }
 
 // New returns a pool of size workers. If size <= 0, the size is the default

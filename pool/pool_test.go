@@ -186,8 +186,24 @@ func TestLazyPullBound(t *testing.T) {
 }
 
 func TestOrderedSlowHead(t *testing.T) {
+	for _, warm := range []bool{false, true} {
+		t.Run(fmt.Sprintf("warm=%v", warm), func(t *testing.T) { testOrderedSlowHead(t, warm) })
+	}
+}
+
+// testOrderedSlowHead checks MapOrdered's window behind a slow head item.
+// With warm set, the pool has first run trivial tasks: an unordered Map
+// then holds one item fewer (see PullSlack), MapOrdered must not.
+func testOrderedSlowHead(t *testing.T, warm bool) {
 	const size = 4
 	p := newPool(t, size)
+	if warm {
+		for r := range pool.Map(context.Background(), p, seqN(10000), func(_ context.Context, i int) (int, error) { return i, nil }) {
+			if r.Err != nil {
+				t.Fatal(r.Err)
+			}
+		}
+	}
 	var pr probe
 	release := make(chan struct{})
 	fn := func(ctx context.Context, i int) (int, error) {
@@ -1116,4 +1132,56 @@ func TestStatsTiming(t *testing.T) {
 	if got < 3200/64/2 || got > 3200/2 {
 		t.Fatalf("timed %d of 3200 trivial tasks, want about 1 in 64", got)
 	}
+}
+
+// TestMapShortTasksWindow: behind items that all block, a fresh pool's Map
+// pulls size+PullSlack items (one held while the queue is full), and on a
+// pool whose tasks have been short it pulls one fewer: an item only when a
+// worker or a queue slot can take it (see PullSlack). The short-task state
+// is sampled, so the warm case gets a few tries. Under the race detector a
+// trivial task runs longer than a microsecond (P50 1-2 µs, against 127 ns
+// without it), so the test runs without it: `make test` runs it so.
+func TestMapShortTasksWindow(t *testing.T) {
+	if raceDetector {
+		t.Skip("the race detector makes trivial tasks slower than the short-task mark")
+	}
+	const size = 2
+	p := newPool(t, size)
+	blocked := func() int64 {
+		var pr probe
+		release := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for range pool.Map(context.Background(), p, pr.seq(size+pool.PullSlack+5), func(_ context.Context, i int) (int, error) {
+				<-release
+				return i, nil
+			}) {
+				pr.got()
+			}
+		}()
+		for p.Stats().Queued < pool.QueueSlack {
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(20 * time.Millisecond) // a pull beyond the window would come now
+		n := pr.pulled.Load()
+		close(release)
+		<-done
+		return n
+	}
+	if n := blocked(); n != size+pool.PullSlack {
+		t.Fatalf("fresh pool: %d items pulled behind blocked workers, want %d", n, size+pool.PullSlack)
+	}
+	var last int64
+	for range 5 {
+		for r := range pool.Map(context.Background(), p, seqN(10000), func(_ context.Context, i int) (int, error) { return i, nil }) {
+			if r.Err != nil {
+				t.Fatal(r.Err)
+			}
+		}
+		if last = blocked(); last == size+pool.PullSlack-1 {
+			return
+		}
+	}
+	t.Fatalf("after short tasks: %d items pulled behind blocked workers, want %d", last, size+pool.PullSlack-1)
 }

@@ -37,7 +37,7 @@ func (p *Pool) worker(first job) {
 	// saves a clock read.
 	var last int64
 	var n uint32 // tasks run, for sampling
-	long := false
+	long, short := false, false
 	do := func(j job, start int64) {
 		n++
 		timed := p.timeAll || long || j.enq > 0 || n%sampleEvery == 1
@@ -53,6 +53,10 @@ func (p *Pool) worker(first job) {
 		if l := last-start >= int64(longTask); l != long {
 			long = l
 			p.long.Store(l)
+		}
+		if s := last-start < int64(shortTask); s != short {
+			short = s
+			p.short.Store(s)
 		}
 	}
 	if !first.isKick() {
