@@ -1147,28 +1147,7 @@ func TestMapShortTasksWindow(t *testing.T) {
 	}
 	const size = 2
 	p := newPool(t, size)
-	blocked := func() int64 {
-		var pr probe
-		release := make(chan struct{})
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			for range pool.Map(context.Background(), p, pr.seq(size+pool.PullSlack+5), func(_ context.Context, i int) (int, error) {
-				<-release
-				return i, nil
-			}) {
-				pr.got()
-			}
-		}()
-		for p.Stats().Queued < pool.QueueSlack {
-			time.Sleep(time.Millisecond)
-		}
-		time.Sleep(20 * time.Millisecond) // a pull beyond the window would come now
-		n := pr.pulled.Load()
-		close(release)
-		<-done
-		return n
-	}
+	blocked := func() int64 { return pulledBehindBlocked(p, size) }
 	if n := blocked(); n != size+pool.PullSlack {
 		t.Fatalf("fresh pool: %d items pulled behind blocked workers, want %d", n, size+pool.PullSlack)
 	}
@@ -1184,4 +1163,57 @@ func TestMapShortTasksWindow(t *testing.T) {
 		}
 	}
 	t.Fatalf("after short tasks: %d items pulled behind blocked workers, want %d", last, size+pool.PullSlack-1)
+}
+
+// pulledBehindBlocked runs a Map on p (of the given size) whose items all
+// block, and returns how many items it pulled once the workers and the
+// queue were full.
+func pulledBehindBlocked(p *pool.Pool, size int) int64 {
+	var pr probe
+	release := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range pool.Map(context.Background(), p, pr.seq(size+pool.PullSlack+5), func(_ context.Context, i int) (int, error) {
+			<-release
+			return i, nil
+		}) {
+			pr.got()
+		}
+	}()
+	for p.Stats().Queued < pool.QueueSlack {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond) // a pull beyond the window would come now
+	n := pr.pulled.Load()
+	close(release)
+	<-done
+	return n
+}
+
+// TestRefusedItemsKeepTaskMarks: Map items refused because their Map
+// stopped (here by FailFast) did not run and have no duration; they must
+// not count as short tasks, which would shrink the next Map's window.
+func TestRefusedItemsKeepTaskMarks(t *testing.T) {
+	const size = 1
+	p := newPool(t, size)
+	boom := errors.New("boom")
+	refused := 0
+	for r := range pool.Map(context.Background(), p, seqN(1+pool.QueueSlack), func(_ context.Context, i int) (int, error) {
+		if i == 0 {
+			time.Sleep(2 * time.Millisecond) // a long task: every task is timed next
+			return 0, boom
+		}
+		return i, nil
+	}, pool.FailFast()) {
+		if errors.Is(r.Err, pool.ErrNotStarted) {
+			refused++
+		}
+	}
+	if refused == 0 {
+		t.Fatal("no item was refused")
+	}
+	if n := pulledBehindBlocked(p, size); n != size+pool.PullSlack {
+		t.Fatalf("after %d refused items: %d items pulled behind blocked workers, want %d", refused, n, size+pool.PullSlack)
+	}
 }

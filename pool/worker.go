@@ -50,6 +50,9 @@ func (p *Pool) worker(first job) {
 			start = p.now()
 		}
 		last = p.run(j, false, true, start)
+		if last == 0 {
+			return // a Map item that did not start: no duration
+		}
 		if l := last-start >= int64(longTask); l != long {
 			long = l
 			p.long.Store(l)
