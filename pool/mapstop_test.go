@@ -132,9 +132,11 @@ func TestNotStartedAfterCloseDeadline(t *testing.T) {
 			results <- r
 		}
 	}()
-	for p.Stats().Queued < pool.QueueSlack {
-		time.Sleep(time.Millisecond)
-	}
+	within(t, 10*time.Second, "filling the queue", func() {
+		for p.Stats().Queued < pool.QueueSlack {
+			time.Sleep(time.Millisecond)
+		}
+	})
 	short, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	if _, err := p.Close(short); !errors.Is(err, context.DeadlineExceeded) {

@@ -198,11 +198,7 @@ func testOrderedSlowHead(t *testing.T, warm bool) {
 	const size = 4
 	p := newPool(t, size)
 	if warm {
-		for r := range pool.Map(context.Background(), p, seqN(10000), func(_ context.Context, i int) (int, error) { return i, nil }) {
-			if r.Err != nil {
-				t.Fatal(r.Err)
-			}
-		}
+		runShortTasks(t, p)
 	}
 	var pr probe
 	release := make(chan struct{})
@@ -1147,17 +1143,13 @@ func TestMapShortTasksWindow(t *testing.T) {
 	}
 	const size = 2
 	p := newPool(t, size)
-	blocked := func() int64 { return pulledBehindBlocked(p, size) }
+	blocked := func() int64 { return pulledBehindBlocked(t, p, size) }
 	if n := blocked(); n != size+pool.PullSlack {
 		t.Fatalf("fresh pool: %d items pulled behind blocked workers, want %d", n, size+pool.PullSlack)
 	}
 	var last int64
 	for range 5 {
-		for r := range pool.Map(context.Background(), p, seqN(10000), func(_ context.Context, i int) (int, error) { return i, nil }) {
-			if r.Err != nil {
-				t.Fatal(r.Err)
-			}
-		}
+		runShortTasks(t, p)
 		if last = blocked(); last == size+pool.PullSlack-1 {
 			return
 		}
@@ -1165,10 +1157,22 @@ func TestMapShortTasksWindow(t *testing.T) {
 	t.Fatalf("after short tasks: %d items pulled behind blocked workers, want %d", last, size+pool.PullSlack-1)
 }
 
+// runShortTasks maps a trivial function over 10,000 items on p, so that
+// the pool's sampled task timings mark its tasks as short (see PullSlack).
+func runShortTasks(t *testing.T, p *pool.Pool) {
+	t.Helper()
+	for r := range pool.Map(context.Background(), p, seqN(10000), func(_ context.Context, i int) (int, error) { return i, nil }) {
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+	}
+}
+
 // pulledBehindBlocked runs a Map on p (of the given size) whose items all
 // block, and returns how many items it pulled once the workers and the
 // queue were full.
-func pulledBehindBlocked(p *pool.Pool, size int) int64 {
+func pulledBehindBlocked(t *testing.T, p *pool.Pool, size int) int64 {
+	t.Helper()
 	var pr probe
 	release := make(chan struct{})
 	done := make(chan struct{})
@@ -1181,9 +1185,11 @@ func pulledBehindBlocked(p *pool.Pool, size int) int64 {
 			pr.got()
 		}
 	}()
-	for p.Stats().Queued < pool.QueueSlack {
-		time.Sleep(time.Millisecond)
-	}
+	within(t, 10*time.Second, "filling the queue", func() {
+		for p.Stats().Queued < pool.QueueSlack {
+			time.Sleep(time.Millisecond)
+		}
+	})
 	time.Sleep(20 * time.Millisecond) // a pull beyond the window would come now
 	n := pr.pulled.Load()
 	close(release)
@@ -1213,7 +1219,7 @@ func TestRefusedItemsKeepTaskMarks(t *testing.T) {
 	if refused == 0 {
 		t.Fatal("no item was refused")
 	}
-	if n := pulledBehindBlocked(p, size); n != size+pool.PullSlack {
+	if n := pulledBehindBlocked(t, p, size); n != size+pool.PullSlack {
 		t.Fatalf("after %d refused items: %d items pulled behind blocked workers, want %d", refused, n, size+pool.PullSlack)
 	}
 }
