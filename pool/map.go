@@ -26,7 +26,7 @@ import (
 // scheduled. Map (not MapOrdered) leaves it out while the pool's recent
 // tasks ran under a microsecond (sampled): the consumer, not the workers,
 // then sets the pace, and waiting for a result costs it less than retrying
-// the hand-over (8% to 12% less CPU per trivial item; bench/pool/results,
+// the hand-over (7% to 12% less CPU per trivial item; bench/pool/results,
 // wave 9).
 const PullSlack = QueueSlack + 1
 
