@@ -82,6 +82,13 @@ func (p *Pool) worker(first job) {
 		select {
 		case j := <-p.tasks:
 			if j.isKick() {
+				// The kick was sent for a worker that announced a park
+				// (see kick), and this one had not: pass it on while it is
+				// still needed, or that worker sleeps through Close (which
+				// then never returns) or a shrink.
+				if p.parked.Load() > 0 && (p.closed.Load() || p.surplus()) {
+					p.sendKicks(1)
+				}
 				continue
 			}
 			do(j, last)
@@ -118,8 +125,11 @@ func (j *job) isKick() bool { return j.fn == nil && j.item == nil }
 // after Resize returned); the rest (a worker may not have reached its
 // receive yet) get theirs from a goroutine, which ends when they are taken
 // or when every worker has exited after Close.
-func (p *Pool) kick() {
-	n := p.parked.Load()
+func (p *Pool) kick() { p.sendKicks(p.parked.Load()) }
+
+// sendKicks sends n kicks: what the queue takes now, the rest from a
+// goroutine that ends when they are taken or every worker has exited.
+func (p *Pool) sendKicks(n int64) {
 	for n > 0 {
 		select {
 		case p.tasks <- job{}:
