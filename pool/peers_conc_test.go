@@ -231,11 +231,20 @@ func TestPeerConcExamplePool(t *testing.T) {
 // Adapted: New() (unbounded) is the default size, New(0); a panic comes
 // back from Wait as a *PanicError instead of being re-panicked;
 // WithMaxGoroutines is Resize, valid at any time, and a size below 1 means
-// the default (New) or 1 (Resize) instead of a panic. Not yet ported:
-// "basic" (100 tasks on New(0), Wait, then Close), whose Close hung in a
-// few of thousands of runs under -race: a worker back from its last task
-// can take the kick that Close sent a parked worker.
+// the default (New) or 1 (Resize) instead of a panic. "basic" (the pool
+// is closed at cleanup) is what found Close hanging in a few of thousands
+// of runs under -race; see TestCloseWakesParkingWorker.
 func TestPeerConcPool(t *testing.T) {
+	t.Run("basic", func(t *testing.T) {
+		var completed atomic.Int64
+		err := concGoWait(newPool(t, 0), concRepeat(100, func(int) error {
+			completed.Add(1)
+			return nil
+		})...)
+		if err != nil || completed.Load() != 100 {
+			t.Fatalf("Wait = %v after %d tasks, want nil after 100", err, completed.Load())
+		}
+	})
 	t.Run("panics on configuration after init", func(t *testing.T) {
 		concReconfigure(t, concGoDuring)
 	})
