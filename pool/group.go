@@ -35,13 +35,16 @@ func (p *Pool) Group(ctx context.Context) (*Group, context.Context) {
 }
 
 // Go submits task to the group's pool, blocking like [Pool.Go] until the
-// pool accepts it (a worker, or room in the pool's queue); the task receives a context derived from the group's
-// context that identifies the pool (see [Slot]). If the task cannot be
-// submitted, because the group's context is done (a task failed, Wait
-// returned, or ctx was canceled) before the pool had room, or the pool is
-// closed, or task is nil, Go does not run it and records the reason
-// (context.Cause of the group's context, [ErrClosed], [ErrNilTask]) as the
-// group's error, unless one is already recorded.
+// pool accepts it (a worker, or room in the pool's queue); the task
+// receives a context derived from the group's context that identifies the
+// pool (see [Slot]). If the task cannot be submitted, because the group's
+// context is done (a task failed, Wait returned, or ctx was canceled)
+// before the pool had room, or the pool is closed, or task is nil, Go does
+// not run it and records the reason (context.Cause of the group's context,
+// [ErrClosed], [ErrNilTask]) as the group's error, unless one is already
+// recorded. A task the pool has accepted always runs, as with errgroup,
+// even if the group's context is done by the time a worker takes it from
+// the queue: a task that must not start late checks its context.
 func (g *Group) Go(task func(context.Context) error) {
 	if task == nil {
 		g.record(ErrNilTask)
