@@ -231,14 +231,19 @@ func TestPeerPondSubmitWithPanic(t *testing.T) { pondPanic(t, newPool(t, 0), "du
 
 // From github.com/alitto/pond/v2@v2.7.1 default_test.go, TestNewGroup.
 // Adapted: the default pool's group -> New(0).Group.
-func TestPeerPondNewGroup(t *testing.T) {
-	g, _ := newPool(t, 0).Group(context.Background())
+func TestPeerPondNewGroup(t *testing.T) { pondGroupRunsAll(t, newPool(t, 0), 10) }
+
+// pondGroupRunsAll submits n counting tasks through a new group of p and
+// checks that Wait returns nil after all of them ran.
+func pondGroupRunsAll(t *testing.T, p *pool.Pool, n int32) {
+	t.Helper()
+	g, _ := p.Group(context.Background())
 	var done atomic.Int32
-	for range 10 {
+	for range n {
 		g.Go(func(context.Context) error { done.Add(1); return nil })
 	}
-	if err := g.Wait(); err != nil || done.Load() != 10 {
-		t.Fatalf("Wait = %v, %d done; want nil, 10", err, done.Load())
+	if err := g.Wait(); err != nil || done.Load() != n {
+		t.Fatalf("Wait = %v, %d done; want nil, %d", err, done.Load(), n)
 	}
 }
 
@@ -473,16 +478,7 @@ func TestPeerPondTaskGroupStop(t *testing.T) {
 
 // From github.com/alitto/pond/v2@v2.7.1 group_test.go, TestTaskGroupDone.
 // Adapted: <-group.Done() -> Wait; the tasks' sleep is not needed.
-func TestPeerPondTaskGroupDone(t *testing.T) {
-	g, _ := newPool(t, 10).Group(context.Background())
-	var executed atomic.Int32
-	for range 5 {
-		g.Go(func(context.Context) error { executed.Add(1); return nil })
-	}
-	if err := g.Wait(); err != nil || executed.Load() != 5 {
-		t.Fatalf("Wait = %v, %d executed; want nil, 5", err, executed.Load())
-	}
-}
+func TestPeerPondTaskGroupDone(t *testing.T) { pondGroupRunsAll(t, newPool(t, 10), 5) }
 
 // From github.com/alitto/pond/v2@v2.7.1 group_test.go,
 // TestTaskGroupMetrics: nine tasks succeed and the last fails. Adapted:
