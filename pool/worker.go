@@ -83,10 +83,11 @@ func (p *Pool) worker(first job) {
 		case j := <-p.tasks:
 			if j.isKick() {
 				// The kick was sent for a worker that announced a park
-				// (see kick), and this one had not: pass it on while it is
-				// still needed, or that worker sleeps through Close (which
-				// then never returns) or a shrink.
-				if p.parked.Load() > 0 && (p.closed.Load() || p.surplus()) {
+				// (see kick), and this one had not. After a shrink, this
+				// worker retiring in its place does the same; after Close,
+				// every worker must leave: pass the kick on, or the parked
+				// one sleeps on and Close never returns.
+				if p.closed.Load() && p.parked.Load() > 0 {
 					p.sendKicks(1)
 				}
 				continue
