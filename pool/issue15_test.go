@@ -248,3 +248,53 @@ func TestCloseWakesParkingWorker(t *testing.T) {
 		}
 	}
 }
+
+// TestGoexitDuringCloseDrainsQueue: a task that calls runtime.Goexit while
+// Close waits still gets its worker replaced, and the replacement runs the
+// tasks queued behind it before Close returns. Before the fix, a worker
+// dying after Close was not replaced: on a pool of one, its queued tasks
+// never ran and Close never returned (found by a red-team hunt).
+func TestGoexitDuringCloseDrainsQueue(t *testing.T) {
+	p := pool.New(1)
+	release, started := make(chan struct{}), make(chan struct{})
+	if err := p.Go(context.Background(), func(context.Context) error {
+		close(started)
+		<-release
+		runtime.Goexit()
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	var ran atomic.Int64
+	for range pool.QueueSlack {
+		if err := p.Go(context.Background(), func(context.Context) error { ran.Add(1); return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// With the queue full, this submitter blocks until Close rejects it:
+	// then Close has begun.
+	rejected := make(chan error, 1)
+	go func() { rejected <- p.Go(context.Background(), nop) }()
+	closed := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_, err := p.Close(ctx) // the deadline is a hang guard
+		closed <- err
+	}()
+	if err := <-rejected; !errors.Is(err, pool.ErrClosed) {
+		t.Fatalf("blocked Go = %v, want ErrClosed", err)
+	}
+	close(release)
+	if err := <-closed; err != nil || ran.Load() != pool.QueueSlack {
+		t.Fatalf("Close = %v with %d of %d queued tasks run; stats %+v", err, ran.Load(), pool.QueueSlack, p.Stats())
+	}
+	if err := p.Wait(); !errors.Is(err, pool.ErrGoexit) {
+		t.Fatalf("Wait = %v, want ErrGoexit", err)
+	}
+	if s := p.Stats(); s.Workers != 0 || s.Goroutines != 0 {
+		t.Fatalf("after Close: %+v, want no workers", s)
+	}
+}
+

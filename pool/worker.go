@@ -28,7 +28,8 @@ func (p *Pool) retire() bool {
 func (p *Pool) worker(first job) {
 	defer func() {
 		if p.workers.add(-1) == 0 && p.closed.Load() {
-			// No worker starts after Close: this is the last one.
+			// After Close, a worker starts only in place of a dying one,
+			// counted before that one leaves: this is the last one.
 			p.exitOne.Do(func() { close(p.exited) })
 		}
 	}()
@@ -254,14 +255,14 @@ func (p *Pool) finish(j job, slot int, wait, run int64, err error, inline bool) 
 }
 
 // replaceWorker starts a worker in place of one whose goroutine is ending
-// abnormally; the live count is unchanged.
+// abnormally; the live count is unchanged. After Close too: the dying
+// worker may have been the last one, with tasks still queued (or it was
+// draining them), and the replacement drains them before it leaves.
 func (p *Pool) replaceWorker() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed.Load() {
-		p.live.Add(-1) // the dying worker leaves for good
-		return
-	}
+	// Counted before the dying worker's own exit, so exited cannot close
+	// in between.
 	p.workers.add(1)
 	go p.worker(job{})
 }
