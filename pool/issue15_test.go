@@ -298,3 +298,46 @@ func TestGoexitDuringCloseDrainsQueue(t *testing.T) {
 	}
 }
 
+// TestConcurrentGoStartsWorkers: n tasks that wait for each other, submitted
+// at once to a fresh pool of n, all start. Before the fix, offer read the
+// busy count before the live one: a submitter could count the worker just
+// started for another's task as idle and leave its own in the queue, below
+// the pool's size, where it waited for a task that waited for it. Under the
+// race detector, with more processors than workers, 2 to 8 rounds in
+// 10,000 deadlocked (found by a red-team hunt); this runs 5,000.
+func TestConcurrentGoStartsWorkers(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(16))
+	for round := range 5000 {
+		n := 2 + round%3
+		p := pool.New(n)
+		var arrived sync.WaitGroup
+		arrived.Add(n)
+		all := make(chan struct{})
+		gate := make(chan struct{})
+		var submitters sync.WaitGroup
+		for range n {
+			submitters.Go(func() {
+				<-gate
+				if err := p.Go(context.Background(), func(context.Context) error {
+					arrived.Done()
+					<-all
+					return nil
+				}); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		close(gate)
+		within(t, 10*time.Second, fmt.Sprintf("round %d: %d tasks waiting for each other on a pool of %d", round, n, n), func() {
+			arrived.Wait()
+		})
+		close(all)
+		submitters.Wait()
+		if err := p.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

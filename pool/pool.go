@@ -444,6 +444,12 @@ func (p *Pool) TryGo(task func(context.Context) error) bool {
 func (p *Pool) offer(j job, queue bool) bool {
 	p.st.busy.add(1) // before the hand-over, so Busy never lags Go's return
 	for {
+		// live before busy: a worker is started only for a task already
+		// counted busy (or idle), so every worker in live has its task in
+		// the busy read that follows. Read the other way round, a worker
+		// just started for a concurrent submitter's task looked idle, and
+		// j waited in the queue below the pool's size.
+		live := p.live.Load()
 		onWorkers := p.st.busy.n.Load() - 1 - p.st.inlineRunning.Load() // minus j
 		if onWorkers >= p.want.Load() || p.closed.Load() {
 			if queue && !p.closed.Load() && p.enqueue(j) {
@@ -452,7 +458,7 @@ func (p *Pool) offer(j job, queue bool) bool {
 			p.st.busy.add(-1)
 			return false
 		}
-		if onWorkers >= p.live.Load() {
+		if onWorkers >= live {
 			if p.spawn(j) {
 				return true
 			}
