@@ -107,7 +107,7 @@ func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 	}
 	if c.nested {
 		c.running++
-		p.runInline(j, true)
+		p.runNested(j)
 		return true
 	}
 	if p.retryQueue(j) {

@@ -341,3 +341,42 @@ func TestConcurrentGoStartsWorkers(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedMapsNeverQueue: Maps nested in tasks that hold every worker
+// run all their items inline; none waits in the queue for a worker that
+// only a finished Map could free (both tasks keep their workers until
+// both Maps ended, so such an item would deadlock the round). Before the
+// fix, offer counted busy and inline tasks in two counters that a
+// finishing inline item updated one after the other; in between, a worker
+// looked idle and the other Map's item went to the queue (about 1 round
+// in 3 on this machine). Found by a red-team hunt.
+func TestNestedMapsNeverQueue(t *testing.T) {
+	p := newPool(t, 2)
+	for round := range 300 {
+		var holding, mapped sync.WaitGroup
+		holding.Add(2)
+		mapped.Add(2)
+		outer := func(ctx context.Context) error {
+			holding.Done()
+			holding.Wait() // both workers taken before either Map starts
+			for r := range pool.Map(ctx, p, seqN(300), func(_ context.Context, i int) (int, error) { return i, nil }) {
+				if r.Err != nil {
+					return r.Err
+				}
+			}
+			mapped.Done()
+			mapped.Wait()
+			return nil
+		}
+		for range 2 {
+			if err := p.Go(context.Background(), outer); err != nil {
+				t.Fatal(err)
+			}
+		}
+		within(t, 10*time.Second, fmt.Sprintf("round %d: two nested Maps on the pool's two workers", round), func() {
+			if err := p.Wait(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}

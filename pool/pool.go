@@ -273,7 +273,7 @@ func (p *Pool) submit(ctx context.Context, j job, pending *zeroWaiter) error {
 		return nil
 	}
 	if nested {
-		p.runInline(j, true)
+		p.runNested(j)
 		return nil
 	}
 	if p.retryQueue(j) {
@@ -382,7 +382,7 @@ func (p *Pool) sent(queued bool) {
 		p.spawn(job{})
 	}
 	if p.closed.Load() {
-		p.drainQueue(func(j job) { p.runInline(j, false) })
+		p.drainQueue(func(j job) { p.run(j, rescued, true, p.now()) })
 	}
 }
 
@@ -450,7 +450,7 @@ func (p *Pool) offer(j job, queue bool) bool {
 		// just started for a concurrent submitter's task looked idle, and
 		// j waited in the queue below the pool's size.
 		live := p.live.Load()
-		onWorkers := p.st.busy.n.Load() - 1 - p.st.inlineRunning.Load() // minus j
+		onWorkers := p.st.busy.n.Load() - 1 // minus j
 		if onWorkers >= p.want.Load() || p.closed.Load() {
 			if queue && !p.closed.Load() && p.enqueue(j) {
 				return true
@@ -474,20 +474,27 @@ func (p *Pool) offer(j job, queue bool) bool {
 	}
 }
 
-// runInline runs j on the calling goroutine: a nested submission, or (not
-// counted, as it was counted when it was queued) a job rescued from the
-// queue of a closed pool.
-func (p *Pool) runInline(j job, count bool) {
-	// inlineRunning goes up first and down last, so that offer never
-	// counts this task as one on a worker (which could make TryGo fail
-	// while a worker is idle); in between, offer may see one task too few
-	// on the workers and retry for a moment.
-	p.st.inlineRunning.Add(1)
-	defer p.st.inlineRunning.Add(-1)
-	if count {
-		p.st.busy.add(1)
-	}
-	p.run(j, true, true, p.now())
+// runMode is how a job runs.
+type runMode uint8
+
+const (
+	// onWorker: on a worker; counted in busy from its hand-over.
+	onWorker runMode = iota
+	// nestedInline: a nested submission on the submitting task's
+	// goroutine; counted in inlineRunning, never in busy, so that busy
+	// minus the job being offered is exactly what the workers hold (see
+	// offer).
+	nestedInline
+	// rescued: taken from the queue of a closed pool by its submitter (see
+	// sent); counted in busy since it was queued.
+	rescued
+)
+
+// runNested runs a nested submission inline on the calling goroutine.
+func (p *Pool) runNested(j job) {
+	p.st.inlineRunning.add(1)
+	defer p.st.inlineRunning.add(-1)
+	p.run(j, nestedInline, true, p.now())
 }
 
 // tryGoEnq is the enq of a TryGo submission, which never blocks.
@@ -552,6 +559,9 @@ func (p *Pool) Close(ctx context.Context) (notStarted int, err error) {
 	// workers left, which it then runs itself) are counted busy.
 	if err == nil {
 		err = p.st.busy.wait(done)
+	}
+	if err == nil {
+		err = p.st.inlineRunning.wait(done)
 	}
 	// Map items (and inline tasks, which run inside worker tasks) are done
 	// when the workers have exited.

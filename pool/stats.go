@@ -87,16 +87,17 @@ func (s Summary) Mean() time.Duration {
 func (p *Pool) Stats() Stats {
 	want, live := p.want.Load(), p.live.Load()
 	waiting := p.waiting.n.Load()
-	// busy counts the accepted tasks, the queued ones included, and the
-	// task of each submitter blocked on a full queue (added before its
-	// send, so that offer never sees a worker idle that is not).
+	// busy counts the tasks accepted for the workers, the queued ones
+	// included, and the task of each submitter blocked on a full queue
+	// (added before its send, so that offer never sees a worker idle that
+	// is not); nested inline tasks are counted apart.
 	accepted := max(p.st.busy.n.Load()-waiting, 0)
-	queued := min(max(accepted-p.st.inlineRunning.Load()-max(want, live), 0), QueueSlack)
+	queued := min(max(accepted-max(want, live), 0), QueueSlack)
 	return Stats{
 		Size:       int(want),
 		Workers:    p.workerCount(),
 		Goroutines: int(live),
-		Busy:       int(accepted - queued),
+		Busy:       int(accepted - queued + p.st.inlineRunning.n.Load()),
 		Queued:     int(queued),
 		Waiting:    int(waiting + queued),
 		Completed:  p.st.completed.Load(),
@@ -109,8 +110,8 @@ func (p *Pool) Stats() Stats {
 }
 
 type stats struct {
-	busy          zeroWaiter   // accepted, not finished (queued and inline included)
-	inlineRunning atomic.Int64 // inline tasks running
+	busy          zeroWaiter // accepted for the workers, not finished (queued included)
+	inlineRunning zeroWaiter // nested inline tasks running (not in busy)
 	completed     atomic.Int64
 	failed        atomic.Int64
 	panics        atomic.Int64

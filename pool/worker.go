@@ -43,14 +43,14 @@ func (p *Pool) worker(first job) {
 		n++
 		timed := p.timeAll || long || j.enq > 0 || n%sampleEvery == 1
 		if !timed {
-			p.run(j, false, false, 0)
+			p.run(j, onWorker, false, 0)
 			last = 0
 			return
 		}
 		if start == 0 {
 			start = p.now()
 		}
-		last = p.run(j, false, true, start)
+		last = p.run(j, onWorker, true, start)
 		if last == 0 {
 			return // a Map item that did not start: no duration
 		}
@@ -158,12 +158,15 @@ func (p *Pool) sendKicks(n int64) {
 // run runs one job on the calling goroutine (a worker, or the submitter for
 // an inline job). If timed, start is a clock reading at its start, and run
 // returns the clock reading at its end (else 0).
-func (p *Pool) run(j job, inline, timed bool, start int64) int64 {
+func (p *Pool) run(j job, mode runMode, timed bool, start int64) int64 {
+	inline := mode != onWorker
 	if j.item != nil {
 		// An item may wait a little between its hand-over and its start;
 		// one whose Map stopped meanwhile never starts.
 		if err := j.item.notStarted(); err != nil {
-			p.st.busy.add(-1)
+			if mode != nestedInline {
+				p.st.busy.add(-1)
+			}
 			j.item.finish(err, false)
 			return 0
 		}
@@ -190,8 +193,8 @@ func (p *Pool) run(j job, inline, timed bool, start int64) int64 {
 		if timed {
 			run = p.now() - start
 		}
-		p.finish(j, slot, wait, run, ErrGoexit, inline)
-		if !inline {
+		p.finish(j, slot, wait, run, ErrGoexit, mode)
+		if mode == onWorker {
 			p.replaceWorker()
 		}
 	}()
@@ -223,15 +226,17 @@ func (p *Pool) run(j job, inline, timed bool, start int64) int64 {
 		p.maybeStats(tctx, end)
 	}
 	returned = true
-	p.finish(j, slot, wait, run, err, inline)
+	p.finish(j, slot, wait, run, err, mode)
 	return end
 }
 
 // finish does the bookkeeping after a task and publishes its outcome; wait
 // and run are -1 when not measured.
-func (p *Pool) finish(j job, slot int, wait, run int64, err error, inline bool) {
-	p.st.record(wait, run, err, inline)
-	p.st.busy.add(-1)
+func (p *Pool) finish(j job, slot int, wait, run int64, err error, mode runMode) {
+	p.st.record(wait, run, err, mode != onWorker)
+	if mode != nestedInline {
+		p.st.busy.add(-1)
+	}
 	p.slots.release(slot)
 	if j.item != nil {
 		j.item.finish(err, true)
