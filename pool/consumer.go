@@ -70,37 +70,7 @@ func (c *consumer[T, R]) loop(in iter.Seq[T]) {
 		if c.running == 0 || c.stopped {
 			return
 		}
-		c.sleep()
-	}
-}
-
-// sleep waits for a result, cancellation, Close or Resize (see
-// mapState.sleep). A nested Map's consumer holds a worker of the pool
-// while it waits, and an item it handed over may sit in the queue with no
-// other worker to take it (the one that looked idle retired after a
-// shrink): so it runs one queued job itself instead, if there is one,
-// and returns.
-func (c *consumer[T, R]) sleep() {
-	m, p := c.m, c.p
-	if !c.nested || m.hasDone() {
-		m.sleep()
-		return
-	}
-	m.sleeping.Store(true)
-	if m.hasDone() {
-		m.sleeping.Store(false)
-		return
-	}
-	select {
-	case <-m.signal:
-		m.sleeping.Store(false)
-	case j := <-p.tasks:
-		m.sleeping.Store(false)
-		if !j.isKick() {
-			p.run(j, fromQueue, true, p.now())
-		} else if p.parked.Load() > 0 {
-			p.sendKicks(1) // it was meant for a parked worker (see kick)
-		}
+		c.m.sleep()
 	}
 }
 
@@ -245,7 +215,7 @@ func (c *consumer[T, R]) makeRoom() bool {
 		if c.outstanding < c.bound() {
 			return true
 		}
-		c.sleep()
+		c.m.sleep() // a result, cancellation, Close or Resize
 	}
 }
 

@@ -54,10 +54,7 @@
 //     context that identifies the pool. When Go, or Map's dispatcher, is
 //     called with that context (or one derived from it) and no worker is idle,
 //     the task runs inline on the calling goroutine instead of waiting for a
-//     worker that may never come (all of them could be waiting the same way),
-//     and a nested Map's consumer that waits for results runs queued tasks
-//     itself, so that none of its items waits for a worker that only its
-//     own return would free (after a shrink, say).
+//     worker that may never come (all of them could be waiting the same way).
 //     Nested work thus always makes progress; its concurrency is bounded by
 //     the nesting depth. A nested call with an unrelated context (for example
 //     [context.Background]) is an ordinary blocking submission and can

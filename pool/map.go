@@ -193,8 +193,7 @@ func mapSeq[T, R any](ctx context.Context, p *Pool, in iter.Seq[T], fn func(cont
 		m := &mapState[T, R]{fn: fn, ctx: mctx, cancel: cancel, failFast: cfg.failFast, ordered: ordered, signal: make(chan struct{}, 1)}
 		m.failIdx.Store(math.MaxInt64)
 		c := &consumer[T, R]{p: p, m: m, cfg: cfg, ordered: ordered, yield: yield, nested: p.isTaskOf(mctx)}
-		// The consumer only ever blocks on m.signal (a nested one also on
-		// the pool's queue, see consumer.sleep): cancellation, Close,
+		// The consumer only ever blocks on m.signal: cancellation, Close,
 		// Resize and finished results all send it.
 		stop := context.AfterFunc(mctx, m.wake)
 		p.registerMap(m)
@@ -208,7 +207,7 @@ func mapSeq[T, R any](ctx context.Context, p *Pool, in iter.Seq[T], fn func(cont
 				if c.running == 0 {
 					break
 				}
-				c.sleep()
+				m.sleep()
 			}
 			p.unregisterMap(m)
 		}()

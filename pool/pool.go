@@ -382,7 +382,7 @@ func (p *Pool) sent(queued bool) {
 		p.spawn(job{})
 	}
 	if p.closed.Load() {
-		p.drainQueue(func(j job) { p.run(j, fromQueue, true, p.now()) })
+		p.drainQueue(func(j job) { p.run(j, rescued, true, p.now()) })
 	}
 }
 
@@ -485,11 +485,9 @@ const (
 	// minus the job being offered is exactly what the workers hold (see
 	// offer).
 	nestedInline
-	// fromQueue: taken from the queue by a goroutine that is not a
-	// worker: the submitter of a closed pool (see sent) or a nested Map's
-	// waiting consumer (see consumer.sleep); counted in busy since it was
-	// queued.
-	fromQueue
+	// rescued: taken from the queue of a closed pool by its submitter (see
+	// sent); counted in busy since it was queued.
+	rescued
 )
 
 // runNested runs a nested submission inline on the calling goroutine.
