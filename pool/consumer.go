@@ -194,6 +194,11 @@ func (c *consumer[T, R]) why() error {
 	if err := c.m.stopCause(); err != nil {
 		return err
 	}
+	// The loop may also have ended after delivering the failure and
+	// before the failing worker published it (failPub).
+	if err := c.m.failure(); err != nil {
+		return err
+	}
 	if c.closed {
 		return ErrClosed
 	}
@@ -205,7 +210,10 @@ func (c *consumer[T, R]) why() error {
 func (c *consumer[T, R]) makeRoom() bool {
 	for {
 		c.poll()
-		if c.stopped || c.m.stopCause() != nil {
+		// failure, beside stopCause: the consumer may already have
+		// delivered the failed item before its worker published it. (No
+		// item is pending here, so no ErrNotStarted can overtake it.)
+		if c.stopped || c.m.stopCause() != nil || (c.cfg.failFast && c.m.failure() != nil) {
 			return false
 		}
 		if c.p.closed.Load() {

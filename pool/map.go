@@ -365,6 +365,16 @@ func (it *item[T, R]) notStarted() error {
 	return nil
 }
 
+// failure is the FailFast failure recorded so far (see failIdx), or nil.
+// It is recorded before its item is published, so a consumer that has
+// received that item finds it here even before failPub is stored.
+func (m *mapState[T, R]) failure() error {
+	if m.failIdx.Load() == math.MaxInt64 {
+		return nil
+	}
+	return *m.failErr.Load()
+}
+
 // stopCause is why the Map must not start more items, or nil.
 func (m *mapState[T, R]) stopCause() error {
 	if m.ctx.Err() != nil {
