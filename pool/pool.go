@@ -474,29 +474,6 @@ func (p *Pool) offer(j job, queue bool) bool {
 	}
 }
 
-// runMode is how a job runs.
-type runMode uint8
-
-const (
-	// onWorker: on a worker; counted in busy from its hand-over.
-	onWorker runMode = iota
-	// nestedInline: a nested submission on the submitting task's
-	// goroutine; counted in inlineRunning, never in busy, so that busy
-	// minus the job being offered is exactly what the workers hold (see
-	// offer).
-	nestedInline
-	// rescued: taken from the queue of a closed pool by its submitter (see
-	// sent); counted in busy since it was queued.
-	rescued
-)
-
-// runNested runs a nested submission inline on the calling goroutine.
-func (p *Pool) runNested(j job) {
-	p.st.inlineRunning.add(1)
-	defer p.st.inlineRunning.add(-1)
-	p.run(j, nestedInline, true, p.now())
-}
-
 // tryGoEnq is the enq of a TryGo submission, which never blocks.
 func (p *Pool) tryGoEnq() int64 {
 	if p.sampleSubmission() {

@@ -155,6 +155,29 @@ func (p *Pool) sendKicks(n int64) {
 	}()
 }
 
+// runMode is how a job runs.
+type runMode uint8
+
+const (
+	// onWorker: on a worker; counted in busy from its hand-over.
+	onWorker runMode = iota
+	// nestedInline: a nested submission on the submitting task's
+	// goroutine; counted in inlineRunning, never in busy, so that busy
+	// minus the job being offered is exactly what the workers hold (see
+	// offer).
+	nestedInline
+	// rescued: taken from the queue of a closed pool by its submitter (see
+	// sent); counted in busy since it was queued.
+	rescued
+)
+
+// runNested runs a nested submission inline on the calling goroutine.
+func (p *Pool) runNested(j job) {
+	p.st.inlineRunning.add(1)
+	defer p.st.inlineRunning.add(-1)
+	p.run(j, nestedInline, true, p.now())
+}
+
 // run runs one job on the calling goroutine (a worker, or the submitter for
 // an inline job). If timed, start is a clock reading at its start, and run
 // returns the clock reading at its end (else 0).
