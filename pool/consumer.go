@@ -87,7 +87,7 @@ func (c *consumer[T, R]) alloc() *item[T, R] {
 // pulling may go on. An item that cannot start is delivered with an error.
 func (c *consumer[T, R]) dispatch(it *item[T, R]) bool {
 	p, m := c.p, c.m
-	j := job{item: it, ctx: m.ctx}
+	j := job{item: it, ctx: m.ctx, nested: c.nested}
 	// Sampled like Pool.sampleSubmission, from a counter of the
 	// consumer's own; the wait is measured from here, as the item may
 	// wait in the queue.

@@ -420,3 +420,51 @@ func TestFailFastStopsPullingOnDelivery(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedMapSurvivesShrink: a Map nested in a task keeps going when the
+// pool shrinks under it. A worker that had just finished a task looked
+// idle, the nested Map handed it an item through the queue, and the shrink
+// retired that worker before it took the item: the only worker left was
+// the nested Map's own, waiting for that item. A surplus worker now
+// stays while an item of a nested Map is handed over and not yet started.
+// The window is narrow, so this runs 3,000 rounds: before the fix, 3 of 5
+// runs hung under the race detector (found by a red-team hunt).
+func TestNestedMapSurvivesShrink(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
+	for round := range 3000 {
+		p := pool.New(2)
+		release := make(chan struct{})
+		if err := p.Go(context.Background(), func(context.Context) error { <-release; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		mapped := make(chan int, 1)
+		if err := p.Go(context.Background(), func(ctx context.Context) error {
+			close(release) // the other worker finishes and looks idle
+			in := func(yield func(int) bool) {
+				if yield(0) {
+					p.Resize(1) // just after item 0 was handed over
+					_ = yield(1) && yield(2)
+				}
+			}
+			n := 0
+			for range pool.Map(ctx, p, in, func(_ context.Context, i int) (int, error) { return i, nil }) {
+				n++
+			}
+			mapped <- n
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		within(t, 10*time.Second, fmt.Sprintf("round %d: a nested Map across a shrink", round), func() {
+			if n := <-mapped; n != 3 {
+				t.Errorf("round %d: %d results, want 3", round, n)
+			}
+		})
+		if err := p.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -23,6 +23,9 @@ type job struct {
 	// to block, enqNoWait if a sampled submitter did not block, 0 if the
 	// submission is not sampled.
 	enq int64
+	// nested marks an item of a nested Map, counted in
+	// Pool.nestedHandoffs from its offer to its start on a worker.
+	nested bool
 }
 
 const enqNoWait = -1
@@ -71,9 +74,12 @@ type Pool struct {
 	tasks   chan job
 	closing chan struct{} // closed by Close
 	closed  atomic.Bool
-	parked  atomic.Int64  // workers that announced a park on tasks
-	exited  chan struct{} // closed when every worker has exited after Close
-	exitOne sync.Once
+	parked  atomic.Int64 // workers that announced a park on tasks
+	// nestedHandoffs counts the items of nested Maps handed to a worker
+	// and not yet started (see retire).
+	nestedHandoffs atomic.Int64
+	exited         chan struct{} // closed when every worker has exited after Close
+	exitOne        sync.Once
 
 	mu   sync.Mutex             // guards spawning, closing, maps
 	maps map[mapHandle]struct{} // running Maps, to wake on Resize and Close
@@ -441,7 +447,18 @@ func (p *Pool) TryGo(task func(context.Context) error) bool {
 //
 // With queue set, offer also puts j in the queue if every worker is busy
 // and the queue has room (tryQueue in one step).
-func (p *Pool) offer(j job, queue bool) bool {
+func (p *Pool) offer(j job, queue bool) (ok bool) {
+	if j.nested {
+		// Counted before the size is read: a worker that retires after a
+		// shrink either sees this count or is not seen idle here (see
+		// retire).
+		p.nestedHandoffs.Add(1)
+		defer func() {
+			if !ok {
+				p.nestedHandoffs.Add(-1)
+			}
+		}()
+	}
 	p.st.busy.add(1) // before the hand-over, so Busy never lags Go's return
 	for {
 		// live before busy: a worker is started only for a task already

@@ -3,6 +3,7 @@ package pool
 import (
 	"context"
 	"errors"
+	"runtime"
 	"runtime/debug"
 	"time"
 )
@@ -16,6 +17,12 @@ func (p *Pool) retire() bool {
 	for {
 		l := p.live.Load()
 		if l <= p.want.Load() {
+			return false
+		}
+		// A nested Map may just have handed an item to this worker,
+		// seen idle: leaving now could strand it in the queue, while the
+		// Map holds a worker that waits for it. Stay until it started.
+		if p.nestedHandoffs.Load() > 0 {
 			return false
 		}
 		if p.live.CompareAndSwap(l, l-1) {
@@ -105,6 +112,9 @@ func (p *Pool) worker(first job) {
 		p.parked.Add(1)
 		if p.surplus() || p.closed.Load() {
 			p.parked.Add(-1)
+			if p.nestedHandoffs.Load() > 0 {
+				runtime.Gosched() // see retire
+			}
 			continue
 		}
 		j := <-p.tasks
@@ -183,6 +193,9 @@ func (p *Pool) runNested(j job) {
 // returns the clock reading at its end (else 0).
 func (p *Pool) run(j job, mode runMode, timed bool, start int64) int64 {
 	inline := mode != onWorker
+	if j.nested && mode != nestedInline {
+		p.nestedHandoffs.Add(-1) // see retire
+	}
 	if j.item != nil {
 		// An item may wait a little between its hand-over and its start;
 		// one whose Map stopped meanwhile never starts.
