@@ -55,11 +55,9 @@
 //     called with that context (or one derived from it) and no worker is idle,
 //     the task runs inline on the calling goroutine instead of waiting for a
 //     worker that may never come (all of them could be waiting the same way).
-//     Nested work thus always makes progress (with one known exception: a
-//     shrink can retire a worker that a nested Map has just handed an item
-//     to, in a window of nanoseconds; the item then waits in the queue for
-//     another worker, and if every worker is held by nested Maps, until the
-//     pool grows again). Its concurrency is bounded by
+//     Nested work thus always makes progress, across a shrink too (a
+//     surplus worker stays until the items handed to it by nested Maps
+//     have started). Its concurrency is bounded by
 //     the nesting depth. A nested call with an unrelated context (for example
 //     [context.Background]) is an ordinary blocking submission and can
 //     deadlock like any bounded pool; so can calling Wait or Close from a
