@@ -8,6 +8,24 @@ import (
 	"time"
 )
 
+// job is what travels from a submitter to a worker. It is passed by value
+// through a channel, so submitting allocates nothing.
+type job struct {
+	fn   func(context.Context) error // a Go/TryGo task, or nil
+	grp  *Group                      // the Group of a task, or nil
+	item mapItem                     // a Map item, or nil
+	ctx  context.Context             // parent of the task's context
+	// enq samples the queue wait: p.now() when a sampled submitter started
+	// to block, enqNoWait if a sampled submitter did not block, 0 if the
+	// submission is not sampled.
+	enq int64
+	// nested marks an item of a nested Map, counted in
+	// Pool.nestedHandoffs from its offer to its start on a worker.
+	nested bool
+}
+
+const enqNoWait = -1
+
 // surplus reports whether the pool has more workers than its size.
 func (p *Pool) surplus() bool { return p.live.Load() > p.want.Load() }
 
