@@ -240,12 +240,7 @@ func TestCloseWakesParkingWorker(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_, err := p.Close(ctx) // the deadline is a hang guard
-		cancel()
-		if err != nil {
-			t.Fatalf("round %d: Close: %v (a worker still parked?); stats %+v", round, err, p.Stats())
-		}
+		closePool(t, p, fmt.Sprintf("round %d (a worker still parked?)", round))
 	}
 }
 

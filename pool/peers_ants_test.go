@@ -249,7 +249,7 @@ func TestPeerAntsMaxBlockingSubmit(t *testing.T) {
 func TestPeerAntsRebootNewPool(t *testing.T) {
 	p := newPool(t, 10)
 	pondSubmitAndWait(t, p)
-	pondClose(t, p)
+	closePool(t, p, "pool")
 	if err := p.Go(context.Background(), nop); err != pool.ErrClosed {
 		t.Fatalf("Go after Close = %v, want ErrClosed", err)
 	}
@@ -315,7 +315,7 @@ func TestPeerAntsWithDisablePurgePool(t *testing.T) {
 	if s := p.Stats(); s.Busy != 0 || s.Goroutines != numWorker {
 		t.Fatalf("stats %+v after the tasks ended, want the %d workers still there", s, numWorker)
 	}
-	pondClose(t, p)
+	closePool(t, p, "pool")
 	if s := p.Stats(); s.Goroutines != 0 || s.Workers != 0 || s.Size-s.Goroutines != numWorker {
 		t.Fatalf("stats %+v after Close, want no worker left", s)
 	}
@@ -482,7 +482,7 @@ func TestPeerAntsReleaseContextWithNil(t *testing.T) {
 		t.Fatalf("stats %+v, want the 5 tasks still running", s)
 	}
 	release()
-	pondClose(t, p)
+	closePool(t, p, "pool")
 }
 
 // antsSum is ants' example: the tasks add 0..999 to a shared sum.
@@ -507,7 +507,7 @@ func TestPeerAntsRebootNewPoolCalc(t *testing.T) {
 	if sum := antsSum(t, p); sum != 499500 {
 		t.Fatalf("sum = %d, want 499500", sum)
 	}
-	pondClose(t, p)
+	closePool(t, p, "pool")
 	if err := p.Go(context.Background(), nop); err != pool.ErrClosed {
 		t.Fatalf("Go after Close = %v", err)
 	}

@@ -41,7 +41,7 @@ func TestPeerPondPoolSubmitWhileStoppingHasNoRace(t *testing.T) {
 		return err
 	})
 	close(start)
-	pondClose(t, p)
+	closePool(t, p, "pool")
 	waitSubmitted()
 	if err := p.Wait(); err != nil || ran.Load() != accepted.Load() {
 		t.Fatalf("Wait = %v; accepted %d tasks, ran %d", err, accepted.Load(), ran.Load())
@@ -73,7 +73,7 @@ func pondTryGo(t *testing.T, secondErr error) {
 	if err := p.Wait(); err != secondErr {
 		t.Fatalf("Wait = %v, want %v", err, secondErr)
 	}
-	pondClose(t, p)
+	closePool(t, p, "pool")
 	if p.TryGo(nop) {
 		t.Fatal("TryGo on a closed pool = true")
 	}
@@ -101,7 +101,7 @@ func TestPeerPondPoolTrySubmitErr(t *testing.T) { pondTryGo(t, errPondSample) }
 func TestPeerPondStopAndWaitWithGoexit(t *testing.T) {
 	p := newPool(t, 10)
 	pondGo(t, p, func(context.Context) error { runtime.Goexit(); return nil })
-	pondClose(t, p)
+	closePool(t, p, "pool")
 	if err := p.Wait(); err != pool.ErrGoexit {
 		t.Fatalf("Wait = %v, want ErrGoexit", err)
 	}
@@ -124,7 +124,7 @@ func TestPeerPondTaskInvokesGoexitAndPoolRecovers(t *testing.T) {
 	if s := p.Stats(); !normalRan.Load() || s.Completed != 2 || s.Failed != 1 || s.Workers != 1 {
 		t.Fatalf("normal task ran %v; stats %+v; want 2 completed, 1 failed, 1 worker", normalRan.Load(), s)
 	}
-	pondClose(t, p)
+	closePool(t, p, "pool")
 	if s := p.Stats(); s.Workers != 0 {
 		t.Fatalf("after Close: %+v", s)
 	}
@@ -375,7 +375,7 @@ func TestPeerPondTaskGroupWaitShouldNotDeadlockWhenPoolContextCanceledWithQueued
 // TestTaskGroupWithStoppedPool. Adapted: ErrPoolStopped -> ErrClosed.
 func TestPeerPondTaskGroupWithStoppedPool(t *testing.T) {
 	p := newPool(t, 100)
-	pondClose(t, p)
+	closePool(t, p, "pool")
 	g, _ := p.Group(context.Background())
 	g.Go(nop)
 	if err := g.Wait(); err != pool.ErrClosed {
@@ -588,7 +588,7 @@ func TestPeerPondTaskGroupContext(t *testing.T) {
 	if gctx.Err() == nil || context.Cause(gctx) != firstErr {
 		t.Fatalf("group context: err %v, cause %v; want done, the first error", gctx.Err(), context.Cause(gctx))
 	}
-	pondClose(t, p)
+	closePool(t, p, "pool")
 	if s := p.Stats(); s.Completed < 2 || s.Completed != s.Failed {
 		t.Fatalf("stats = %+v, want 2 or 3 completed, all failed", s)
 	}

@@ -33,18 +33,6 @@ func pondGo(t *testing.T, p *pool.Pool, task func(context.Context) error) {
 	}
 }
 
-// pondClose closes p, failing the test if Close fails or hangs.
-func pondClose(t *testing.T, p *pool.Pool) (notStarted int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	notStarted, err := p.Close(ctx)
-	if err != nil {
-		t.Fatalf("Close: %v", err)
-	}
-	return notStarted
-}
-
 // pondWaitStats polls p's statistics until cond holds, like pond's
 // waitForMetrics: the state must come, so the limit is only a hang guard.
 func pondWaitStats(t *testing.T, p *pool.Pool, what string, cond func(pool.Stats) bool) {
@@ -137,7 +125,7 @@ func TestPeerPondPoolSubmit(t *testing.T) {
 	for range 1000 {
 		pondGo(t, p, func(context.Context) error { runtime.Gosched(); executed.Add(1); return nil })
 	}
-	pondClose(t, p)
+	closePool(t, p, "pool")
 	if executed.Load() != 1000 {
 		t.Fatalf("executed %d tasks, want 1000", executed.Load())
 	}
@@ -203,7 +191,7 @@ func TestPeerPondPoolWithContextCanceled(t *testing.T) {
 	if err := <-submitErr; !errors.Is(err, context.Canceled) {
 		t.Fatalf("blocked Go after cancel = %v, want context.Canceled", err)
 	}
-	pondClose(t, p)
+	closePool(t, p, "pool")
 	if n := accepted.Load(); n != 10+pool.QueueSlack || executed.Load() != n {
 		t.Fatalf("accepted %d, executed %d; want %d each", n, executed.Load(), 10+pool.QueueSlack)
 	}
@@ -251,7 +239,7 @@ func TestPeerPondPoolStopAndWaitShouldNotDeadlockWhenContextCanceledWithQueuedTa
 			t.Fatalf("Go: %v", err)
 		}
 	}, p.Wait)
-	pondClose(t, p)
+	closePool(t, p, "pool")
 	if s := p.Stats(); s.Workers != 0 {
 		t.Fatalf("after Close: %+v", s)
 	}
@@ -275,7 +263,7 @@ func pondHalfFailMetrics(t *testing.T, run func(p *pool.Pool, n int, executed *a
 	}
 	var executed atomic.Int64
 	run(p, taskCount, &executed)
-	pondClose(t, p)
+	closePool(t, p, "pool")
 	s := p.Stats()
 	if executed.Load() != taskCount || s.Completed != taskCount || s.Failed != taskCount/2 || s.Busy != 0 || s.Workers != 0 {
 		t.Fatalf("executed %d; stats %+v; want %d completed, %d failed", executed.Load(), s, taskCount, taskCount/2)
@@ -302,7 +290,7 @@ func TestPeerPondPoolMetrics(t *testing.T) {
 func TestPeerPondPoolSubmitOnStoppedPool(t *testing.T) {
 	p := newPool(t, 100)
 	pondGo(t, p, nop)
-	pondClose(t, p)
+	closePool(t, p, "pool")
 	if err := p.Go(context.Background(), nop); err != pool.ErrClosed {
 		t.Fatalf("Go after Close = %v, want ErrClosed", err)
 	}
@@ -342,7 +330,7 @@ func TestPeerPondPoolStoppedAfterCancel(t *testing.T) {
 	if err := p.Go(ctx, mark); err != context.Canceled {
 		t.Fatalf("Go with a canceled ctx = %v, want context.Canceled", err)
 	}
-	pondClose(t, p)
+	closePool(t, p, "pool")
 	if err := p.Go(ctx, mark); err != pool.ErrClosed && err != context.Canceled {
 		t.Fatalf("Go with a canceled ctx on a closed pool = %v", err)
 	}
@@ -367,7 +355,7 @@ func TestPeerPondPoolWithQueueSize(t *testing.T) {
 			return nil
 		})
 	}
-	pondClose(t, p)
+	closePool(t, p, "pool")
 	if s := p.Stats(); s.Completed != 50 || overlaps.Load() != 0 {
 		t.Fatalf("stats %+v, %d overlapping tasks on one worker", s, overlaps.Load())
 	}
@@ -545,7 +533,7 @@ func TestPeerPondPoolWithQueueSizeOne(t *testing.T) {
 	task1 <- struct{}{}
 	task2 <- struct{}{}
 	waitSubmitted()
-	pondClose(t, p)
+	closePool(t, p, "pool")
 	close(completed)
 	var results []int
 	for id := range completed {
@@ -585,7 +573,7 @@ func TestPeerPondPoolSubmitWhileStopping(t *testing.T) {
 		groupErr = g.Wait()
 		return nil
 	})
-	pondClose(t, p)
+	closePool(t, p, "pool")
 	if loopErr != pool.ErrClosed || nestedErr != pool.ErrClosed || groupErr != pool.ErrClosed || tryGoAfter {
 		t.Fatalf("while stopping: Go = %v, nested Go = %v, group = %v, TryGo = %v; want ErrClosed and false",
 			loopErr, nestedErr, groupErr, tryGoAfter)

@@ -536,11 +536,11 @@ func (p *Pool) Close(ctx context.Context) (notStarted int, err error) {
 	if err == nil {
 		err = p.st.busy.wait(done)
 	}
+	// Nested inline tasks are counted apart (see runMode).
 	if err == nil {
 		err = p.st.inlineRunning.wait(done)
 	}
-	// Map items (and inline tasks, which run inside worker tasks) are done
-	// when the workers have exited.
+	// Map items are done when the workers have exited.
 	if err == nil {
 		err = p.workers.wait(done)
 	}

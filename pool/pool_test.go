@@ -33,6 +33,26 @@ func newPool(t testing.TB, size int, opts ...pool.Option) *pool.Pool {
 	return p
 }
 
+// closePool closes p with a generous deadline (a hang guard, not a speed
+// claim) and fails the test if Close fails.
+func closePool(t *testing.T, p *pool.Pool, what string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := p.Close(ctx); err != nil {
+		t.Fatalf("%s: Close: %v; stats %+v", what, err, p.Stats())
+	}
+}
+
+// closeEmpty is closePool, after which p must hold no worker and no task.
+func closeEmpty(t *testing.T, p *pool.Pool, what string) {
+	t.Helper()
+	closePool(t, p, what)
+	if s := p.Stats(); s.Workers != 0 || s.Goroutines != 0 || s.Busy != 0 || s.Queued != 0 || s.Waiting != 0 {
+		t.Fatalf("%s: after Close: %+v", what, s)
+	}
+}
+
 // probe is an instrumented input: it counts pulls and deliveries and
 // records the largest number of items pulled and not yet delivered.
 type probe struct {

@@ -9,6 +9,7 @@ package pool_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -298,14 +299,7 @@ func lifeRoundRun(t *testing.T, round int) {
 	if want := closes - closeMode/3; ok < want { // the short deadline may pass
 		t.Errorf("round %d: %d Close calls returned nil, want %d; stats %+v", round, ok, want, p.Stats())
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := p.Close(ctx); err != nil {
-		t.Errorf("round %d: last Close = %v; stats %+v", round, err, p.Stats())
-	}
-	if s := p.Stats(); s.Workers != 0 || s.Goroutines != 0 || s.Busy != 0 || s.Queued != 0 || s.Waiting != 0 {
-		t.Errorf("round %d: stats after Close: %+v", round, s)
-	}
+	closeEmpty(t, p, fmt.Sprintf("round %d: last Close", round))
 
 	for id := range min(int(r.next.Load()), len(r.runs)) {
 		n := r.runs[id].Load()
@@ -389,11 +383,7 @@ func TestStressGrowStartsBlocked(t *testing.T) {
 			t.Errorf("round %d: stats with %d tasks running: %+v", round, total, s)
 		}
 		close(release)
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		if _, err := p.Close(ctx); err != nil {
-			t.Fatalf("round %d: Close: %v", round, err)
-		}
-		cancel()
+		closePool(t, p, fmt.Sprintf("round %d", round))
 		if t.Failed() {
 			t.Fatalf("round %d (size %d, %d blocked) failed", round, size, k)
 		}

@@ -18,19 +18,6 @@ import (
 	"github.com/ration-run/ration/pool"
 )
 
-// smClose closes p with a generous deadline and checks that it is empty.
-func smClose(t *testing.T, p *pool.Pool, what string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := p.Close(ctx); err != nil {
-		t.Fatalf("%s: Close: %v", what, err)
-	}
-	if s := p.Stats(); s.Workers != 0 || s.Goroutines != 0 || s.Busy != 0 || s.Queued != 0 || s.Waiting != 0 {
-		t.Fatalf("%s: after Close: %+v", what, s)
-	}
-}
-
 // smSizer serializes Resize calls and tracks, for each running Map, the
 // largest size set since the Map's previous pull: the size the consumer
 // read for its pull bound is at most that.
@@ -341,7 +328,7 @@ func TestStressMapRandom(t *testing.T) {
 		if t.Failed() {
 			return
 		}
-		smClose(t, p, fmt.Sprintf("seed %d round %d", seed, round))
+		closeEmpty(t, p, fmt.Sprintf("seed %d round %d", seed, round))
 	}
 }
 
@@ -458,7 +445,7 @@ func TestStressMapClose(t *testing.T) {
 			cancel()
 		}
 		within(t, 10*time.Second, what+": Maps end", wg.Wait)
-		smClose(t, p, what)
+		closeEmpty(t, p, what)
 		if running.Load() != 0 {
 			t.Fatalf("%s: fn running after Close", what)
 		}
