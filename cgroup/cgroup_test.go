@@ -314,6 +314,25 @@ func must(t *testing.T, err error) {
 	}
 }
 
+// TestParseMountinfoEmptySource: lines as Linux 6.18 writes them for
+// hierarchies mounted with an empty source (mount(2) with source ""):
+// two spaces between the type and the super options. The controllers
+// must still be read from the super options (TestRealEmptyMountSource
+// does this on a live v1 host).
+func TestParseMountinfoEmptySource(t *testing.T) {
+	mounts, warnings := parseMountinfo("65 44 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup  rw,cpu,cpuacct\n" +
+		"66 44 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2  rw\n")
+	if len(warnings) != 0 || len(mounts) != 2 {
+		t.Fatalf("got %+v, warnings %q; want 2 mounts", mounts, warnings)
+	}
+	if got := mounts[0].options; !slices.Equal(got, []string{"rw", "cpu", "cpuacct"}) {
+		t.Errorf("v1 super options = %q, want [rw cpu cpuacct]", got)
+	}
+	if m := mounts[1]; m.fsType != "cgroup2" || m.mountPoint != "/sys/fs/cgroup/unified" {
+		t.Errorf("v2 mount = %+v", m)
+	}
+}
+
 func TestReadMissingProcCgroup(t *testing.T) {
 	root := copyTree(t, filepath.Join("testdata", "v2"))
 	must(t, os.Remove(filepath.Join(root, "proc/self/cgroup")))

@@ -59,6 +59,7 @@ func FuzzParseMountinfo(f *testing.F) {
 		"30 22 0:26 / /sys/fs/cgroup rw shared:4 master:1 - cgroup2 cgroup2 rw,nsdelegate\n",
 		`600 500 0:29 /docker/abc /sys/fs/cgroup/cpu\040and\040acct ro - cgroup cgroup rw,cpu,cpuacct`,
 		"30 22 0:26 / - cgroup2 cgroup2 rw", "no separator", " - cgroup", "1 2 3 4 5 6 - cgroup",
+		"65 44 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup  rw,cpu\n", // empty source (Linux 6.18)
 	} {
 		f.Add(s)
 	}

@@ -119,6 +119,12 @@ type mount struct {
 // (proc(5)). Lines of other file systems are skipped without looking at
 // them closely; a cgroup line that is too short, or a line without the
 // " - " separator, is skipped with a warning.
+//
+// The three fields after the separator are cut at single spaces, as the
+// kernel writes them, because the mount source may be empty: a hierarchy
+// mounted with source "" reads "- cgroup  rw,cpu", and splitting at runs
+// of white space would take "rw,cpu" for the source and lose the
+// controllers.
 func parseMountinfo(data string) (mounts []mount, warnings []string) {
 	for i, l := range strings.Split(data, "\n") {
 		if strings.TrimSpace(l) == "" {
@@ -130,17 +136,17 @@ func parseMountinfo(data string) (mounts []mount, warnings []string) {
 			continue
 		}
 		pf := strings.Fields(pre)
-		sf := strings.Fields(post)
-		if len(sf) < 1 || (sf[0] != "cgroup" && sf[0] != "cgroup2") {
+		fsType, rest, hasSource := strings.Cut(strings.TrimLeft(post, " "), " ")
+		if fsType != "cgroup" && fsType != "cgroup2" {
 			continue
 		}
-		if len(pf) < 6 || len(sf) < 2 {
+		if len(pf) < 6 || !hasSource {
 			warnings = append(warnings, fmt.Sprintf("line %d %q: too few fields", i+1, truncate(l)))
 			continue
 		}
-		m := mount{root: unescapeOctal(pf[3]), mountPoint: unescapeOctal(pf[4]), fsType: sf[0]}
-		if len(sf) >= 3 {
-			m.options = strings.Split(sf[2], ",")
+		m := mount{root: unescapeOctal(pf[3]), mountPoint: unescapeOctal(pf[4]), fsType: fsType}
+		if _, opts, ok := strings.Cut(rest, " "); ok && strings.TrimSpace(opts) != "" {
+			m.options = strings.Split(strings.TrimSpace(opts), ",")
 		}
 		if !strings.HasPrefix(m.mountPoint, "/") || !strings.HasPrefix(m.root, "/") {
 			warnings = append(warnings, fmt.Sprintf("line %d %q: root and mount point must be absolute", i+1, truncate(l)))
