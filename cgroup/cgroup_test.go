@@ -333,6 +333,28 @@ func TestParseMountinfoEmptySource(t *testing.T) {
 	}
 }
 
+// TestParseMountinfoUnescapedBytes: the kernel escapes only space, tab,
+// newline and backslash in mountinfo's paths (Linux 6.18 wrote these
+// lines); a carriage return, a form feed or a no-break space stays part
+// of the path, and a snapshot's CRLF line end is not part of the options.
+func TestParseMountinfoUnescapedBytes(t *testing.T) {
+	for _, tt := range []struct{ line, root, mountPoint, opts string }{
+		{"65 44 0:29 / /tmp/cpu\u00a0x rw,relatime - cgroup cgroup rw,cpu\n", "/", "/tmp/cpu\u00a0x", "rw cpu"},
+		{"66 44 0:29 /job\r1 /tmp/c\rd\fe rw,relatime - cgroup cgroup rw,cpu\n", "/job\r1", "/tmp/c\rd\fe", "rw cpu"},
+		{"67 44 0:29 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\r\n", "/", "/sys/fs/cgroup/cpu", "rw cpu"},
+	} {
+		mounts, warnings := parseMountinfo(tt.line)
+		if len(warnings) != 0 || len(mounts) != 1 {
+			t.Errorf("%q: got %+v, warnings %q; want 1 mount", tt.line, mounts, warnings)
+			continue
+		}
+		m := mounts[0]
+		if m.root != tt.root || m.mountPoint != tt.mountPoint || strings.Join(m.options, " ") != tt.opts {
+			t.Errorf("%q: root %q, mount point %q, options %q; want %q, %q, %q", tt.line, m.root, m.mountPoint, m.options, tt.root, tt.mountPoint, tt.opts)
+		}
+	}
+}
+
 func TestReadMissingProcCgroup(t *testing.T) {
 	root := copyTree(t, filepath.Join("testdata", "v2"))
 	must(t, os.Remove(filepath.Join(root, "proc/self/cgroup")))

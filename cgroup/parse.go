@@ -120,13 +120,15 @@ type mount struct {
 // them closely; a cgroup line that is too short, or a line without the
 // " - " separator, is skipped with a warning.
 //
-// The three fields after the separator are cut at single spaces, as the
-// kernel writes them, because the mount source may be empty: a hierarchy
-// mounted with source "" reads "- cgroup  rw,cpu", and splitting at runs
-// of white space would take "rw,cpu" for the source and lose the
-// controllers.
+// Fields are cut at single spaces, as the kernel writes them, not at runs
+// of white space: the mount source may be empty (a hierarchy mounted with
+// source "" reads "- cgroup  rw,cpu"), and paths keep every byte but
+// space, tab, newline and backslash unescaped, so a mount point may hold
+// a carriage return or a no-break space. A trailing "\r" (a snapshot
+// that went through Windows) is dropped.
 func parseMountinfo(data string) (mounts []mount, warnings []string) {
 	for i, l := range strings.Split(data, "\n") {
+		l = strings.TrimSuffix(l, "\r")
 		if strings.TrimSpace(l) == "" {
 			continue
 		}
@@ -135,8 +137,8 @@ func parseMountinfo(data string) (mounts []mount, warnings []string) {
 			warnings = append(warnings, fmt.Sprintf("line %d %q: no \" - \" separator", i+1, truncate(l)))
 			continue
 		}
-		pf := strings.Fields(pre)
-		fsType, rest, hasSource := strings.Cut(strings.TrimLeft(post, " "), " ")
+		pf := strings.Split(pre, " ")
+		fsType, rest, hasSource := strings.Cut(post, " ")
 		if fsType != "cgroup" && fsType != "cgroup2" {
 			continue
 		}
@@ -145,8 +147,8 @@ func parseMountinfo(data string) (mounts []mount, warnings []string) {
 			continue
 		}
 		m := mount{root: unescapeOctal(pf[3]), mountPoint: unescapeOctal(pf[4]), fsType: fsType}
-		if _, opts, ok := strings.Cut(rest, " "); ok && strings.TrimSpace(opts) != "" {
-			m.options = strings.Split(strings.TrimSpace(opts), ",")
+		if _, opts, ok := strings.Cut(rest, " "); ok && opts != "" {
+			m.options = strings.Split(opts, ",")
 		}
 		if !strings.HasPrefix(m.mountPoint, "/") || !strings.HasPrefix(m.root, "/") {
 			warnings = append(warnings, fmt.Sprintf("line %d %q: root and mount point must be absolute", i+1, truncate(l)))

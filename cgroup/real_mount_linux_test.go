@@ -2,6 +2,7 @@ package cgroup_test
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -19,26 +20,71 @@ import (
 	"github.com/ration-run/ration/internal/testutil"
 )
 
-// remountEnv marks the test binary started as TestRemountChild: its value
-// is the mount point and the super options of the v1 cpu hierarchy.
+// remountEnv marks the test binary started as TestRemountChild; its value
+// is a remount (JSON).
 const remountEnv = "RATION_CGROUP_REMOUNT_CHILD"
 
-// TestRealEmptyMountSource: a v1 hierarchy mounted with an empty source
-// (mount(2) with source "", as some container runtimes do) appears in
-// mountinfo as "- cgroup  rw,cpu", with two spaces. A child process in a
-// private mount namespace remounts the cpu hierarchy that way and sits in
-// a cgroup with a 0.5-CPU quota; ReadProcess must still find the cpu
-// controller and the quota, as the Go runtime does.
-func TestRealEmptyMountSource(t *testing.T) {
+// remount is what TestRemountChild does in its private mount namespace:
+// it unmounts the v1 hierarchy at From and mounts it again at To with
+// the super options Opts and the source Source.
+type remount struct {
+	From, To, Opts, Source string
+}
+
+// TestRealRemountedHierarchy mounts the live v1 cpu hierarchy the way
+// some hosts and container runtimes do, in the private mount namespace of
+// a child process that sits in a cgroup with a 0.5-CPU quota; the child's
+// own Read must find the controller, its directory and the quota, as the
+// Go runtime does. The kernel separates mountinfo's fields by one space
+// and escapes only space, tab, newline and backslash in paths.
+func TestRealRemountedHierarchy(t *testing.T) {
 	dir, version := testutil.ChildCgroup(t, "cpu")
 	if version != 1 {
 		t.Skip("needs the cpu controller on cgroup v1: only v1 names controllers in mountinfo's super options")
 	}
 	mountPoint, opts := cpuMount(t)
 	testutil.SetCPUQuota(t, dir, 0.5)
+	rel, err := filepath.Rel(mountPoint, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name   string
+		source string
+		to     string // the new mount point's name in a temporary directory; "": mountPoint
+	}{
+		// mount(2) with source "": "- cgroup  rw,cpu", two spaces.
+		{name: "empty source", source: ""},
+		{name: "no-break space in the mount point", source: "cgroup", to: "cpu\u00a0x"},
+		{name: "carriage return in the mount point", source: "cgroup", to: "cpu\rx"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			to := mountPoint
+			if tt.to != "" {
+				to = filepath.Join(t.TempDir(), tt.to)
+				if err := os.Mkdir(to, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s := readRemounted(t, dir, remount{From: mountPoint, To: to, Opts: opts, Source: tt.source})
+			if s.CPUVersion != 1 || s.CPUDir != filepath.Join(to, rel) || s.CPUQuota != 0.5 {
+				t.Errorf("Read in the child: CPUVersion %d, CPUDir %q, CPUQuota %v; want 1, %q, 0.5 (warnings %q)",
+					s.CPUVersion, s.CPUDir, s.CPUQuota, filepath.Join(to, rel), s.Warnings)
+			}
+		})
+	}
+}
 
+// readRemounted starts TestRemountChild in a private mount namespace to
+// do rm, moves it into the cgroup dir, and returns its own Read.
+func readRemounted(t *testing.T, dir string, rm remount) cgroup.Snapshot {
+	t.Helper()
+	arg, err := json.Marshal(rm)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestRemountChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), remountEnv+"="+mountPoint+" "+opts)
+	cmd.Env = append(os.Environ(), remountEnv+"="+string(arg))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS}
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
@@ -52,30 +98,25 @@ func TestRealEmptyMountSource(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
+	defer func() {
 		_ = stdin.Close()
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
-	})
-	if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "ready\n" {
-		t.Skipf("the child could not remount %s: %q %v", mountPoint, line, err)
+	}()
+	out := bufio.NewReader(stdout)
+	if line, err := out.ReadString('\n'); line != "ready\n" {
+		t.Skipf("the child could not remount %s: %q %v", rm.From, line, err)
 	}
-	pid := cmd.Process.Pid
-	write(t, filepath.Join(dir, "cgroup.procs"), strconv.Itoa(pid))
-	mi, err := os.ReadFile(fmt.Sprintf("/proc/%d/mountinfo", pid))
-	if err != nil {
+	write(t, filepath.Join(dir, "cgroup.procs"), strconv.Itoa(cmd.Process.Pid))
+	if _, err := io.WriteString(stdin, "go\n"); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(mi), " - cgroup  ") {
-		t.Fatalf("the child's mountinfo has no empty-source cgroup line:\n%s", mi)
+	line, readErr := out.ReadString('\n')
+	var s cgroup.Snapshot
+	if err := json.Unmarshal([]byte(line), &s); err != nil {
+		t.Fatalf("the child's reading %q (%v): %v", line, readErr, err)
 	}
-	s, err := cgroup.Reader{}.ReadProcess(pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.CPUVersion != 1 || s.CPUDir != dir || s.CPUQuota != 0.5 {
-		t.Errorf("ReadProcess: CPUVersion %d, CPUDir %q, CPUQuota %v; want 1, %q, 0.5 (warnings %q)", s.CPUVersion, s.CPUDir, s.CPUQuota, dir, s.Warnings)
-	}
+	return s
 }
 
 // cpuMount returns the mount point and super options ("cpu,cpuacct",
@@ -101,23 +142,39 @@ func cpuMount(t *testing.T) (mountPoint, opts string) {
 	return "", ""
 }
 
-// TestRemountChild is TestRealEmptyMountSource's child, already in a
-// private mount namespace: it unmounts the cpu hierarchy and mounts it
-// again at the same place with an empty source, says "ready" and waits for stdin to
-// close. Run on its own it does nothing.
+// TestRemountChild is TestRealRemountedHierarchy's child, already in a
+// private mount namespace: it does the remount of its environment, says
+// "ready", and after a line on stdin (it is in the test's cgroup then)
+// prints its own cgroup.Reader reading as JSON. Run on its own it does
+// nothing.
 func TestRemountChild(t *testing.T) {
-	mountPoint, opts, ok := strings.Cut(os.Getenv(remountEnv), " ")
-	if !ok {
-		t.Skip("only run as TestRealEmptyMountSource's child")
+	arg := os.Getenv(remountEnv)
+	if arg == "" {
+		t.Skip("only run as TestRealRemountedHierarchy's child")
 	}
-	if err := unix.Unmount(mountPoint, unix.MNT_DETACH); err != nil {
+	var rm remount
+	if err := json.Unmarshal([]byte(arg), &rm); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Unmount(rm.From, unix.MNT_DETACH); err != nil {
 		fmt.Printf("umount: %v\n", err)
 		return
 	}
-	if err := unix.Mount("", mountPoint, "cgroup", 0, opts); err != nil {
+	if err := unix.Mount(rm.Source, rm.To, "cgroup", 0, rm.Opts); err != nil {
 		fmt.Printf("mount: %v\n", err)
 		return
 	}
 	fmt.Println("ready")
-	_, _ = io.Copy(io.Discard, os.Stdin)
+	if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	s, err := cgroup.Reader{}.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Println(string(b))
 }
