@@ -87,7 +87,10 @@ type Snapshot struct {
 	// MemoryLimit is the tightest hard memory limit over the walk (v2
 	// memory.max, v1 memory.limit_in_bytes), 0 when unlimited. A value at
 	// or above the host's memory cannot bind and counts as unlimited (v1
-	// writes 9223372036854771712 for "no limit").
+	// writes 9223372036854771712 for "no limit"). On v1 the leaf's
+	// hierarchical_memory_limit (memory.stat) also counts: it sees limits
+	// above the mount root, and MemoryLimitCgroup is then "an ancestor of
+	// ROOT" and MemoryLimitFile that memory.stat.
 	MemoryLimit       int64
 	MemoryLimitCgroup string
 	MemoryLimitFile   string

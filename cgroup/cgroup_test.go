@@ -112,6 +112,14 @@ func TestReadFixtures(t *testing.T) {
 			quotaCgroup: "/docker/abc/job", quotaFile: "sys/fs/cgroup/cpu and acct/job/cpu.cfs_quota_us",
 			affinity: 8, host: 8, memCgroup: "/docker/abc",
 		}},
+		// Docker on v1 with --cgroup-parent: the container's own cgroup is
+		// the mount root and has no limit; its parent's 512 MiB is seen
+		// only through hierarchical_memory_limit.
+		{"v1-parent-limit", want{
+			version: 1, memVersion: 1, affinity: 4, host: 4,
+			memCgroup: "/ci.slice/job42", memLimit: 512 * MiB, memLimitCgroup: "an ancestor of /ci.slice/job42",
+			usage: 1 * MiB,
+		}},
 		// cpuset 0-1,4 of 8; "max" quota.
 		{"v2-cpuset", want{
 			version: 2, cpuVersion: 2, memVersion: 2,

@@ -27,6 +27,9 @@
 // process's cgroup up to the mount root, and the tightest one wins, with
 // the cgroup path and file that set it. A parent's limit binds its
 // children, and the Go runtime (which reads the leaf only) misses it.
+// A limit above the mount root (a container's view of v1 mounts its own
+// cgroup as the root) is visible only on v1, through the leaf's
+// hierarchical_memory_limit, which counts too.
 // The leaf's quota alone is kept as Snapshot.LeafCPUQuota for comparison.
 //
 // # Robustness

@@ -26,9 +26,12 @@ const remountEnv = "RATION_CGROUP_REMOUNT_CHILD"
 
 // remount is what TestRemountChild does in its private mount namespace:
 // it unmounts the v1 hierarchy at From and mounts it again at To with
-// the super options Opts and the source Source.
+// the super options Opts and the source Source; or, with Bind set, it
+// bind-mounts the directory From over To, as Docker shows a container
+// its own v1 cgroup.
 type remount struct {
 	From, To, Opts, Source string
+	Bind                   bool
 }
 
 // TestRealRemountedHierarchy mounts the live v1 cpu hierarchy the way
@@ -42,7 +45,7 @@ func TestRealRemountedHierarchy(t *testing.T) {
 	if version != 1 {
 		t.Skip("needs the cpu controller on cgroup v1: only v1 names controllers in mountinfo's super options")
 	}
-	mountPoint, opts := cpuMount(t)
+	mountPoint, opts := v1Mount(t, "cpu")
 	testutil.SetCPUQuota(t, dir, 0.5)
 	rel, err := filepath.Rel(mountPoint, dir)
 	if err != nil {
@@ -119,9 +122,30 @@ func readRemounted(t *testing.T, dir string, rm remount) cgroup.Snapshot {
 	return s
 }
 
-// cpuMount returns the mount point and super options ("cpu,cpuacct",
-// without "rw") of the test process's v1 cpu hierarchy.
-func cpuMount(t *testing.T) (mountPoint, opts string) {
+// TestRealHierarchicalMemoryLimit: as Docker does on v1, a child process
+// sees its own memory cgroup bind-mounted as the hierarchy's root, and
+// only its parent has a limit (docker run --cgroup-parent, a slice, a
+// pod). The walk up to the mount root cannot see that limit; the leaf's
+// hierarchical_memory_limit does, and it must bind.
+func TestRealHierarchicalMemoryLimit(t *testing.T) {
+	const limit = 256 << 20
+	parent, version := testutil.ChildCgroup(t, "memory")
+	if version != 1 {
+		t.Skip("needs the memory controller on cgroup v1: v2 has no hierarchical_memory_limit")
+	}
+	mountPoint, _ := v1Mount(t, "memory")
+	testutil.SetMemoryLimit(t, parent, limit)
+	dir := testutil.ChildCgroupOf(t, parent)
+	s := readRemounted(t, dir, remount{From: dir, To: mountPoint, Bind: true})
+	if s.MemoryDir != mountPoint || s.MemoryLimit != limit || !strings.HasPrefix(s.MemoryLimitCgroup, "an ancestor of /") {
+		t.Errorf("Read in the child: MemoryDir %q, MemoryLimit %d at %q; want %q, %d at an ancestor (warnings %q)",
+			s.MemoryDir, s.MemoryLimit, s.MemoryLimitCgroup, mountPoint, limit, s.Warnings)
+	}
+}
+
+// v1Mount returns the mount point and super options ("cpu,cpuacct",
+// without "rw") of the test process's v1 hierarchy of controller.
+func v1Mount(t *testing.T, controller string) (mountPoint, opts string) {
 	t.Helper()
 	data, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
@@ -134,15 +158,15 @@ func cpuMount(t *testing.T) (mountPoint, opts string) {
 			continue
 		}
 		o := slices.DeleteFunc(strings.Split(sf[1], ","), func(s string) bool { return s == "rw" || s == "ro" })
-		if slices.Contains(o, "cpu") && !strings.Contains(pf[4], `\`) {
+		if slices.Contains(o, controller) && !strings.Contains(pf[4], `\`) {
 			return pf[4], strings.Join(o, ",")
 		}
 	}
-	t.Skip("no v1 cpu hierarchy mounted at its root")
+	t.Skipf("no v1 %s hierarchy mounted at its root", controller)
 	return "", ""
 }
 
-// TestRemountChild is TestRealRemountedHierarchy's child, already in a
+// TestRemountChild is the child of the tests above, already in a
 // private mount namespace: it does the remount of its environment, says
 // "ready", and after a line on stdin (it is in the test's cgroup then)
 // prints its own cgroup.Reader reading as JSON. Run on its own it does
@@ -150,19 +174,26 @@ func cpuMount(t *testing.T) (mountPoint, opts string) {
 func TestRemountChild(t *testing.T) {
 	arg := os.Getenv(remountEnv)
 	if arg == "" {
-		t.Skip("only run as TestRealRemountedHierarchy's child")
+		t.Skip("only run as the child of TestRealRemountedHierarchy or TestRealHierarchicalMemoryLimit")
 	}
 	var rm remount
 	if err := json.Unmarshal([]byte(arg), &rm); err != nil {
 		t.Fatal(err)
 	}
-	if err := unix.Unmount(rm.From, unix.MNT_DETACH); err != nil {
-		fmt.Printf("umount: %v\n", err)
-		return
-	}
-	if err := unix.Mount(rm.Source, rm.To, "cgroup", 0, rm.Opts); err != nil {
-		fmt.Printf("mount: %v\n", err)
-		return
+	if rm.Bind {
+		if err := unix.Mount(rm.From, rm.To, "", unix.MS_BIND, ""); err != nil {
+			fmt.Printf("bind mount: %v\n", err)
+			return
+		}
+	} else {
+		if err := unix.Unmount(rm.From, unix.MNT_DETACH); err != nil {
+			fmt.Printf("umount: %v\n", err)
+			return
+		}
+		if err := unix.Mount(rm.Source, rm.To, "cgroup", 0, rm.Opts); err != nil {
+			fmt.Printf("mount: %v\n", err)
+			return
+		}
 	}
 	fmt.Println("ready")
 	if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
