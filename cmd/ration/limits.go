@@ -152,11 +152,11 @@ func writeDecision(w io.Writer, d limits.Decision) {
 		line("cpu cgroup", "%s (%s)", s.CPUCgroup, s.CPUDir)
 	}
 	if d.CPUQuota != nil {
-		line("cpu quota", "%.2f CPUs (%d/%d us) at %s (%s)", *d.CPUQuota, d.CPUQuotaUs, d.CPUPeriodUs, d.CPUQuotaCgroup, d.CPUQuotaFile)
+		line("cpu quota", "%s CPUs (%d/%d us) at %s (%s)", limits.FormatCPUs(*d.CPUQuota), d.CPUQuotaUs, d.CPUPeriodUs, d.CPUQuotaCgroup, d.CPUQuotaFile)
 		if d.LeafCPUQuota == nil || *d.LeafCPUQuota != *d.CPUQuota {
 			leaf := "unlimited"
 			if d.LeafCPUQuota != nil {
-				leaf = fmt.Sprintf("%.2f CPUs", *d.LeafCPUQuota)
+				leaf = limits.FormatCPUs(*d.LeafCPUQuota) + " CPUs"
 			}
 			line("leaf cpu quota", "%s (what the Go runtime sees)", leaf)
 		}
@@ -170,7 +170,7 @@ func writeDecision(w io.Writer, d limits.Decision) {
 	}
 	line("affinity", "%d CPUs (%s)", d.AffinityCPUs, s.AffinitySource)
 	line("host cpus", "%d (%s)", d.HostCPUs, s.HostCPUsSource)
-	line("effective cpus", "%.2f", d.EffectiveCPUs)
+	line("effective cpus", "%s", limits.FormatCPUs(d.EffectiveCPUs))
 	if s.NrPeriods > 0 || s.NrThrottled > 0 {
 		line("cpu throttled", "%d of %d periods, %s", s.NrThrottled, s.NrPeriods, s.ThrottledTime)
 	}
