@@ -148,7 +148,7 @@ func writeDecision(w io.Writer, d limits.Decision, memAuto bool) {
 	case d.CgroupVersion == nil:
 		line("cgroup", "none found")
 	case d.Hybrid:
-		line("cgroup", "v%d (hybrid: cpu v%d, memory v%d)", *d.CgroupVersion, s.CPUVersion, s.MemoryVersion)
+		line("cgroup", "v%d (hybrid: %s, %s)", *d.CgroupVersion, controllerVersion("cpu", s.CPUVersion), controllerVersion("memory", s.MemoryVersion))
 	default:
 		line("cgroup", "v%d", *d.CgroupVersion)
 	}
@@ -215,6 +215,15 @@ func writeDecision(w io.Writer, d limits.Decision, memAuto bool) {
 	for _, x := range d.Warnings {
 		fmt.Fprintln(w, "warning:", x)
 	}
+}
+
+// controllerVersion is "cpu v1", or "no cpu controller" when none of the
+// mounted hierarchies has it (version 0).
+func controllerVersion(name string, version int) string {
+	if version == 0 {
+		return "no " + name + " controller"
+	}
+	return fmt.Sprintf("%s v%d", name, version)
 }
 
 func formatInt(n int64) string { return strconv.FormatInt(n, 10) }

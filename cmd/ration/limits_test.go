@@ -80,6 +80,34 @@ func TestLimitsTakesRunsValues(t *testing.T) {
 	}
 }
 
+// TestLimitsHybridWithoutCPU: on a hybrid host whose cpu hierarchy is not
+// mounted (a container given only some v1 controllers), the cgroup line
+// names the missing controller instead of a "cpu v0".
+func TestLimitsHybridWithoutCPU(t *testing.T) {
+	root := t.TempDir()
+	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "..", "cgroup", "testdata", "hybrid"))); err != nil {
+		t.Fatal(err)
+	}
+	mi := filepath.Join(root, "proc/self/mountinfo")
+	data, err := os.ReadFile(mi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, l := range strings.SplitAfter(string(data), "\n") {
+		if !strings.Contains(l, " /sys/fs/cgroup/cpu ") {
+			kept = append(kept, l)
+		}
+	}
+	if err := os.WriteFile(mi, []byte(strings.Join(kept, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runLimits(t, "--fs-root", root)
+	if want := "cgroup:          v1 (hybrid: no cpu controller, memory v1)\n"; code != 0 || errs != "" || !strings.Contains(out, want) {
+		t.Errorf("exit %d, stderr %q, output:\n%s\nwant the line %q", code, errs, out, want)
+	}
+}
+
 func TestLimitsFixtureText(t *testing.T) {
 	root := filepath.Join("..", "..", "cgroup", "testdata", "v2-nested")
 	code, out, errs := runLimits(t, "--fs-root", root, "--mem-per-job", "300MiB")
