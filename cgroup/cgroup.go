@@ -155,7 +155,10 @@ func (r Reader) file(p string) string {
 
 // state carries one read in progress.
 type state struct {
-	r        Reader
+	r Reader
+	// pid is the live process read (os.Getpid() for Read), 0 for a
+	// snapshot.
+	pid      int
 	warnings []string
 }
 
@@ -194,6 +197,12 @@ func (r Reader) read(procName string, pid int) (Snapshot, error) {
 		return noCgroups(runtime.GOOS, runtime.NumCPU()), nil
 	}
 	st := &state{r: r}
+	if r.live() {
+		st.pid = pid
+		if pid == 0 {
+			st.pid = os.Getpid()
+		}
+	}
 	s := Snapshot{}
 	st.readHost(&s, procName, pid)
 

@@ -90,6 +90,18 @@ func TestReadFixtures(t *testing.T) {
 				"cgroup path /../sibling/job is outside this cgroup namespace",
 			},
 		}},
+		// The process is at the root of its cgroup namespace ("/"), and the
+		// hierarchy was mounted outside it: the mount's root is "/../..".
+		// The one directory two levels below the mount point is the
+		// process's cgroup (a live read also checks cgroup.procs).
+		{"v2-namespace-host-mount", want{
+			version: 2, cpuVersion: 2, memVersion: 2,
+			cpuCgroup: "/", cpuDir: "sys/fs/cgroup/kubepods/pod1",
+			quota: 1.5, leafQuota: 1.5, quotaUs: 150000, periodUs: 100000,
+			quotaCgroup: "/../../kubepods/pod1", quotaFile: "sys/fs/cgroup/kubepods/pod1/cpu.max",
+			affinity: 8, host: 8, memCgroup: "/",
+			memLimit: 512 * MiB, memLimitCgroup: "/../../kubepods/pod1",
+		}},
 		// A path outside the namespace (/../../../../init.scope) on a host
 		// with two cgroup2 mounts: only the mount whose root is the
 		// longest matching prefix (/../../../..) resolves it, and there
@@ -361,6 +373,22 @@ func TestParseMountinfoUnescapedBytes(t *testing.T) {
 			t.Errorf("%q: root %q, mount point %q, options %q; want %q, %q, %q", tt.line, m.root, m.mountPoint, m.options, tt.root, tt.mountPoint, tt.opts)
 		}
 	}
+}
+
+// TestReadNamespaceAmbiguous: when more than one directory could be the
+// process's cgroup below a mount made outside its cgroup namespace, and
+// there is no live process to look for, nothing is guessed: the mount
+// point is used with a warning, as before.
+func TestReadNamespaceAmbiguous(t *testing.T) {
+	root := copyTree(t, filepath.Join("testdata", "v2-namespace-host-mount"))
+	must(t, os.MkdirAll(filepath.Join(root, "sys/fs/cgroup/kubepods/pod2"), 0o755))
+	s, err := Reader{Root: root}.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "CPUDir", s.CPUDir, filepath.Join(root, "sys/fs/cgroup"))
+	eq(t, "CPUQuota", s.CPUQuota, 0.0)
+	checkWarnings(t, s.Warnings, []string{"cgroup path / is not below the root /../.. of any mount of its hierarchy"})
 }
 
 func TestReadMissingProcCgroup(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,9 +30,13 @@ const remountEnv = "RATION_CGROUP_REMOUNT_CHILD"
 // the super options Opts and the source Source; or, with Bind set, it
 // bind-mounts the directory From over To, as Docker shows a container
 // its own v1 cgroup.
+//
+// With CgroupNS set it does no mount, and once in the test's cgroup it
+// enters a cgroup namespace of its own (unshare -C) before it reads.
+// Exec marks the program it then runs, to read and print.
 type remount struct {
 	From, To, Opts, Source string
-	Bind                   bool
+	Bind, CgroupNS, Exec   bool
 }
 
 // TestRealRemountedHierarchy mounts the live v1 cpu hierarchy the way
@@ -143,6 +148,23 @@ func TestRealHierarchicalMemoryLimit(t *testing.T) {
 	}
 }
 
+// TestRealCgroupNamespace: a process that enters a cgroup namespace of its
+// own while the hierarchies stay mounted from outside it (unshare -C, a
+// sandbox that keeps the host's /sys) reads its cgroup as "/" and the
+// mount's root as "/../..". Its Read must still find its memory cgroup
+// and the limit there (it read the host's root cgroup, with a warning,
+// and no limit: jobs that fit alone were OOM-killed).
+func TestRealCgroupNamespace(t *testing.T) {
+	const limit = 200 << 20
+	dir, _ := testutil.ChildCgroup(t, "memory")
+	testutil.SetMemoryLimit(t, dir, limit)
+	s := readRemounted(t, dir, remount{CgroupNS: true})
+	if s.MemoryCgroup != "/" || s.MemoryDir != dir || s.MemoryLimit != limit || len(s.Warnings) != 0 {
+		t.Errorf("Read in the namespace: MemoryCgroup %q, MemoryDir %q, MemoryLimit %d; want \"/\", %q, %d and no warnings (warnings %q)",
+			s.MemoryCgroup, s.MemoryDir, s.MemoryLimit, dir, limit, s.Warnings)
+	}
+}
+
 // v1Mount returns the mount point and super options ("cpu,cpuacct",
 // without "rw") of the test process's v1 hierarchy of controller.
 func v1Mount(t *testing.T, controller string) (mountPoint, opts string) {
@@ -180,24 +202,8 @@ func TestRemountChild(t *testing.T) {
 	if err := json.Unmarshal([]byte(arg), &rm); err != nil {
 		t.Fatal(err)
 	}
-	if rm.Bind {
-		if err := unix.Mount(rm.From, rm.To, "", unix.MS_BIND, ""); err != nil {
-			fmt.Printf("bind mount: %v\n", err)
-			return
-		}
-	} else {
-		if err := unix.Unmount(rm.From, unix.MNT_DETACH); err != nil {
-			fmt.Printf("umount: %v\n", err)
-			return
-		}
-		if err := unix.Mount(rm.Source, rm.To, "cgroup", 0, rm.Opts); err != nil {
-			fmt.Printf("mount: %v\n", err)
-			return
-		}
-	}
-	fmt.Println("ready")
-	if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
-		t.Fatal(err)
+	if !rm.Exec {
+		remountChild(t, rm)
 	}
 	s, err := cgroup.Reader{}.Read()
 	if err != nil {
@@ -208,4 +214,46 @@ func TestRemountChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	fmt.Println(string(b))
+}
+
+// remountChild does TestRemountChild's mounts and handshake; with
+// rm.CgroupNS it enters a new cgroup namespace and execs the test binary
+// again (a namespace entered by one thread of a Go program is that
+// thread's alone until it execs).
+func remountChild(t *testing.T, rm remount) {
+	switch {
+	case rm.CgroupNS:
+	case rm.Bind:
+		if err := unix.Mount(rm.From, rm.To, "", unix.MS_BIND, ""); err != nil {
+			fmt.Printf("bind mount: %v\n", err)
+			t.SkipNow()
+		}
+	default:
+		if err := unix.Unmount(rm.From, unix.MNT_DETACH); err != nil {
+			fmt.Printf("umount: %v\n", err)
+			t.SkipNow()
+		}
+		if err := unix.Mount(rm.Source, rm.To, "cgroup", 0, rm.Opts); err != nil {
+			fmt.Printf("mount: %v\n", err)
+			t.SkipNow()
+		}
+	}
+	fmt.Println("ready")
+	if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	if !rm.CgroupNS {
+		return
+	}
+	runtime.LockOSThread()
+	if err := unix.Unshare(unix.CLONE_NEWCGROUP); err != nil {
+		t.Fatalf("unshare: %v", err)
+	}
+	rm.Exec = true
+	next, err := json.Marshal(rm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append(slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, remountEnv+"=") }), remountEnv+"="+string(next))
+	t.Fatal(syscall.Exec(os.Args[0], []string{os.Args[0], "-test.run=^TestRemountChild$", "-test.count=1"}, env))
 }
