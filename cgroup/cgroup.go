@@ -87,7 +87,10 @@ type Snapshot struct {
 	// MemoryLimit is the tightest hard memory limit over the walk (v2
 	// memory.max, v1 memory.limit_in_bytes), 0 when unlimited. A value at
 	// or above the host's memory cannot bind and counts as unlimited (v1
-	// writes 9223372036854771712 for "no limit").
+	// writes 9223372036854771712 for "no limit"). On v1 the leaf's
+	// hierarchical_memory_limit (memory.stat) also counts: it sees limits
+	// above the mount root, and MemoryLimitCgroup is then "an ancestor of
+	// ROOT" and MemoryLimitFile that memory.stat.
 	MemoryLimit       int64
 	MemoryLimitCgroup string
 	MemoryLimitFile   string
@@ -152,7 +155,10 @@ func (r Reader) file(p string) string {
 
 // state carries one read in progress.
 type state struct {
-	r        Reader
+	r Reader
+	// pid is the live process read (os.Getpid() for Read), 0 for a
+	// snapshot.
+	pid      int
 	warnings []string
 }
 
@@ -191,6 +197,12 @@ func (r Reader) read(procName string, pid int) (Snapshot, error) {
 		return noCgroups(runtime.GOOS, runtime.NumCPU()), nil
 	}
 	st := &state{r: r}
+	if r.live() {
+		st.pid = pid
+		if pid == 0 {
+			st.pid = os.Getpid()
+		}
+	}
 	s := Snapshot{}
 	st.readHost(&s, procName, pid)
 

@@ -90,6 +90,18 @@ func TestReadFixtures(t *testing.T) {
 				"cgroup path /../sibling/job is outside this cgroup namespace",
 			},
 		}},
+		// The process is at the root of its cgroup namespace ("/"), and the
+		// hierarchy was mounted outside it: the mount's root is "/../..".
+		// The one directory two levels below the mount point is the
+		// process's cgroup (a live read also checks cgroup.procs).
+		{"v2-namespace-host-mount", want{
+			version: 2, cpuVersion: 2, memVersion: 2,
+			cpuCgroup: "/", cpuDir: "sys/fs/cgroup/kubepods/pod1",
+			quota: 1.5, leafQuota: 1.5, quotaUs: 150000, periodUs: 100000,
+			quotaCgroup: "/../../kubepods/pod1", quotaFile: "sys/fs/cgroup/kubepods/pod1/cpu.max",
+			affinity: 8, host: 8, memCgroup: "/",
+			memLimit: 512 * MiB, memLimitCgroup: "/../../kubepods/pod1",
+		}},
 		// A path outside the namespace (/../../../../init.scope) on a host
 		// with two cgroup2 mounts: only the mount whose root is the
 		// longest matching prefix (/../../../..) resolves it, and there
@@ -111,6 +123,14 @@ func TestReadFixtures(t *testing.T) {
 			quota: 1.5, leafQuota: 1.5, quotaUs: 75000, periodUs: 50000,
 			quotaCgroup: "/docker/abc/job", quotaFile: "sys/fs/cgroup/cpu and acct/job/cpu.cfs_quota_us",
 			affinity: 8, host: 8, memCgroup: "/docker/abc",
+		}},
+		// Docker on v1 with --cgroup-parent: the container's own cgroup is
+		// the mount root and has no limit; its parent's 512 MiB is seen
+		// only through hierarchical_memory_limit.
+		{"v1-parent-limit", want{
+			version: 1, memVersion: 1, affinity: 4, host: 4,
+			memCgroup: "/ci.slice/job42", memLimit: 512 * MiB, memLimitCgroup: "an ancestor of /ci.slice/job42",
+			usage: 1 * MiB,
 		}},
 		// cpuset 0-1,4 of 8; "max" quota.
 		{"v2-cpuset", want{
@@ -312,6 +332,63 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestParseMountinfoEmptySource: lines as Linux 6.18 writes them for
+// hierarchies mounted with an empty source (mount(2) with source ""):
+// two spaces between the type and the super options. The controllers
+// must still be read from the super options (TestRealEmptyMountSource
+// does this on a live v1 host).
+func TestParseMountinfoEmptySource(t *testing.T) {
+	mounts, warnings := parseMountinfo("65 44 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup  rw,cpu,cpuacct\n" +
+		"66 44 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2  rw\n")
+	if len(warnings) != 0 || len(mounts) != 2 {
+		t.Fatalf("got %+v, warnings %q; want 2 mounts", mounts, warnings)
+	}
+	if got := mounts[0].options; !slices.Equal(got, []string{"rw", "cpu", "cpuacct"}) {
+		t.Errorf("v1 super options = %q, want [rw cpu cpuacct]", got)
+	}
+	if m := mounts[1]; m.fsType != "cgroup2" || m.mountPoint != "/sys/fs/cgroup/unified" {
+		t.Errorf("v2 mount = %+v", m)
+	}
+}
+
+// TestParseMountinfoUnescapedBytes: the kernel escapes only space, tab,
+// newline and backslash in mountinfo's paths (Linux 6.18 wrote these
+// lines); a carriage return, a form feed or a no-break space stays part
+// of the path, and a snapshot's CRLF line end is not part of the options.
+func TestParseMountinfoUnescapedBytes(t *testing.T) {
+	for _, tt := range []struct{ line, root, mountPoint, opts string }{
+		{"65 44 0:29 / /tmp/cpu\u00a0x rw,relatime - cgroup cgroup rw,cpu\n", "/", "/tmp/cpu\u00a0x", "rw cpu"},
+		{"66 44 0:29 /job\r1 /tmp/c\rd\fe rw,relatime - cgroup cgroup rw,cpu\n", "/job\r1", "/tmp/c\rd\fe", "rw cpu"},
+		{"67 44 0:29 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\r\n", "/", "/sys/fs/cgroup/cpu", "rw cpu"},
+	} {
+		mounts, warnings := parseMountinfo(tt.line)
+		if len(warnings) != 0 || len(mounts) != 1 {
+			t.Errorf("%q: got %+v, warnings %q; want 1 mount", tt.line, mounts, warnings)
+			continue
+		}
+		m := mounts[0]
+		if m.root != tt.root || m.mountPoint != tt.mountPoint || strings.Join(m.options, " ") != tt.opts {
+			t.Errorf("%q: root %q, mount point %q, options %q; want %q, %q, %q", tt.line, m.root, m.mountPoint, m.options, tt.root, tt.mountPoint, tt.opts)
+		}
+	}
+}
+
+// TestReadNamespaceAmbiguous: when more than one directory could be the
+// process's cgroup below a mount made outside its cgroup namespace, and
+// there is no live process to look for, nothing is guessed: the mount
+// point is used with a warning, as before.
+func TestReadNamespaceAmbiguous(t *testing.T) {
+	root := copyTree(t, filepath.Join("testdata", "v2-namespace-host-mount"))
+	must(t, os.MkdirAll(filepath.Join(root, "sys/fs/cgroup/kubepods/pod2"), 0o755))
+	s, err := Reader{Root: root}.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "CPUDir", s.CPUDir, filepath.Join(root, "sys/fs/cgroup"))
+	eq(t, "CPUQuota", s.CPUQuota, 0.0)
+	checkWarnings(t, s.Warnings, []string{"cgroup path / is not below the root /../.. of any mount of its hierarchy"})
 }
 
 func TestReadMissingProcCgroup(t *testing.T) {

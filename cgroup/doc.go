@@ -16,10 +16,15 @@
 // mounted several times the mount whose root is the longest prefix of the
 // process's path wins. A mount whose root is not "/" (a container's view
 // of the host's /docker/ID) is handled by stripping the root from the
-// path. A path with a ".." component ("/../sibling", which the kernel writes
-// when the cgroup lies outside the reader's cgroup namespace) cannot be
-// located below any mount; the mount point itself is used instead and a
-// warning says so.
+// path. In a cgroup namespace whose hierarchies were mounted outside it
+// (unshare -C, a sandbox that keeps the host's /sys) the process's path
+// reads "/" and the mount's root "/../..": the levels in between have no
+// names there, so the directories that deep below the mount point are
+// listed and the one whose cgroup.procs holds the process is taken (in a
+// snapshot, the only one there is). A path that still cannot be located
+// ("/../sibling" below a mount made inside the namespace, which the kernel
+// writes when the process was moved out of it) falls back to the mount
+// point itself, and a warning says so.
 //
 // # Tightest limit
 //
@@ -27,6 +32,9 @@
 // process's cgroup up to the mount root, and the tightest one wins, with
 // the cgroup path and file that set it. A parent's limit binds its
 // children, and the Go runtime (which reads the leaf only) misses it.
+// A limit above the mount root (a container's view of v1 mounts its own
+// cgroup as the root) is visible only on v1, through the leaf's
+// hierarchical_memory_limit, which counts too.
 // The leaf's quota alone is kept as Snapshot.LeafCPUQuota for comparison.
 //
 // # Robustness

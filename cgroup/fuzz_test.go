@@ -59,6 +59,8 @@ func FuzzParseMountinfo(f *testing.F) {
 		"30 22 0:26 / /sys/fs/cgroup rw shared:4 master:1 - cgroup2 cgroup2 rw,nsdelegate\n",
 		`600 500 0:29 /docker/abc /sys/fs/cgroup/cpu\040and\040acct ro - cgroup cgroup rw,cpu,cpuacct`,
 		"30 22 0:26 / - cgroup2 cgroup2 rw", "no separator", " - cgroup", "1 2 3 4 5 6 - cgroup",
+		"65 44 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup  rw,cpu\n",    // empty source (Linux 6.18)
+		"65 44 0:29 / /tmp/cpu\u00a0x rw,relatime - cgroup cgroup rw,cpu\n", // unescaped no-break space
 	} {
 		f.Add(s)
 	}
@@ -71,6 +73,38 @@ func FuzzParseMountinfo(f *testing.F) {
 			if m.fsType != "cgroup" && m.fsType != "cgroup2" {
 				t.Fatalf("non-cgroup mount returned: %+v", m)
 			}
+		}
+	})
+}
+
+// FuzzMountinfoRoundTrip writes a cgroup mount line as the kernel does
+// (fs/proc_namespace.c show_mountinfo: fields joined by one space, paths
+// and the source mangled with " \t\n\\" only) and parses it back: root,
+// mount point and super options must come back whole, whatever bytes the
+// paths hold and whether the source is empty.
+func FuzzMountinfoRoundTrip(f *testing.F) {
+	f.Add("/", "/sys/fs/cgroup/cpu", "cgroup", "cpu,cpuacct", "shared:4")
+	f.Add("/docker/abc", "/sys/fs/cgroup/cpu and acct", "", "cpu", "")
+	f.Add("/../..", "/mnt/cpu\u00a0x", "none", "memory", "master:1 shared:2")
+	f.Add("/job\r1", "/tmp/c\rd\fe\v", "a b", "name=systemd", "")
+	f.Fuzz(func(t *testing.T, root, mountPoint, source, opts, optional string) {
+		// A trailing "\r" is taken for a CRLF line end (parseMountinfo).
+		if !strings.HasPrefix(root, "/") || !strings.HasPrefix(mountPoint, "/") || opts == "" || strings.HasSuffix(opts, "\r") ||
+			strings.ContainsAny(opts, " \t\n\\") || strings.ContainsAny(optional, " \t\n\\-") {
+			return
+		}
+		pre := "65 44 0:29 " + escapeOctal(root) + " " + escapeOctal(mountPoint) + " rw,relatime"
+		if optional != "" {
+			pre += " " + optional
+		}
+		line := pre + " - cgroup " + escapeOctal(source) + " rw," + opts + "\n"
+		mounts, warnings := parseMountinfo(line)
+		if len(mounts) != 1 || len(warnings) != 0 {
+			t.Fatalf("%q: mounts %+v, warnings %q", line, mounts, warnings)
+		}
+		m := mounts[0]
+		if m.root != root || m.mountPoint != mountPoint || m.fsType != "cgroup" || strings.Join(m.options, ",") != "rw,"+opts {
+			t.Fatalf("%q: got %+v", line, m)
 		}
 	})
 }
@@ -163,6 +197,7 @@ func FuzzRead(f *testing.F) {
 	f.Add("0::/../a\n", "30 22 0:26 /x /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n", "max 1\n")
 	f.Add("1:cpu:/a/../../b\n", "32 31 0:29 / /c rw - cgroup cgroup rw,cpu\n", "x")
 	f.Add("1:cpu:/a\n", `32 31 0:29 /a/ /c\040d rw - cgroup cgroup rw,cpu`, "")
+	f.Add("1:cpu:/a\n", "32 31 0:29 / /c rw - cgroup  rw,cpu\n", "50000\n")
 	f.Fuzz(func(t *testing.T, cg, mi, cpuMax string) {
 		root := t.TempDir()
 		write := func(name, data string) {

@@ -1,6 +1,7 @@
 package cgroup
 
 import (
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -81,6 +82,9 @@ func (st *state) walk(version int, cgPath string, cands []mount) *hierarchy {
 		}
 	}
 	if best < 0 {
+		best, rel = st.findOutside(cgPath, cands)
+	}
+	if best < 0 {
 		best, rel = 0, ""
 		m := cands[0]
 		if slices.Contains(strings.Split(cgPath, "/"), "..") {
@@ -105,6 +109,96 @@ func (st *state) walk(version int, cgPath string, cands []mount) *hierarchy {
 		}
 	}
 	return h
+}
+
+// maxOutsideCandidates bounds the directories findOutside looks at.
+const maxOutsideCandidates = 10000
+
+// findOutside locates a cgroup path that no mount's root is a prefix of
+// because the reader is in a cgroup namespace rooted below the mount's
+// root: a hierarchy mounted outside the namespace (unshare -C, a sandbox
+// that keeps the host's /sys) shows its root as "/../..", two levels above
+// the namespace's root, while the process's cgroup reads "/" (or "/../x").
+// The names of the levels in between are written nowhere, so the
+// directories that many levels below the mount point are listed, and the
+// one whose cgroup.procs holds the process is taken; a snapshot has no
+// process to look for, and there the match must be the only one. It
+// returns the candidate's index and the path relative to its root, or -1.
+func (st *state) findOutside(cgPath string, cands []mount) (int, string) {
+	ups, rest := splitUps(cgPath)
+	if slices.Contains(rest, "..") {
+		return -1, ""
+	}
+	for i, m := range cands {
+		rootUps, rootRest := splitUps(m.root)
+		down := rootUps - ups
+		if len(rootRest) > 0 || down <= 0 {
+			continue
+		}
+		dirs := []string{""}
+		for range down {
+			dirs = st.subdirs(m.mountPoint, dirs)
+		}
+		var found []string
+		for _, d := range dirs {
+			rel := path.Join(append([]string{"/", d}, rest...)...)
+			if st.holdsProcess(st.r.file(path.Join(m.mountPoint, rel))) {
+				found = append(found, rel)
+			}
+		}
+		if len(found) == 1 {
+			return i, found[0]
+		}
+	}
+	return -1, ""
+}
+
+// splitUps splits a cgroup path such as "/../../a/b" into its leading
+// ".." elements (2) and the rest ([a b]).
+func splitUps(p string) (ups int, rest []string) {
+	for _, e := range strings.Split(p, "/") {
+		switch {
+		case e == "":
+		case e == ".." && len(rest) == 0:
+			ups++
+		default:
+			rest = append(rest, e)
+		}
+	}
+	return ups, rest
+}
+
+// subdirs lists the directories one level below each of dirs (relative to
+// the mount point mp), at most maxOutsideCandidates in all.
+func (st *state) subdirs(mp string, dirs []string) []string {
+	var next []string
+	for _, d := range dirs {
+		ents, err := os.ReadDir(st.r.file(path.Join(mp, d)))
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if e.IsDir() && len(next) < maxOutsideCandidates {
+				next = append(next, path.Join(d, e.Name()))
+			}
+		}
+	}
+	return next
+}
+
+// holdsProcess reports whether the cgroup directory dir exists and, when
+// the reading is of a live process, lists it in cgroup.procs.
+func (st *state) holdsProcess(dir string) bool {
+	if st.pid == 0 {
+		fi, err := os.Stat(dir)
+		return err == nil && fi.IsDir()
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+	if err != nil {
+		return false
+	}
+	pids, _ := appendProcs(nil, data)
+	return slices.Contains(pids, st.pid)
 }
 
 // joinRoot is path.Join(root, rel) without cleaning the root's leading

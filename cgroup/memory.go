@@ -22,6 +22,9 @@ func (st *state) readMemory(s *Snapshot, h *hierarchy) {
 			}
 		}
 	}
+	if h.version == 1 {
+		st.hierarchicalLimit(s, h)
+	}
 	leaf := h.levels[0].dir
 	st.readCounter(filepath.Join(leaf, usageName), &s.MemoryUsage)
 	st.readCounter(filepath.Join(leaf, peakName), &s.MemoryPeak)
@@ -38,6 +41,32 @@ func (st *state) readMemory(s *Snapshot, h *hierarchy) {
 		}
 		s.OOMKills = m["oom_kill"]
 	}
+}
+
+// hierarchicalLimit takes v1's hierarchical_memory_limit (memory.stat of
+// the leaf: the tightest limit of the leaf and every ancestor) when it is
+// tighter than the walk found. The walk stops at the mount root, and a
+// container's view of v1 mounts its own cgroup as the root (Docker binds
+// /docker/ID there), so a limit on a parent (--cgroup-parent, a slice, a
+// pod) is visible only here. That ancestor has no path in this mount
+// namespace: MemoryLimitCgroup says "an ancestor of" the mount root.
+func (st *state) hierarchicalLimit(s *Snapshot, h *hierarchy) {
+	f := filepath.Join(h.levels[0].dir, "memory.stat")
+	d, ok := st.readFile(f)
+	if !ok {
+		return
+	}
+	m, err := parseKeyed(d)
+	if err != nil {
+		st.warn("%s: %v; hierarchical_memory_limit ignored", f, err)
+		return
+	}
+	n, ok := m["hierarchical_memory_limit"]
+	if !ok || n <= 0 || st.atOrAboveHost(s, n) || (s.MemoryLimit != 0 && n >= s.MemoryLimit) {
+		return
+	}
+	s.MemoryLimit, s.MemoryLimitFile = n, f
+	s.MemoryLimitCgroup = "an ancestor of " + h.levels[len(h.levels)-1].cgPath
 }
 
 // memoryLimit reads one level's limit file (memory.max, memory.high,

@@ -119,8 +119,16 @@ type mount struct {
 // (proc(5)). Lines of other file systems are skipped without looking at
 // them closely; a cgroup line that is too short, or a line without the
 // " - " separator, is skipped with a warning.
+//
+// Fields are cut at single spaces, as the kernel writes them, not at runs
+// of white space: the mount source may be empty (a hierarchy mounted with
+// source "" reads "- cgroup  rw,cpu"), and paths keep every byte but
+// space, tab, newline and backslash unescaped, so a mount point may hold
+// a carriage return or a no-break space. A trailing "\r" (a snapshot
+// that went through Windows) is dropped.
 func parseMountinfo(data string) (mounts []mount, warnings []string) {
 	for i, l := range strings.Split(data, "\n") {
+		l = strings.TrimSuffix(l, "\r")
 		if strings.TrimSpace(l) == "" {
 			continue
 		}
@@ -129,18 +137,18 @@ func parseMountinfo(data string) (mounts []mount, warnings []string) {
 			warnings = append(warnings, fmt.Sprintf("line %d %q: no \" - \" separator", i+1, truncate(l)))
 			continue
 		}
-		pf := strings.Fields(pre)
-		sf := strings.Fields(post)
-		if len(sf) < 1 || (sf[0] != "cgroup" && sf[0] != "cgroup2") {
+		pf := strings.Split(pre, " ")
+		fsType, rest, hasSource := strings.Cut(post, " ")
+		if fsType != "cgroup" && fsType != "cgroup2" {
 			continue
 		}
-		if len(pf) < 6 || len(sf) < 2 {
+		if len(pf) < 6 || !hasSource {
 			warnings = append(warnings, fmt.Sprintf("line %d %q: too few fields", i+1, truncate(l)))
 			continue
 		}
-		m := mount{root: unescapeOctal(pf[3]), mountPoint: unescapeOctal(pf[4]), fsType: sf[0]}
-		if len(sf) >= 3 {
-			m.options = strings.Split(sf[2], ",")
+		m := mount{root: unescapeOctal(pf[3]), mountPoint: unescapeOctal(pf[4]), fsType: fsType}
+		if _, opts, ok := strings.Cut(rest, " "); ok && opts != "" {
+			m.options = strings.Split(opts, ",")
 		}
 		if !strings.HasPrefix(m.mountPoint, "/") || !strings.HasPrefix(m.root, "/") {
 			warnings = append(warnings, fmt.Sprintf("line %d %q: root and mount point must be absolute", i+1, truncate(l)))

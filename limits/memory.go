@@ -5,7 +5,7 @@ import "fmt"
 // MemoryBinding says in one line whether memory, rather than CPU, bounds
 // the number of jobs of d, and by how much, for `ration limits`:
 //
-//	binds: 2 of 4 jobs fit (0.9 x cgroup v1 memory limit 200 MiB at /pod / 85 MiB per job = 2.12)
+//	binds: 2 of 4 jobs fit (0.9 x cgroup v1 memory limit 200 MiB at /pod / 85 MiB per job = 2.11)
 //	does not bind: 10 jobs fit, the CPU policy allows 4 (0.9 x ...)
 //	per-job memory unknown: 4 jobs by CPU; 200 MiB limit, 180 MiB of it not in use now: ration run starts a job only while one more fits, learning each job's peak from finished jobs
 //	no memory limit: memory does not bind the jobs

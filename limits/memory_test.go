@@ -20,7 +20,7 @@ func TestMemoryBinding(t *testing.T) {
 		{"no limit", host(2), "", 0, "no memory limit: memory does not bind the jobs"},
 		{"unknown per job", pod, "", 0, "per-job memory unknown: 4 jobs by CPU; 200 MiB limit, 180 MiB of it not in use now: "},
 		{"unknown per job, -j", pod, "6", 0, "per-job memory unknown: 6 jobs by CPU; "},
-		{"binds", pod, "", 85 * MiB, "binds: 2 of 4 jobs fit (0.9 x cgroup v1 memory limit 200 MiB at /mem-test / 85 MiB per job = 2.12)"},
+		{"binds", pod, "", 85 * MiB, "binds: 2 of 4 jobs fit (0.9 x cgroup v1 memory limit 200 MiB at /mem-test / 85 MiB per job = 2.11)"},
 		{"binds, N%", pod, "200%", 85 * MiB, "binds: 2 jobs fit (0.9 x "},
 		{"does not bind, N%", pod, "100%", 85 * MiB, "does not bind: 2 jobs fit, the CPU policy allows 2 "},
 		{"explicit", pod, "8", 85 * MiB, "would bind, but 8 jobs were asked for explicitly: 2 fit (0.9 x "},

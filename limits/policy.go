@@ -42,8 +42,8 @@ func effectiveCPUs(s cgroup.Snapshot) cpuBudget {
 	cpuset := FormatCPUList(s.CPUSet)
 	var ins []input
 	if s.CPUQuota > 0 {
-		ins = append(ins, input{"cpu_quota", s.CPUQuota, fmt.Sprintf("cgroup v%d CPU quota %.2f CPUs (%d/%d us) at %s",
-			s.CPUVersion, s.CPUQuota, s.CPUQuotaUs, s.CPUPeriodUs, s.CPUQuotaCgroup)})
+		ins = append(ins, input{"cpu_quota", s.CPUQuota, fmt.Sprintf("cgroup v%d CPU quota %s CPUs (%d/%d us) at %s",
+			s.CPUVersion, FormatCPUs(s.CPUQuota), s.CPUQuotaUs, s.CPUPeriodUs, s.CPUQuotaCgroup)})
 	}
 	if n := s.CPUSetCount(); n > 0 && n != host {
 		ins = append(ins, input{"cpuset", float64(n), fmt.Sprintf("cpuset %s (%d CPUs)", cpuset, n)})
@@ -127,7 +127,7 @@ type choice struct {
 func cpuPolicy(b cpuBudget) choice {
 	eff := b.value()
 	twice := 2 * eff
-	c := choice{n: floorish(twice), by: b.by(), why: fmt.Sprintf("2 x %s = %.2f", fmtCPUs(eff), twice)}
+	c := choice{n: floorish(twice), by: b.by(), why: fmt.Sprintf("2 x %s = %s", FormatCPUs(eff), FormatCPUs(twice))}
 	switch {
 	case c.n > DefaultMaxJobs:
 		c.n, c.by = DefaultMaxJobs, "max"
@@ -143,7 +143,7 @@ func cpuPolicy(b cpuBudget) choice {
 func percentPolicy(b cpuBudget, req request) choice {
 	eff := b.value()
 	share := req.percent / 100 * eff
-	c := choice{n: floorish(share), by: b.by(), why: fmt.Sprintf("%s x %s effective CPUs = %.2f", req.flag(), fmtCPUs(eff), share)}
+	c := choice{n: floorish(share), by: b.by(), why: fmt.Sprintf("%s x %s effective CPUs = %s", req.flag(), FormatCPUs(eff), FormatCPUs(share))}
 	if c.n < 1 {
 		c.n, c.by = 1, "min"
 		c.why += ", raised to 1"
@@ -184,7 +184,7 @@ func memoryCap(s cgroup.Snapshot, memPerJob int64) memCap {
 		return memCap{warnings: []string{"memory per job given but neither a cgroup memory limit nor the host memory is known; no memory cap applied"}}
 	}
 	share := MemoryHeadroom * float64(limit) / float64(memPerJob)
-	m := memCap{fit: floorish(share), why: fmt.Sprintf("0.9 x %s / %s per job = %.2f", what, FormatSize(memPerJob), share)}
+	m := memCap{fit: floorish(share), why: fmt.Sprintf("0.9 x %s / %s per job = %s", what, FormatSize(memPerJob), FormatCPUs(share))}
 	if m.fit < 1 {
 		m.warnings = append(m.warnings, fmt.Sprintf("even one job of %s does not fit in 0.9 x %s; running 1 job anyway", FormatSize(memPerJob), what))
 		m.fit = 1
@@ -223,8 +223,14 @@ func reason(c choice, b cpuBudget) string {
 	return fmt.Sprintf("jobs=%d: %s; %s", c.n, b.chain, c.why)
 }
 
-// fmtCPUs prints a CPU amount with two decimals, as the reasons do.
-func fmtCPUs(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+// FormatCPUs prints a CPU amount, or a job count before the policy rounds
+// it, with two decimals as the reasons do. It rounds down, as the policy
+// does (with floorish's tolerance), so that the printed arithmetic leads
+// to the job count: a quota of 1.99999 CPUs gives 3 jobs and reads
+// "2 x 1.99 = 3.99", not "2 x 2.00 = 4.00".
+func FormatCPUs(v float64) string {
+	return strconv.FormatFloat(math.Floor(v*100+1e-7)/100, 'f', 2, 64)
+}
 
 // FormatCPUList renders sorted CPU numbers in the kernel's list syntax,
 // the inverse of cgroup.ParseCPUList: [0 1 2 3 8] -> "0-3,8".

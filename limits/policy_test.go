@@ -114,7 +114,7 @@ func TestMemoryCap(t *testing.T) {
 			"0.9 x cgroup v1 memory limit 256 MiB at /mem-test / 100 MiB per job = 2.30", nil},
 		{"host memory stands in", host(2), GiB, 3, "0.9 x host memory 4 GiB (no cgroup memory limit) / 1 GiB per job = 3.60", nil},
 		{"not even one fits", memLimit(host(2), 256*MiB), 300 * MiB, 1,
-			"0.9 x cgroup v1 memory limit 256 MiB at /mem-test / 300 MiB per job = 0.77",
+			"0.9 x cgroup v1 memory limit 256 MiB at /mem-test / 300 MiB per job = 0.76",
 			[]string{"even one job of 300 MiB does not fit in 0.9 x cgroup v1 memory limit 256 MiB at /mem-test; running 1 job anyway"}},
 		{"nothing known", noHost, GiB, 0, "",
 			[]string{"memory per job given but neither a cgroup memory limit nor the host memory is known; no memory cap applied"}},
@@ -225,5 +225,40 @@ func TestDecideNoCgroups(t *testing.T) {
 	want := "jobs=8: 8 host CPUs, no cgroups on darwin; 2 x 8.00 = 16.00, capped at 8"
 	if d.Jobs != 8 || d.DecidedBy != "max" || d.Reason != want || d.CgroupVersion != nil || len(d.Warnings) != 0 {
 		t.Errorf("jobs=%d by %s, version %v, warnings %q\nreason %q\nwant   %q", d.Jobs, d.DecidedBy, d.CgroupVersion, d.Warnings, d.Reason, want)
+	}
+}
+
+// TestReasonShowsTheFloor: the reason's arithmetic must lead to the job
+// count it explains. Two decimals rounded to nearest made a quota of
+// 199999/100000 us read "2.00 CPUs < 2 host CPUs; 2 x 2.00 = 4.00" for
+// jobs=3 (seen with a live v1 cgroup); amounts are now rounded down.
+func TestReasonShowsTheFloor(t *testing.T) {
+	q := quota(host(2), 1.99999)
+	q.CPUQuotaUs = 199999
+	tests := []struct {
+		name      string
+		snap      cgroup.Snapshot
+		jobs      string
+		memPerJob int64
+		want      string
+	}{
+		{"quota just under 2 CPUs", q, "", 0,
+			"jobs=3: cgroup v1 CPU quota 1.99 CPUs (199999/100000 us) at /ration-test < 2 host CPUs; 2 x 1.99 = 3.99"},
+		{"N% just under 2 jobs", host(2), "99.9%", 0,
+			"jobs=1: 2 host CPUs, no CPU quota in cgroup v1 /; -j 99.9% x 2.00 effective CPUs = 1.99"},
+		{"memory just under 3 jobs", memLimit(host(8), 1000*MiB), "", 300*MiB + 400*1024, // 0.9 x 1000 / 300.39 = 2.996
+			"jobs=2: 8 host CPUs, no CPU quota in cgroup v1 /; 2 x 8.00 = 16.00, capped at 8; " +
+				"memory: 0.9 x cgroup v1 memory limit 1000 MiB at /mem-test / 300.39 MiB per job = 2.99, caps jobs at 2"},
+		{"exact values stay exact", quota(host(8), 1.45), "", 0,
+			"jobs=2: cgroup v1 CPU quota 1.45 CPUs (145000/100000 us) at /ration-test < 8 host CPUs; 2 x 1.45 = 2.90"},
+	}
+	for _, tt := range tests {
+		d, err := DecideFrom(tt.snap, tt.jobs, tt.memPerJob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Reason != tt.want {
+			t.Errorf("%s:\n got  %q\n want %q", tt.name, d.Reason, tt.want)
+		}
 	}
 }

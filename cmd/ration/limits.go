@@ -18,7 +18,7 @@ type limitsFlags struct {
 	json      bool
 	fsRoot    string
 	jobs      string
-	memPerJob sizeFlag
+	memPerJob memFlag
 	args      []string
 }
 
@@ -31,7 +31,7 @@ func parseLimitsFlags(args []string) (limitsFlags, *pflag.FlagSet, error) {
 	fs.BoolVar(&f.json, "json", false, "print the decision as JSON")
 	fs.StringVar(&f.fsRoot, "fs-root", "", "read proc/ and the cgroup files below `DIR` (a snapshot) instead of the live system")
 	fs.StringVarP(&f.jobs, "jobs", "j", "", "number of jobs: `N`, or N% of the effective CPUs (default: RATION_JOBS, then 2 per CPU, at most 8)")
-	fs.Var(&f.memPerJob, "mem-per-job", "expected memory of one job, `SIZE` like 512M, 100MiB, 1GiB; caps jobs at 0.9 x memory limit / SIZE")
+	fs.Var(&f.memPerJob, "mem-per-job", "expected memory of one job, `SIZE` like 512M, 100MiB, 1GiB; caps jobs at 0.9 x memory limit / SIZE; auto (ration run learns it from finished jobs) caps nothing here")
 	fs.BoolVarP(&f.help, "help", "h", false, "show this help")
 	err := fs.Parse(args)
 	f.args = fs.Args()
@@ -45,10 +45,13 @@ func planLimits(f limitsFlags, getenv func(string) string) (limits.Options, erro
 	if len(f.args) > 0 {
 		return limits.Options{}, flagMsg("", fmt.Sprintf("unexpected argument %q", f.args[0]))
 	}
+	if f.jobs == "0" {
+		f.jobs = "" // as ration run takes GNU's -j 0: the limits decision
+	}
 	if _, err := checkJobs(f.jobs, getenv); err != nil {
 		return limits.Options{}, err
 	}
-	return limits.Options{FSRoot: f.fsRoot, Jobs: f.jobs, Getenv: getenv, MemPerJob: int64(f.memPerJob)}, nil
+	return limits.Options{FSRoot: f.fsRoot, Jobs: f.jobs, Getenv: getenv, MemPerJob: int64(f.memPerJob.size)}, nil
 }
 
 // checkJobs returns the -j value in force, the flag's or else
@@ -81,7 +84,7 @@ func checkFSRoot(root string) error {
 }
 
 // cmdLimits implements `ration limits [--json] [--fs-root DIR] [-j N|N%]
-// [--mem-per-job SIZE]`: it prints the CPU and memory budget it found and
+// [--mem-per-job SIZE|auto]`: it prints the CPU and memory budget it found and
 // the number of jobs `ration run` would start with the same flags.
 func cmdLimits(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return limitsMain(args, os.Getenv, stdout, stderr)
@@ -94,7 +97,7 @@ func limitsMain(args []string, getenv func(string) string, stdout, stderr io.Wri
 		return fail(stderr, "ration limits", err)
 	}
 	if f.help {
-		fmt.Fprintln(stdout, "usage: ration limits [--json] [--fs-root DIR] [-j N|N%] [--mem-per-job SIZE]")
+		fmt.Fprintln(stdout, "usage: ration limits [--json] [--fs-root DIR] [-j N|N%] [--mem-per-job SIZE|auto]")
 		fmt.Fprintln(stdout)
 		fmt.Fprintln(stdout, "Show the CPU and memory budget of this container and the jobs it allows.")
 		fmt.Fprintln(stdout)
@@ -114,7 +117,7 @@ func limitsMain(args []string, getenv func(string) string, stdout, stderr io.Wri
 		return fail(stderr, "ration limits", err)
 	}
 	if !f.json {
-		writeDecision(stdout, d)
+		writeDecision(stdout, d, f.memPerJob.auto)
 		return 0
 	}
 	enc := json.NewEncoder(stdout)
@@ -133,8 +136,9 @@ func limitsMain(args []string, getenv func(string) string, stdout, stderr io.Wri
 	return 0
 }
 
-// writeDecision prints the inputs one per line, then the decision.
-func writeDecision(w io.Writer, d limits.Decision) {
+// writeDecision prints the inputs one per line, then the decision;
+// memAuto is --mem-per-job auto.
+func writeDecision(w io.Writer, d limits.Decision, memAuto bool) {
 	s := d.Snapshot
 	line := func(k, format string, a ...any) { fmt.Fprintf(w, "%-16s %s\n", k+":", fmt.Sprintf(format, a...)) }
 	if d.FSRoot != "" {
@@ -144,7 +148,7 @@ func writeDecision(w io.Writer, d limits.Decision) {
 	case d.CgroupVersion == nil:
 		line("cgroup", "none found")
 	case d.Hybrid:
-		line("cgroup", "v%d (hybrid: cpu v%d, memory v%d)", *d.CgroupVersion, s.CPUVersion, s.MemoryVersion)
+		line("cgroup", "v%d (hybrid: %s, %s)", *d.CgroupVersion, controllerVersion("cpu", s.CPUVersion), controllerVersion("memory", s.MemoryVersion))
 	default:
 		line("cgroup", "v%d", *d.CgroupVersion)
 	}
@@ -152,11 +156,11 @@ func writeDecision(w io.Writer, d limits.Decision) {
 		line("cpu cgroup", "%s (%s)", s.CPUCgroup, s.CPUDir)
 	}
 	if d.CPUQuota != nil {
-		line("cpu quota", "%.2f CPUs (%d/%d us) at %s (%s)", *d.CPUQuota, d.CPUQuotaUs, d.CPUPeriodUs, d.CPUQuotaCgroup, d.CPUQuotaFile)
+		line("cpu quota", "%s CPUs (%d/%d us) at %s (%s)", limits.FormatCPUs(*d.CPUQuota), d.CPUQuotaUs, d.CPUPeriodUs, d.CPUQuotaCgroup, d.CPUQuotaFile)
 		if d.LeafCPUQuota == nil || *d.LeafCPUQuota != *d.CPUQuota {
 			leaf := "unlimited"
 			if d.LeafCPUQuota != nil {
-				leaf = fmt.Sprintf("%.2f CPUs", *d.LeafCPUQuota)
+				leaf = limits.FormatCPUs(*d.LeafCPUQuota) + " CPUs"
 			}
 			line("leaf cpu quota", "%s (what the Go runtime sees)", leaf)
 		}
@@ -170,7 +174,7 @@ func writeDecision(w io.Writer, d limits.Decision) {
 	}
 	line("affinity", "%d CPUs (%s)", d.AffinityCPUs, s.AffinitySource)
 	line("host cpus", "%d (%s)", d.HostCPUs, s.HostCPUsSource)
-	line("effective cpus", "%.2f", d.EffectiveCPUs)
+	line("effective cpus", "%s", limits.FormatCPUs(d.EffectiveCPUs))
 	if s.NrPeriods > 0 || s.NrThrottled > 0 {
 		line("cpu throttled", "%d of %d periods, %s", s.NrThrottled, s.NrPeriods, s.ThrottledTime)
 	}
@@ -196,8 +200,11 @@ func writeDecision(w io.Writer, d limits.Decision) {
 	if d.HostMemoryBytes > 0 {
 		line("host memory", "%s", limits.FormatSize(d.HostMemoryBytes))
 	}
-	if d.MemPerJobBytes > 0 {
+	switch {
+	case d.MemPerJobBytes > 0:
 		line("mem per job", "%s", limits.FormatSize(d.MemPerJobBytes))
+	case memAuto:
+		line("mem per job", "auto: ration run learns it from the peak RSS of finished jobs")
 	}
 	line("memory binding", "%s", d.MemoryBinding())
 	if d.FSRoot == "" {
@@ -208,6 +215,15 @@ func writeDecision(w io.Writer, d limits.Decision) {
 	for _, x := range d.Warnings {
 		fmt.Fprintln(w, "warning:", x)
 	}
+}
+
+// controllerVersion is "cpu v1", or "no cpu controller" when none of the
+// mounted hierarchies has it (version 0).
+func controllerVersion(name string, version int) string {
+	if version == 0 {
+		return "no " + name + " controller"
+	}
+	return fmt.Sprintf("%s v%d", name, version)
 }
 
 func formatInt(n int64) string { return strconv.FormatInt(n, 10) }

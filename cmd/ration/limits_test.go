@@ -30,7 +30,7 @@ func TestLimitsUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"-j", "zero"}, "ration limits: --jobs: " + jobsErr("zero") + "\n"},
-		{[]string{"--jobs=0"}, "ration limits: --jobs: " + jobsErr("0") + "\n"},
+		{[]string{"--jobs=-1"}, "ration limits: --jobs: " + jobsErr("-1") + "\n"},
 		{[]string{"--mem-per-job", "lots"}, `invalid argument "lots" for "--mem-per-job" flag: ` + errOf(limits.ParseSize("lots"))},
 		{[]string{"--mem-per-job", "-5M"}, `invalid size "-5M"`},
 		{[]string{"--fs-root", "/does/not/exist"}, "--fs-root /does/not/exist: not a directory"},
@@ -47,6 +47,64 @@ func TestLimitsUsageErrors(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := cmdLimits(nil, nil, &out, &errb); code != exitUsage || errb.String() != "ration limits: RATION_JOBS: "+jobsErr("x")+"\n" {
 		t.Errorf("bad RATION_JOBS: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// TestLimitsTakesRunsValues: `ration limits` says what `ration run` would
+// do with the same flags, so it takes the -j and --mem-per-job values run
+// takes: GNU's -j 0 (the limits decision, as without -j) and
+// --mem-per-job auto (learned while running: no cap now).
+func TestLimitsTakesRunsValues(t *testing.T) {
+	root := filepath.Join("..", "..", "cgroup", "testdata", "v2-nested")
+	_, def, _ := runLimits(t, "--fs-root", root)
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"-j", "0"}, []string{"jobs:            2 (default, decided by cpu_quota)"}},
+		{[]string{"--mem-per-job", "auto"}, []string{"mem per job:     auto", "jobs:            2 (default, decided by cpu_quota)"}},
+	} {
+		code, out, errs := runLimits(t, append([]string{"--fs-root", root}, tt.args...)...)
+		if code != 0 || errs != "" {
+			t.Errorf("limits %q: exit %d, stderr %q; want 0 as ration run", tt.args, code, errs)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("limits %q: output lacks %q:\n%s", tt.args, w, out)
+			}
+		}
+		if tt.args[0] != "--mem-per-job" && out != def {
+			t.Errorf("limits %q differs from the default decision:\n%s\nwant\n%s", tt.args, out, def)
+		}
+	}
+}
+
+// TestLimitsHybridWithoutCPU: on a hybrid host whose cpu hierarchy is not
+// mounted (a container given only some v1 controllers), the cgroup line
+// names the missing controller instead of a "cpu v0".
+func TestLimitsHybridWithoutCPU(t *testing.T) {
+	root := t.TempDir()
+	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "..", "cgroup", "testdata", "hybrid"))); err != nil {
+		t.Fatal(err)
+	}
+	mi := filepath.Join(root, "proc/self/mountinfo")
+	data, err := os.ReadFile(mi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, l := range strings.SplitAfter(string(data), "\n") {
+		if !strings.Contains(l, " /sys/fs/cgroup/cpu ") {
+			kept = append(kept, l)
+		}
+	}
+	if err := os.WriteFile(mi, []byte(strings.Join(kept, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runLimits(t, "--fs-root", root)
+	if want := "cgroup:          v1 (hybrid: no cpu controller, memory v1)\n"; code != 0 || errs != "" || !strings.Contains(out, want) {
+		t.Errorf("exit %d, stderr %q, output:\n%s\nwant the line %q", code, errs, out, want)
 	}
 }
 
