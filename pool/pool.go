@@ -361,16 +361,16 @@ func (p *Pool) retryQueue(j job) bool {
 // worker: concurrent offers count each other's tasks for a moment, so a
 // task may be queued while workers are still to be started, and some
 // worker must come for it. If the pool has been closed meanwhile, its
-// workers may have drained the queue and left: the submitter then runs
-// what is left in the queue itself, so that no accepted task is stranded.
-// (Close waits until no task is counted busy, so it waits for these tasks
-// too.)
+// workers may have drained the queue and left: the submitter then has
+// what is left in the queue run (see rescue), so that no accepted task is
+// stranded. (Close waits until no task is counted busy, so it waits for
+// these tasks too.)
 func (p *Pool) sent(queued bool) {
 	if queued && p.belowSize() {
 		p.spawn(job{})
 	}
 	if p.closed.Load() {
-		p.drainQueue(func(j job) { p.run(j, rescued, true, p.now()) })
+		p.rescue()
 	}
 }
 
