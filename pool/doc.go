@@ -56,8 +56,8 @@
 //     the task runs inline on the calling goroutine instead of waiting for a
 //     worker that may never come (all of them could be waiting the same way).
 //     Nested work thus always makes progress, across a shrink too (a
-//     surplus worker stays until the items handed to it by nested Maps
-//     have started). Its concurrency is bounded by
+//     surplus worker stays until the tasks and items handed to it by
+//     nested calls have started). Its concurrency is bounded by
 //     the nesting depth. A nested call with an unrelated context (for example
 //     [context.Background]) is an ordinary blocking submission and can
 //     deadlock like any bounded pool; so can calling Wait or Close from a

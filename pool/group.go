@@ -69,7 +69,9 @@ func (g *Group) TryGo(task func(context.Context) error) bool {
 		return false
 	}
 	g.pending.add(1)
-	if p.offer(job{fn: task, grp: g, ctx: g.ctx, enq: p.tryGoEnq()}, false) {
+	// nested as in submit: a task that waits for the group must not lose
+	// the worker it handed this to to a shrink (see retire).
+	if p.offer(job{fn: task, grp: g, ctx: g.ctx, enq: p.tryGoEnq(), nested: p.isTaskOf(g.ctx)}, false) {
 		return true
 	}
 	g.pending.add(-1)

@@ -19,8 +19,9 @@ type job struct {
 	// to block, enqNoWait if a sampled submitter did not block, 0 if the
 	// submission is not sampled.
 	enq int64
-	// nested marks an item of a nested Map, counted in
-	// Pool.nestedHandoffs from its offer to its start on a worker.
+	// nested marks a nested submission (a task or a Map item submitted
+	// with a task context of the pool), counted in Pool.nestedHandoffs
+	// from its offer to its start on a worker.
 	nested bool
 }
 
@@ -37,9 +38,10 @@ func (p *Pool) retire() bool {
 		if l <= p.want.Load() {
 			return false
 		}
-		// A nested Map may just have handed an item to this worker,
-		// seen idle: leaving now could strand it in the queue, while the
-		// Map holds a worker that waits for it. Stay until it started.
+		// A nested submission (a Map's item, a Go or Group task) may just
+		// have been handed to this worker, seen idle: leaving now could
+		// strand it in the queue, while its submitter holds a worker that
+		// waits for it. Stay until it started.
 		if p.nestedHandoffs.Load() > 0 {
 			return false
 		}
