@@ -91,9 +91,11 @@ func Window(n int) MapOption { return func(c *mapConfig) { c.window = max(n, 1) 
 // StopErr makes Map and MapOrdered report why they ended: each time
 // their iterator returns, it stores in *dst
 //
-//   - nil if the Map ran to completion: the input was exhausted and the
-//     Map's context was still live when the last result was delivered (or
-//     the consumer broke out of its loop, which it knows);
+//   - nil if the Map ran to completion: the input was exhausted, every
+//     result was delivered and the Map's context was still live when the
+//     iterator returned (a context canceled in the loop body, even on the
+//     last result, counts as canceled), or the consumer broke out of its
+//     loop, which it knows;
 //   - otherwise the cause (see [context.Cause]) of the Map's context,
 //     which was done before that: ctx's cause (context.Canceled,
 //     context.DeadlineExceeded or the cause given to its cancel function),

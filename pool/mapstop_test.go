@@ -51,6 +51,19 @@ func TestStopErr(t *testing.T) {
 	if why != nil {
 		t.Fatalf("break: why %v", why)
 	}
+	// A context canceled by the loop body on the last result is a
+	// canceled Map, as documented: the Map cannot tell that it had nothing
+	// left to do.
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	for r := range pool.Map(ctx, p, seqN(1), id, pool.StopErr(&why)) {
+		if r.Err == nil {
+			cancel()
+		}
+	}
+	if !errors.Is(why, context.Canceled) {
+		t.Fatalf("canceled on the last result: why %v", why)
+	}
 	q := pool.New(1)
 	q.Close(context.Background())
 	for range pool.Map(context.Background(), q, seqN(3), id, pool.StopErr(&why)) {
