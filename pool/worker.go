@@ -197,7 +197,8 @@ const (
 	// offer).
 	nestedInline
 	// rescued: taken from the queue of a closed pool for its submitter
-	// (see rescue); counted in busy since it was queued.
+	// (see rescue); counted in busy since it was queued, and reported
+	// inline, as it runs beside the workers.
 	rescued
 )
 
