@@ -78,3 +78,42 @@ func TestRescuedGoexitKeepsSubmitter(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedInlineGoexit pins what the package documentation says of a
+// nested task that runs inline and calls runtime.Goexit: it is on the
+// submitting task's goroutine, so it ends that task too, which fails with
+// ErrGoexit, and the nested Map it was an item of ends with it; the pool
+// keeps its worker and runs the next task.
+func TestNestedInlineGoexit(t *testing.T) {
+	p := newPool(t, 1) // the parent holds the only worker: items run inline
+	var delivered []int
+	var after atomic.Bool
+	if err := p.Go(context.Background(), func(ctx context.Context) error {
+		for r := range pool.Map(ctx, p, slices.Values([]int{0, 1, 2, 3}), func(_ context.Context, i int) (int, error) {
+			if i == 2 {
+				runtime.Goexit()
+			}
+			return i, nil
+		}) {
+			delivered = append(delivered, r.Index)
+		}
+		after.Store(true)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	within(t, 10*time.Second, "Wait after an inline Goexit", func() {
+		if err := p.Wait(); !errors.Is(err, pool.ErrGoexit) {
+			t.Errorf("Wait = %v, want ErrGoexit", err)
+		}
+	})
+	if after.Load() || !slices.Equal(delivered, []int{0, 1}) {
+		t.Fatalf("the parent went on after the Goexit (%v), or got results %v, want [0 1]", after.Load(), delivered)
+	}
+	if err := p.Go(context.Background(), nop); err != nil || p.Wait() != nil {
+		t.Fatalf("the pool after an inline Goexit: Go = %v", err)
+	}
+	if s := p.Stats(); s.Workers != 1 || s.Busy != 0 || s.Queued != 0 {
+		t.Fatalf("stats after an inline Goexit: %+v", s)
+	}
+}
