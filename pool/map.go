@@ -129,6 +129,13 @@ func StopErr(dst *error) MapOption { return func(c *mapConfig) { c.stopErr = dst
 // does not start and yields ErrNotStarted. [StopErr] reports why a Map
 // ended.
 //
+// A pull runs on the consumer's goroutine, so an input that blocks in a
+// pull holds up the delivery of finished results and Map's return, whatever
+// ctx does, until it yields (the item it yields after ctx is done never
+// starts) or returns; the running tasks' contexts are canceled meanwhile.
+// An input that can block (on a channel, the network) should watch ctx
+// itself.
+//
 // Called from a task of p with the task's context, Map runs an item inline
 // on the calling goroutine whenever no worker is idle, so mapping over the
 // own pool cannot deadlock. If p, in or fn is nil, the sequence yields a single
