@@ -56,8 +56,8 @@
 //     the task runs inline on the calling goroutine instead of waiting for a
 //     worker that may never come (all of them could be waiting the same way).
 //     Nested work thus always makes progress, across a shrink too (a
-//     surplus worker stays until the items handed to it by nested Maps
-//     have started). Its concurrency is bounded by
+//     surplus worker stays until the tasks and items handed to it by
+//     nested calls have started). Its concurrency is bounded by
 //     the nesting depth. A nested call with an unrelated context (for example
 //     [context.Background]) is an ordinary blocking submission and can
 //     deadlock like any bounded pool; so can calling Wait or Close from a
@@ -73,7 +73,10 @@
 // group's tasks) or carried in its [Result] (for Map). A panic in a task or a
 // hook is recovered and becomes a [*PanicError] carrying the panic value and
 // stack; the worker survives. A task that calls [runtime.Goexit] fails with
-// [ErrGoexit] and its worker is replaced, so the pool keeps its size. A
+// [ErrGoexit] and its worker is replaced, so the pool keeps its size. (A
+// nested task that ran inline was on its submitting task's goroutine: its
+// Goexit ends that task too, which fails with ErrGoexit, and a nested Map
+// it was an item of ends with it.) A
 // panic in a Map loop body or input iterator propagates to the caller as
 // itself, after the Map's running items were canceled and waited for.
 //

@@ -340,6 +340,34 @@ func ExamplePool_Group() {
 	// x.bad: unsupported operation
 }
 
+func ExampleGroup_Go() {
+	p := pool.New(2)
+	defer p.Close(context.Background())
+
+	// A recursive fan-out: each node's task makes a Group from its own
+	// context for its children, so a task that finds no idle worker runs
+	// them inline. (Calling the parent group's Go from its tasks instead
+	// would block on the full pool, every worker waiting for the others.)
+	var nodes atomic.Int64
+	var walk func(depth int) func(context.Context) error
+	walk = func(depth int) func(context.Context) error {
+		return func(ctx context.Context) error {
+			nodes.Add(1)
+			if depth == 6 {
+				return nil
+			}
+			g, _ := p.Group(ctx)
+			g.Go(walk(depth + 1))
+			g.Go(walk(depth + 1))
+			return g.Wait()
+		}
+	}
+	g, _ := p.Group(context.Background())
+	g.Go(walk(0))
+	fmt.Println(g.Wait(), nodes.Load())
+	// Output: <nil> 127
+}
+
 func ExampleCollect() {
 	p := pool.New(4)
 	defer p.Close(context.Background())

@@ -45,6 +45,14 @@ func (p *Pool) Group(ctx context.Context) (*Group, context.Context) {
 // recorded. A task the pool has accepted always runs, as with errgroup,
 // even if the group's context is done by the time a worker takes it from
 // the queue: a task that must not start late checks its context.
+//
+// A task of the group that calls Go on the group makes an ordinary
+// submission, not a nested one: the group's context is the task
+// context's parent, not derived from it. When every worker runs such a
+// task and the queue is full, they wait for each other forever (as with
+// errgroup's SetLimit). To fan out from a task, create a Group from the
+// task's context and wait for it in the task: its submissions run inline
+// when no worker is idle.
 func (g *Group) Go(task func(context.Context) error) {
 	if task == nil {
 		g.record(ErrNilTask)
@@ -69,7 +77,9 @@ func (g *Group) TryGo(task func(context.Context) error) bool {
 		return false
 	}
 	g.pending.add(1)
-	if p.offer(job{fn: task, grp: g, ctx: g.ctx, enq: p.tryGoEnq()}, false) {
+	// nested as in submit: a task that waits for the group must not lose
+	// the worker it handed this to to a shrink (see retire).
+	if p.offer(job{fn: task, grp: g, ctx: g.ctx, enq: p.tryGoEnq(), nested: p.isTaskOf(g.ctx)}, false) {
 		return true
 	}
 	g.pending.add(-1)

@@ -91,9 +91,11 @@ func Window(n int) MapOption { return func(c *mapConfig) { c.window = max(n, 1) 
 // StopErr makes Map and MapOrdered report why they ended: each time
 // their iterator returns, it stores in *dst
 //
-//   - nil if the Map ran to completion: the input was exhausted and the
-//     Map's context was still live when the last result was delivered (or
-//     the consumer broke out of its loop, which it knows);
+//   - nil if the Map ran to completion: the input was exhausted, every
+//     result was delivered and the Map's context was still live when the
+//     iterator returned (a context canceled in the loop body, even on the
+//     last result, counts as canceled), or the consumer broke out of its
+//     loop, which it knows;
 //   - otherwise the cause (see [context.Cause]) of the Map's context,
 //     which was done before that: ctx's cause (context.Canceled,
 //     context.DeadlineExceeded or the cause given to its cancel function),
@@ -126,6 +128,13 @@ func StopErr(dst *error) MapOption { return func(c *mapConfig) { c.stopErr = dst
 // cleanup. An item whose Map's context is done before a worker starts it
 // does not start and yields ErrNotStarted. [StopErr] reports why a Map
 // ended.
+//
+// A pull runs on the consumer's goroutine, so an input that blocks in a
+// pull holds up the delivery of finished results and Map's return, whatever
+// ctx does, until it yields (the item it yields after ctx is done never
+// starts) or returns; the running tasks' contexts are canceled meanwhile.
+// An input that can block (on a channel, the network) should watch ctx
+// itself.
 //
 // Called from a task of p with the task's context, Map runs an item inline
 // on the calling goroutine whenever no worker is idle, so mapping over the

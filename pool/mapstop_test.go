@@ -51,6 +51,19 @@ func TestStopErr(t *testing.T) {
 	if why != nil {
 		t.Fatalf("break: why %v", why)
 	}
+	// A context canceled by the loop body on the last result is a
+	// canceled Map, as documented: the Map cannot tell that it had nothing
+	// left to do.
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	for r := range pool.Map(ctx, p, seqN(1), id, pool.StopErr(&why)) {
+		if r.Err == nil {
+			cancel()
+		}
+	}
+	if !errors.Is(why, context.Canceled) {
+		t.Fatalf("canceled on the last result: why %v", why)
+	}
 	q := pool.New(1)
 	q.Close(context.Background())
 	for range pool.Map(context.Background(), q, seqN(3), id, pool.StopErr(&why)) {
@@ -163,5 +176,50 @@ func TestNotStartedAfterCloseDeadline(t *testing.T) {
 	}
 	if _, err := p.Close(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBlockedInputAndCancel pins what Map's doc says of an input that
+// blocks in a pull when ctx is canceled: the running item's context is
+// canceled at once, but its result waits for the pull, and the item the
+// input yields after the cancellation never starts.
+func TestBlockedInputAndCancel(t *testing.T) {
+	p := newPool(t, 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pulling, unblock := make(chan struct{}), make(chan struct{})
+	started, ended := make(chan struct{}), make(chan struct{})
+	var delivered atomic.Int64
+	in := func(yield func(int) bool) {
+		if yield(0) {
+			close(pulling)
+			<-unblock // a pull that blocks
+			yield(1)
+		}
+	}
+	got := make([]error, 2)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for r := range pool.Map(ctx, p, in, func(ctx context.Context, i int) (int, error) {
+			close(started)
+			<-ctx.Done()
+			defer close(ended)
+			return i, ctx.Err()
+		}) {
+			delivered.Add(1)
+			got[r.Index] = r.Err
+		}
+	}()
+	within(t, 10*time.Second, "item 0 runs and the input pulls again", func() { <-started; <-pulling })
+	cancel()
+	within(t, 10*time.Second, "the running item sees the cancellation", func() { <-ended })
+	if n := delivered.Load(); n != 0 {
+		t.Fatalf("%d results delivered while the input blocked, want 0", n)
+	}
+	close(unblock)
+	within(t, 10*time.Second, "Map after the pull returned", func() { <-done })
+	if delivered.Load() != 2 || !errors.Is(got[0], context.Canceled) || errors.Is(got[0], pool.ErrNotStarted) || !errors.Is(got[1], pool.ErrNotStarted) {
+		t.Fatalf("%d results, errors %v; want item 0's context.Canceled and item 1's ErrNotStarted", delivered.Load(), got)
 	}
 }

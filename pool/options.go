@@ -17,8 +17,10 @@ type TaskInfo struct {
 	Run time.Duration
 	// Err is the task's error (nil for OnStart); a panic is a *PanicError.
 	Err error
-	// Inline reports whether the task ran inline on a submitting task's
-	// goroutine because no worker was free (see the package documentation).
+	// Inline reports whether the task ran beside the pool's workers
+	// rather than on one: inline on a submitting task's goroutine because
+	// no worker was free (see the package documentation), or, rarely, taken
+	// from a closed pool's queue for a submitter that had just queued it.
 	Inline bool
 }
 

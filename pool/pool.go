@@ -57,7 +57,7 @@ type Pool struct {
 	closing chan struct{} // closed by Close
 	closed  atomic.Bool
 	parked  atomic.Int64 // workers that announced a park on tasks
-	// nestedHandoffs counts the items of nested Maps handed to a worker
+	// nestedHandoffs counts the nested submissions handed to a worker
 	// and not yet started (see retire).
 	nestedHandoffs atomic.Int64
 	exited         chan struct{} // closed when every worker has exited after Close
@@ -249,18 +249,18 @@ func (p *Pool) submit(ctx context.Context, j job, pending *zeroWaiter) error {
 	}
 	pending.add(1)
 	// A nested submission runs inline rather than wait in the queue.
-	nested := p.isTaskOf(ctx)
+	j.nested = p.isTaskOf(ctx)
 	if p.sampleSubmission() {
 		// The wait is measured from here, as the task may be queued.
 		j.enq = enqNoWait
-		if !nested {
+		if !j.nested {
 			j.enq = p.now()
 		}
 	}
-	if p.offer(j, !nested) {
+	if p.offer(j, !j.nested) {
 		return nil
 	}
-	if nested {
+	if j.nested {
 		p.runNested(j)
 		return nil
 	}
@@ -361,16 +361,16 @@ func (p *Pool) retryQueue(j job) bool {
 // worker: concurrent offers count each other's tasks for a moment, so a
 // task may be queued while workers are still to be started, and some
 // worker must come for it. If the pool has been closed meanwhile, its
-// workers may have drained the queue and left: the submitter then runs
-// what is left in the queue itself, so that no accepted task is stranded.
-// (Close waits until no task is counted busy, so it waits for these tasks
-// too.)
+// workers may have drained the queue and left: the submitter then has
+// what is left in the queue run (see rescue), so that no accepted task is
+// stranded. (Close waits until no task is counted busy, so it waits for
+// these tasks too.)
 func (p *Pool) sent(queued bool) {
 	if queued && p.belowSize() {
 		p.spawn(job{})
 	}
 	if p.closed.Load() {
-		p.drainQueue(func(j job) { p.run(j, rescued, true, p.now()) })
+		p.rescue()
 	}
 }
 

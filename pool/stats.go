@@ -47,8 +47,10 @@ type Stats struct {
 	Failed int64
 	// Panics is the number of recovered panics in tasks and hooks.
 	Panics int64
-	// Inline is the number of tasks run inline on a submitting task's
-	// goroutine because the pool was full (nested submission).
+	// Inline is the number of tasks run beside the workers (see
+	// TaskInfo.Inline): inline on a submitting task's goroutine because
+	// the pool was full (nested submission), or taken from a closed
+	// pool's queue for a submitter.
 	Inline int64
 	// QueueWait summarizes how long tasks waited for a free worker (queued,
 	// or with their submitter blocked), per task (see TaskInfo.Wait).

@@ -19,8 +19,9 @@ type job struct {
 	// to block, enqNoWait if a sampled submitter did not block, 0 if the
 	// submission is not sampled.
 	enq int64
-	// nested marks an item of a nested Map, counted in
-	// Pool.nestedHandoffs from its offer to its start on a worker.
+	// nested marks a nested submission (a task or a Map item submitted
+	// with a task context of the pool), counted in Pool.nestedHandoffs
+	// from its offer to its start on a worker.
 	nested bool
 }
 
@@ -37,9 +38,10 @@ func (p *Pool) retire() bool {
 		if l <= p.want.Load() {
 			return false
 		}
-		// A nested Map may just have handed an item to this worker,
-		// seen idle: leaving now could strand it in the queue, while the
-		// Map holds a worker that waits for it. Stay until it started.
+		// A nested submission (a Map's item, a Go or Group task) may just
+		// have been handed to this worker, seen idle: leaving now could
+		// strand it in the queue, while its submitter holds a worker that
+		// waits for it. Stay until it started.
 		if p.nestedHandoffs.Load() > 0 {
 			return false
 		}
@@ -194,10 +196,34 @@ const (
 	// minus the job being offered is exactly what the workers hold (see
 	// offer).
 	nestedInline
-	// rescued: taken from the queue of a closed pool by its submitter (see
-	// sent); counted in busy since it was queued.
+	// rescued: taken from the queue of a closed pool for its submitter
+	// (see rescue); counted in busy since it was queued, and reported
+	// inline, as it runs beside the workers.
 	rescued
 )
+
+// rescue runs what is left in a closed pool's queue for a submitter that
+// has just put a task there (see sent), and returns when the queue is
+// empty. The tasks run on a goroutine of rescue's own, not the
+// submitter's: a task that calls runtime.Goexit then ends that goroutine,
+// as it would end a worker's, and fails with ErrGoexit, while the
+// submitter (a caller of Go, or a Map's consumer) survives and starts
+// another goroutine for the tasks still queued. Run on the submitter's
+// goroutine, such a task ended it: its Go call never returned.
+func (p *Pool) rescue() {
+	done := make(chan bool)
+	for {
+		go func() {
+			drained := false
+			defer func() { done <- drained }()
+			p.drainQueue(func(j job) { p.run(j, rescued, true, p.now()) })
+			drained = true
+		}()
+		if <-done {
+			return
+		}
+	}
+}
 
 // runNested runs a nested submission inline on the calling goroutine.
 func (p *Pool) runNested(j job) {
@@ -206,9 +232,9 @@ func (p *Pool) runNested(j job) {
 	p.run(j, nestedInline, true, p.now())
 }
 
-// run runs one job on the calling goroutine (a worker, or the submitter for
-// an inline job). If timed, start is a clock reading at its start, and run
-// returns the clock reading at its end (else 0).
+// run runs one job on the calling goroutine (a worker, the submitter for
+// a nested inline job, or rescue's). If timed, start is a clock reading at
+// its start, and run returns the clock reading at its end (else 0).
 func (p *Pool) run(j job, mode runMode, timed bool, start int64) int64 {
 	inline := mode != onWorker
 	if j.nested && mode != nestedInline {
@@ -242,7 +268,8 @@ func (p *Pool) run(j job, mode runMode, timed bool, start int64) int64 {
 		// The task or a hook called runtime.Goexit (t.FailNow, for
 		// instance): recover cannot stop it, and this goroutine is ending.
 		// Account for the task as failed, and put a new worker in the dying
-		// one's place so the pool keeps its size.
+		// one's place so the pool keeps its size (rescue starts another
+		// goroutine for a rescued task's).
 		run := int64(-1)
 		if timed {
 			run = p.now() - start
