@@ -376,9 +376,16 @@ func (p *Pool) sent(queued bool) {
 
 // drainQueue takes every job left in the queue, without blocking, and
 // runs the tasks with run. It re-sends the kicks it took (see kick) to the
-// workers that are still parked.
+// workers that are still parked, deferred: a task that calls
+// runtime.Goexit ends the draining goroutine, and a kick lost with it
+// would leave a parked worker asleep through Close.
 func (p *Pool) drainQueue(run func(job)) {
 	kicked := false
+	defer func() {
+		if kicked {
+			p.kick()
+		}
+	}()
 	for {
 		select {
 		case j := <-p.tasks:
@@ -391,9 +398,6 @@ func (p *Pool) drainQueue(run func(job)) {
 		default:
 		}
 		break
-	}
-	if kicked {
-		p.kick()
 	}
 }
 
