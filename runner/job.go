@@ -35,6 +35,9 @@ type job struct {
 	// --timeout P% an error wrapping it that says the limit), else nil.
 	timedOut    error
 	freeRetries int
+	// undelivered: the job's output could not be delivered because
+	// ration's stdout or stderr is gone; it is not recorded (recorded).
+	undelivered bool
 }
 
 // runJob runs one job to its end: attempts, retries, output, joblog,
@@ -255,7 +258,7 @@ func (r *Runner) finishJob(ctx context.Context, j *job, jl *joblog.Writer) jobRe
 					r.failed.Add(1)
 				}
 			}
-			if jl != nil && !j.byRun {
+			if jl != nil && j.recorded() {
 				r.writeJoblog(jl, r.entry(j, received))
 			}
 			if !j.byRun {
@@ -266,7 +269,7 @@ func (r *Runner) finishJob(ctx context.Context, j *job, jl *joblog.Writer) jobRe
 		if err := j.out.flush(); err != nil {
 			r.outputFailed(j, err)
 		}
-		if jl != nil && !j.byRun {
+		if jl != nil && j.recorded() {
 			r.writeJoblog(jl, r.entry(j, received))
 		}
 		if !j.byRun {

@@ -108,16 +108,26 @@ func (r *Runner) writeJoblog(jl *joblog.Writer, e joblog.Entry) {
 
 // outputFailed fails job j whose output was not fully delivered. When
 // ration's own stdout or stderr is gone, the run stops: nothing more
-// could be printed.
+// could be printed; and the job is not recorded, so that --resume runs
+// it again. Its output never reached the reader through no fault of its
+// own, as with a job the run stopped; a record (failed or not) would make
+// --resume skip it, and its output would be lost for good. (GNU parallel
+// dies of the SIGPIPE before it records that job.)
 func (r *Runner) outputFailed(j *job, err error) {
 	j.outcome = event.Failed
 	if j.res.Err == nil {
 		j.res.Err = err
 	}
 	if errors.Is(err, ErrOutputGone) {
+		j.undelivered = true
 		r.outputGone(fmt.Errorf("job %d: %w", j.it.seq, err))
 	}
 }
+
+// recorded reports whether the ended job j gets a joblog record: not when
+// the run stopped it, nor when its output could not be delivered because
+// ration's stdout or stderr is gone (outputFailed); --resume runs those.
+func (j *job) recorded() bool { return !j.byRun && !j.undelivered }
 
 // outputGone stops the run because ration's stdout or stderr cannot be
 // written: no job starts, the running ones are stopped (their output
