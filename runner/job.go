@@ -144,7 +144,7 @@ func (r *Runner) attempt(ctx context.Context, j *job) bool {
 	}
 	actx, cancel = r.percentTimeout(actx, cancel)
 	actx, cancel = r.memFreeWatch(actx, cancel, j) // --memfree (gnuexec)
-	stdout, stderr, closeOut := r.attemptWriters(j)
+	stdout, stderr, closeOut, noFiles := r.attemptWriters(j)
 	defer closeOut()
 	a := &Attempt{
 		Seq: j.it.seq, Slot: j.slot, Input: j.it.input, Attempt: j.n, Argv: j.argv,
@@ -160,7 +160,16 @@ func (r *Runner) attempt(ctx context.Context, j *job) bool {
 		a.Stdin, done = r.pipeStdin(j.it.input)
 		defer done()
 	}
-	res := r.exec.Exec(actx, a)
+	var res AttemptResult
+	if noFiles != nil {
+		// Its output has nowhere to go that the user asked for: it does
+		// not run, and fails (so that neither --resume nor the exit
+		// status takes it for done).
+		fmt.Fprintf(a.Diagnostics(), "ration: %v\n", noFiles)
+		res = AttemptResult{Outcome: event.Failed, Start: time.Now(), ExitCode: -1, Err: noFiles}
+	} else {
+		res = r.exec.Exec(actx, a)
+	}
 	timedOut := res.Stopped && errors.Is(context.Cause(actx), ErrTimeout) && ctx.Err() == nil
 	j.timedOut = nil
 	if timedOut {

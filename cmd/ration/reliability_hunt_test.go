@@ -38,3 +38,46 @@ func TestReliabOutputGoneResumeRunsJob(t *testing.T) {
 		})
 	}
 }
+
+// TestReliabOutputFilesCannotBeMade: a job whose --results or --files
+// files cannot be made does not run and fails, so that neither the exit
+// status nor --resume takes it for done, as in GNU parallel; once the
+// files can be made, --resume-failed runs it. The job ran with its output
+// on the terminal instead, and was recorded as succeeded (exit 0).
+func TestReliabOutputFilesCannotBeMade(t *testing.T) {
+	t.Parallel()
+	t.Run("results", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		res, jl := filepath.Join(dir, "res"), filepath.Join(dir, "jl")
+		if err := os.WriteFile(res, nil, 0o644); err != nil { // a file where the directory must go
+			t.Fatal(err)
+		}
+		args := []string{"run", "--joblog", jl, "--results", filepath.Join(res, "x"), "--", "echo", ":::", "a", "b"}
+		r := rcmd{dir: dir, args: args}.run(t)
+		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "--results: mkdir") {
+			t.Errorf("exit %d, stdout %q, want 2 (both failed), nothing printed, and the reason:\n%s", r.code, r.stdout, r.stderr)
+		}
+		for seq, e := range readJoblog(t, jl) {
+			if e.Succeeded() {
+				t.Errorf("job %d recorded as succeeded, though it has no --results files", seq)
+			}
+		}
+		if err := os.Remove(res); err != nil {
+			t.Fatal(err)
+		}
+		r = rcmd{dir: dir, args: append([]string{"run", "--resume-failed"}, args[1:]...)}.run(t)
+		if b, err := os.ReadFile(filepath.Join(res, "x", "1", "b", "stdout")); r.code != 0 || string(b) != "b\n" {
+			t.Errorf("--resume-failed: exit %d, res/x/1/b/stdout %q (%v):\n%s", r.code, b, err, r.stderr)
+		}
+	})
+	t.Run("files", func(t *testing.T) {
+		t.Parallel()
+		tmp := tmpfs(t, "64k,nr_inodes=1") // no room for a single file
+		dir := t.TempDir()
+		r := rcmd{dir: dir, args: []string{"run", "--tmpdir", tmp, "--output-files", "--", "echo", ":::", "a", "b"}}.run(t)
+		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "--files: open") {
+			t.Errorf("exit %d, stdout %q, want 2 (both failed), nothing printed, and the reason:\n%s", r.code, r.stdout, r.stderr)
+		}
+	})
+}
