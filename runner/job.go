@@ -260,30 +260,14 @@ func (r *Runner) finishJob(ctx context.Context, j *job, jl *joblog.Writer) jobRe
 		result.out = j.out
 		succeeded := j.outcome == event.Succeeded && !j.byRun
 		j.out.delivered = func(err error) {
-			if err != nil {
-				r.outputFailed(j, err)
-				if succeeded {
-					r.succeeded.Add(-1)
-					r.failed.Add(1)
-				}
-			}
-			if jl != nil && j.recorded() {
-				r.writeJoblog(jl, r.entry(j, received))
-			}
-			if !j.byRun {
-				r.tableRow(j) // --results NAME.csv
+			r.record(j, jl, received, err)
+			if succeeded && j.outcome != event.Succeeded {
+				r.succeeded.Add(-1)
+				r.failed.Add(1)
 			}
 		}
 	default:
-		if err := j.out.flush(); err != nil {
-			r.outputFailed(j, err)
-		}
-		if jl != nil && j.recorded() {
-			r.writeJoblog(jl, r.entry(j, received))
-		}
-		if !j.byRun {
-			r.tableRow(j) // --results NAME.csv
-		}
+		r.record(j, jl, received, j.out.flush())
 	}
 	res := j.res
 	r.rss.add(res.PeakRSS)

@@ -138,6 +138,24 @@ func (r *Runner) outputGone(err error) {
 	r.stopJobs(err)
 }
 
+// record ends job j once its output was printed (flushErr: how that
+// went): its --results NAME.csv row, then its joblog record. Output that
+// could not be delivered, to ration's stdout or stderr or to the row,
+// fails the job (outputFailed) before it is recorded.
+func (r *Runner) record(j *job, jl *joblog.Writer, received int64, flushErr error) {
+	if flushErr != nil {
+		r.outputFailed(j, flushErr)
+	}
+	if j.recorded() {
+		if err := r.tableRow(j); err != nil {
+			r.outputFailed(j, err)
+		}
+	}
+	if jl != nil && j.recorded() {
+		r.writeJoblog(jl, r.entry(j, received))
+	}
+}
+
 // deliver prints the output of a -k job once the jobs before it were
 // printed, then writes its joblog record: a job is recorded only after
 // its output was delivered.

@@ -3,6 +3,8 @@
 package main
 
 import (
+	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,4 +82,44 @@ func TestReliabOutputFilesCannotBeMade(t *testing.T) {
 			t.Errorf("exit %d, stdout %q, want 2 (both failed), nothing printed, and the reason:\n%s", r.code, r.stdout, r.stderr)
 		}
 	})
+}
+
+// TestReliabResultsTableFullDisk: --results NAME.csv on a disk that fills:
+// the table is left whole (the row that did not fit is cut back), the run
+// stops with the reason, and every job the joblog records as succeeded
+// has its row, with its whole output. The row was written after the job's
+// record: the job whose row was cut off was recorded as succeeded.
+func TestReliabResultsTableFullDisk(t *testing.T) {
+	t.Parallel()
+	disk := tmpfs(t, "16k")
+	dir := t.TempDir()
+	jl, table := filepath.Join(dir, "jl"), filepath.Join(disk, "t.csv")
+	args := []string{"run", "-j", "1", "--joblog", jl, "--results", table, "--", "sh", "-c", `head -c 3000 /dev/zero | tr '\0' x; echo " $0"`}
+	r := rcmd{dir: dir, args: append(append(args, ":::"), inputs(10)...)}.run(t)
+	if r.code != exitUsage || !strings.Contains(r.stderr, "no space left on device") {
+		t.Fatalf("exit %d, want 255 with the reason:\n%s", r.code, r.stderr)
+	}
+	f, err := os.Open(table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("the table is torn: %v", err)
+	}
+	out := map[string]string{} // Seq -> Stdout
+	for _, row := range rows[1:] {
+		out[row[0]] = row[len(row)-2]
+	}
+	recs := readJoblog(t, jl)
+	if len(recs) == 0 || len(recs) >= 10 {
+		t.Fatalf("%d records, want some, not all, on a 16k disk", len(recs))
+	}
+	for seq, e := range recs {
+		want := strings.Repeat("x", 3000) + fmt.Sprintf(" in-%d\n", seq)
+		if e.Succeeded() && out[fmt.Sprint(seq)] != want {
+			t.Errorf("job %d recorded as succeeded, but its row holds %d bytes of output, want %d", seq, len(out[fmt.Sprint(seq)]), len(want))
+		}
+	}
 }
