@@ -102,7 +102,7 @@ func (r *Runner) entry(j *job, received int64) joblog.Entry {
 func (r *Runner) writeJoblog(jl *joblog.Writer, e joblog.Entry) {
 	if err := jl.Write(e); err != nil {
 		r.setErr(err)
-		r.stopping.Store(true)
+		r.stop()
 	}
 }
 
@@ -134,7 +134,7 @@ func (j *job) recorded() bool { return !j.byRun && !j.undelivered }
 // could not be printed either), and Run returns err.
 func (r *Runner) outputGone(err error) {
 	r.setErr(err)
-	r.stopping.Store(true)
+	r.stop()
 	r.stopJobs(err)
 }
 

@@ -153,7 +153,7 @@ func (r *Runner) items(rec *joblog.Record, st *inputState) iter.Seq[item] {
 				r.emit(event.Event{Kind: event.JobSkipped, Seq: it.seq, Input: it.input})
 				continue
 			}
-			if r.stopping.Load() || !dl.wait(r.killCh) {
+			if r.stopping.Load() || !dl.wait(r.stopCh) {
 				return
 			}
 			it.read = time.Now()

@@ -8,7 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/ration-run/ration/internal/testutil"
 )
 
 // TestReliabOutputGoneResumeRunsJob: when ration's stdout cannot be
@@ -122,4 +126,35 @@ func TestReliabResultsTableFullDisk(t *testing.T) {
 			t.Errorf("job %d recorded as succeeded, but its row holds %d bytes of output, want %d", seq, len(out[fmt.Sprint(seq)]), len(want))
 		}
 	}
+}
+
+// TestReliabDelayEndsWhenStopped: a run waiting out --delay before its
+// next job ends at once when it is stopped: by SIGTERM (exit 143, without
+// the last-resort "blocked" exit of the hatch) and by --halt. It waited
+// out the delay: SIGTERM ended it only at the hatch, saying its input or
+// output was blocked, and --halt after the whole delay.
+func TestReliabDelayEndsWhenStopped(t *testing.T) {
+	t.Parallel()
+	t.Run("SIGTERM", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		jl := filepath.Join(dir, "jl")
+		cmd, out, errb := rcmd{dir: dir, args: []string{"run", "--term-timeout", "1s", "--delay", "1h", "--joblog", jl, "--", "echo", ":::", "a", "b"}}.start(t)
+		testutil.Eventually(t, 10*time.Second, "job 1 logged", func() bool { return countRecords(jl) == 1 })
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		r := waitRation(t, cmd, out, errb, 30*time.Second)
+		if r.code != 128+int(syscall.SIGTERM) || strings.Contains(r.stderr, "blocked") || r.stdout != "a\n" {
+			t.Errorf("exit %d, stdout %q, want 143 after job 1, not the hatch's exit:\n%s", r.code, r.stdout, r.stderr)
+		}
+	})
+	t.Run("halt", func(t *testing.T) {
+		t.Parallel()
+		cmd, out, errb := rcmd{dir: t.TempDir(), args: []string{"run", "--halt", "now,fail=1", "--delay", "1h", "--", "false", ":::", "a", "b"}}.start(t)
+		// A hang guard: the halt comes with job 1, the delay would last an hour.
+		if r := waitRation(t, cmd, out, errb, 30*time.Second); r.code != 1 {
+			t.Errorf("exit %d, want 1 (job 1's status):\n%s", r.code, r.stderr)
+		}
+	})
 }
