@@ -158,3 +158,23 @@ func TestReliabDelayEndsWhenStopped(t *testing.T) {
 		}
 	})
 }
+
+// TestReliabDryRunBrokenPipe: `ration run --dry-run ... | head -1` exits
+// 141 (standard output closed by its reader), as a real run and GNU
+// parallel do; it exited 255, as for a usage error.
+func TestReliabDryRunBrokenPipe(t *testing.T) {
+	t.Parallel()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd, out, errb := rcmd{dir: t.TempDir(), stdout: pw, args: append([]string{"run", "--dry-run", "--", "echo", ":::"}, inputs(100000)...)}.start(t)
+	pw.Close()
+	if _, err := pr.Read(make([]byte, 5)); err != nil {
+		t.Fatal(err)
+	}
+	pr.Close()
+	if r := waitRation(t, cmd, out, errb, 30*time.Second); r.code != exitBrokenPipe || !strings.Contains(r.stderr, "broken pipe") {
+		t.Errorf("exit %d, want 141 with a message:\n%s", r.code, r.stderr)
+	}
+}
