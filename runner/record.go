@@ -85,15 +85,23 @@ func (r *Runner) Abandon() error {
 // job ever reads as succeeded.
 func (r *Runner) entry(j *job, received int64) joblog.Entry {
 	res := j.res
+	exitval, signal := exitColumns(j)
+	return joblog.Entry{Seq: j.it.seq, Start: res.Start, Runtime: res.Duration, Receive: received,
+		Exitval: exitval, Signal: signal, Command: r.displayOf(j.it, j.slot)}
+}
+
+// exitColumns are the Exitval and Signal columns of ended job j's record
+// (see entry), which --halt's exit status also follows, as GNU parallel's
+// does.
+func exitColumns(j *job) (exitval, signal int) {
 	// As GNU parallel writes them: "0 SIG" for a kill from outside, "-1
 	// SIG" for the runner's own (--timeout), the status of a job that
 	// exited on its own after the runner's SIGTERM.
-	exitval, signal := joblog.ExitColumns(res.ExitCode, res.Signal, res.Stopped)
+	exitval, signal = joblog.ExitColumns(j.res.ExitCode, j.res.Signal, j.res.Stopped)
 	if j.outcome != event.Succeeded && exitval == 0 && signal == 0 {
 		exitval = -1
 	}
-	return joblog.Entry{Seq: j.it.seq, Start: res.Start, Runtime: res.Duration, Receive: received,
-		Exitval: exitval, Signal: signal, Command: r.displayOf(j.it, j.slot)}
+	return exitval, signal
 }
 
 // writeJoblog writes the job's record. A failed write stops the run: no

@@ -178,3 +178,32 @@ func TestReliabDryRunBrokenPipe(t *testing.T) {
 		t.Errorf("exit %d, want 141 with a message:\n%s", r.code, r.stderr)
 	}
 }
+
+// TestReliabHaltStatusOfFailedJob: --halt now,fail=1 exits with the
+// status of the job that failed as its joblog record has it, as GNU
+// parallel does: never 0 for a failed job. A job that failed while
+// exiting 0 (its --results files could not be made) halted the run with
+// status 0, and one stopped by --timeout with 143 where GNU parallel
+// 20221122 exits 255 (its Exitval -1).
+func TestReliabHaltStatusOfFailedJob(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "res"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"no results files", []string{"--results", "res/x", "--", "echo", ":::", "a"}, 255},
+		{"timeout", []string{"--timeout", "0.2", "--", "sleep", ":::", "30"}, 255},
+		{"exit 7", []string{"--", "sh", "-c", "exit 7", ":::", "a"}, 7},
+		{"killed from outside", []string{"--", "sh", "-c", "kill -9 $$", ":::", "a"}, 128 + 9},
+	} {
+		r := rcmd{dir: dir, args: append([]string{"run", "--halt", "now,fail=1"}, c.args...)}.run(t)
+		if r.code != c.want {
+			t.Errorf("%s: exit %d, want %d:\n%s", c.name, r.code, c.want, r.stderr)
+		}
+	}
+}
