@@ -144,7 +144,7 @@ func (r *Runner) attempt(ctx context.Context, j *job) bool {
 	}
 	actx, cancel = r.percentTimeout(actx, cancel)
 	actx, cancel = r.memFreeWatch(actx, cancel, j) // --memfree (gnuexec)
-	stdout, stderr, closeOut, noFiles := r.attemptWriters(j)
+	stdout, stderr, closeOut, notRun := r.attemptWriters(j)
 	defer closeOut()
 	a := &Attempt{
 		Seq: j.it.seq, Slot: j.slot, Input: j.it.input, Attempt: j.n, Argv: j.argv,
@@ -155,18 +155,18 @@ func (r *Runner) attempt(ctx context.Context, j *job) bool {
 	if r.cfg.OmitErrorLines {
 		a.Diag = io.Discard
 	}
-	if r.cfg.GNU.Pipe {
+	if r.cfg.GNU.Pipe && notRun == nil {
 		var done func()
-		a.Stdin, done = r.pipeStdin(j.it.input)
+		a.Stdin, done, notRun = r.pipeStdin(j.it.input)
 		defer done()
 	}
 	var res AttemptResult
-	if noFiles != nil {
-		// Its output has nowhere to go that the user asked for: it does
-		// not run, and fails (so that neither --resume nor the exit
-		// status takes it for done).
-		fmt.Fprintf(a.Diagnostics(), "ration: %v\n", noFiles)
-		res = AttemptResult{Outcome: event.Failed, Start: time.Now(), ExitCode: -1, Err: noFiles}
+	if notRun != nil {
+		// Its output has nowhere to go that the user asked for, or its
+		// input could not be given: it does not run, and fails (so that
+		// neither --resume nor the exit status takes it for done).
+		fmt.Fprintf(a.Diagnostics(), "ration: %v\n", notRun)
+		res = AttemptResult{Outcome: event.Failed, Start: time.Now(), ExitCode: -1, Err: notRun}
 	} else {
 		res = r.exec.Exec(actx, a)
 	}

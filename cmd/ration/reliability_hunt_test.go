@@ -207,3 +207,27 @@ func TestReliabHaltStatusOfFailedJob(t *testing.T) {
 		}
 	}
 }
+
+// TestReliabPipeCatFullDisk: --pipe --cat writes each job's block to a
+// file in --tmpdir; a block that does not fit (a full disk) fails its job
+// without running it. The files went to $TMPDIR whatever --tmpdir said,
+// and a block cut short by a full disk was a warning: its job ran on part
+// of its block, or none, and was recorded as succeeded.
+func TestReliabPipeCatFullDisk(t *testing.T) {
+	t.Parallel()
+	disk := tmpfs(t, "16k")
+	dir := t.TempDir()
+	// Five records of 17000 bytes, each a block of its own (a record is
+	// never cut), each larger than the disk.
+	in := strings.Repeat(strings.Repeat("x", 16999)+"\n", 5)
+	for _, env := range [][]string{nil, {"TMPDIR=" + disk}} {
+		args := []string{"run", "--pipe", "--block", "1k", "--cat", "--", "sh", "-c", "wc -c < {}"}
+		if env == nil {
+			args = append(args[:1], append([]string{"--tmpdir", disk}, args[1:]...)...)
+		}
+		r := rcmd{dir: dir, env: env, stdin: strings.NewReader(in), args: args}.run(t)
+		if r.code != 5 || r.stdout != "" || !strings.Contains(r.stderr, "--cat: write") || !strings.Contains(r.stderr, "no space left on device") {
+			t.Errorf("%v %v: exit %d, stdout %q, want every job failed, none run, with the reason:\n%s", env, args[1:3], r.code, r.stdout, r.stderr)
+		}
+	}
+}
