@@ -11,14 +11,11 @@ import (
 // stderr nowhere, as GNU parallel does; done closes the file and writes
 // its name, after the job's --tag, to stream, the job's own output, so
 // that -k orders the names as it would the output. A file that cannot be
-// made is the attempt's first line of stderr (the stream's), and the
-// job's stdout goes to the stream instead.
-func (r *Runner) filesWriters(j *job, stream io.Writer) (stdout, stderr io.Writer, done func()) {
+// made is an error (attemptWriters): the attempt fails without running.
+func (r *Runner) filesWriters(j *job, stream io.Writer) (stdout, stderr io.Writer, done func(), err error) {
 	f, err := os.CreateTemp(r.cfg.GNU.Exec.TmpDir, "par*.par")
 	if err != nil {
-		errs := streamWriter{o: j.out, stderr: true}
-		fmt.Fprintf(errs, "ration: --files: %v\n", err)
-		return stream, errs, func() {}
+		return stream, streamWriter{o: j.out, stderr: true}, func() {}, fmt.Errorf("--files: %w", err)
 	}
 	return f, io.Discard, func() {
 		if err := f.Close(); err != nil {
@@ -29,5 +26,5 @@ func (r *Runner) filesWriters(j *job, stream io.Writer) (stdout, stderr io.Write
 			line = string(tag) + line
 		}
 		_, _ = io.WriteString(stream, line)
-	}
+	}, nil
 }

@@ -33,8 +33,10 @@ type GNU struct {
 	// Stdin, when set with Pipe, gives a job's stdin instead of its input
 	// (--pipepart's part of a file, --round-robin's stream of blocks): it
 	// is called at each attempt with the job's input, and done, when not
-	// nil, once the attempt ended (see runner/pipe_gnu.go).
-	Stdin func(input string) (stdin io.Reader, done func())
+	// nil, once the attempt ended (see runner/pipe_gnu.go). A non-nil err
+	// (--cat's file could not be written) fails the attempt without
+	// running it: a job must never run on part of its input.
+	Stdin func(input string) (stdin io.Reader, done func(), err error)
 	// PipeArg, with Pipe, makes a job's input its one field, so {} is it
 	// (--cat, --fifo: the name of a file Stdin's hook makes, which then
 	// returns a nil stdin: /dev/null).

@@ -16,10 +16,12 @@ import (
 
 // attemptWriters returns the writers of one attempt of j: its output
 // stream, tagged (--tag, --tagstring), sent to files (--results), and
-// after its command (-v) as the GNU options say. done closes the files;
-// an error opening them is the attempt's first line of stderr and the
-// output goes to the stream instead.
-func (r *Runner) attemptWriters(j *job) (stdout, stderr io.Writer, done func()) {
+// after its command (-v) as the GNU options say. done closes the files.
+// A non-nil err says the files of --results or --files could not be
+// made: the attempt must not run, and fails with err (its output would
+// have nowhere to go that the user asked for), as in GNU parallel; the
+// writers are then the job's stream, for the message.
+func (r *Runner) attemptWriters(j *job) (stdout, stderr io.Writer, done func(), err error) {
 	g := &r.cfg.GNU
 	stdout, stderr = streamWriter{o: j.out}, streamWriter{o: j.out, stderr: true}
 	done = func() {}
@@ -29,13 +31,14 @@ func (r *Runner) attemptWriters(j *job) (stdout, stderr io.Writer, done func()) 
 	if g.Results != "" {
 		files, err := r.resultsFiles(j.it, j.slot)
 		if err != nil {
-			fmt.Fprintf(stderr, "ration: --results: %v\n", err)
-		} else {
-			stdout, stderr = files[0], files[1]
-			done = func() { files[0].Close(); files[1].Close() }
+			return stdout, stderr, done, fmt.Errorf("--results: %w", err)
 		}
+		stdout, stderr = files[0], files[1]
+		done = func() { files[0].Close(); files[1].Close() }
 	} else if g.Exec.Files {
-		stdout, stderr, done = r.filesWriters(j, stdout)
+		if stdout, stderr, done, err = r.filesWriters(j, stdout); err != nil {
+			return stdout, stderr, done, err
+		}
 	} else if g.Exec.Parset != nil {
 		stdout, done = r.parsetWriters(j, stdout)
 	} else if tag, ok := r.tag(j.it, j.slot); ok {
@@ -47,7 +50,7 @@ func (r *Runner) attemptWriters(j *job) (stdout, stderr io.Writer, done func()) 
 	if g.VerboseStderr {
 		fmt.Fprintln(stderr, r.displayOf(j.it, j.slot))
 	}
-	return stdout, stderr, done
+	return stdout, stderr, done, nil
 }
 
 // tag is the prefix of the job's lines: --tagstring expanded, else the

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -68,4 +69,50 @@ func TestTimeoutKillsGroup(t *testing.T) {
 		t.Errorf("finished %+v", fin)
 	}
 	waitGone(t, pidFile)
+}
+
+// TestTimeoutEscapedOutputHolder: a job whose leader exited at once but
+// left a process outside its group (setsid) holding its stdout ends at its
+// --timeout (timed out, its output so far delivered), not when that
+// process ends: once the group got SIGKILL, its output is read for
+// escapedHold more. It ran for as long as the escaped process lived.
+func TestTimeoutEscapedOutputHolder(t *testing.T) {
+	setsid, err := exec.LookPath("setsid")
+	if err != nil {
+		t.Skip("no setsid:", err)
+	}
+	pidFile := filepath.Join(t.TempDir(), "escaped")
+	t.Cleanup(func() {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	script := setsid + ` sleep 60 & echo $! > ` + pidFile + `; echo started`
+	type result struct {
+		sum Summary
+		out string
+		rec *recorder
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		sum, out, rec, err := run(t, Config{Command: []string{"sh", "-c", script}, Input: input.Args([]string{"1"}),
+			Timeout: 300 * time.Millisecond, Grace: 100 * time.Millisecond})
+		ch <- result{sum, out, rec, err}
+	}()
+	var r result
+	select {
+	case r = <-ch:
+	case <-time.After(30 * time.Second): // a hang guard: the escaped sleep lasts 60 s
+		t.Fatal("the job did not end at its --timeout: it waited for the escaped process that holds its stdout")
+	}
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	fin := r.rec.Kind(event.JobFinished)
+	if r.sum.Failed != 1 || len(fin) != 1 || fin[0].Cause != event.CauseTimeout || !strings.Contains(r.out, "started") {
+		t.Errorf("summary %+v, finished %+v, output %q: want one job timed out, its output delivered", r.sum, fin, r.out)
+	}
 }

@@ -139,7 +139,9 @@ func (h Halt) triggered(failed, succeeded int64) bool { return h.triggeredOf(fai
 
 // status is the exit status of a run that halted as h says, GNU parallel's:
 // 0 for success=...; with fail or done, the status of the job that
-// triggered it for a count of 1 (its exit code, else 128 plus its signal),
+// triggered it for a count of 1 (exit and signal are its record's Exitval
+// and Signal: Exitval when not 0, -1 (a job the runner stopped, or that
+// failed for a reason of ration's) giving 255; else 128 plus the signal),
 // the percentage of failed jobs (rounded up) for a percentage, else the
 // number of failed jobs, at most 101.
 func (h Halt) status(failed, total int64, exit, signal int) int {
@@ -151,7 +153,7 @@ func (h Halt) status(failed, total int64, exit, signal int) int {
 	case h.Percent > 0:
 		return int(min(failed, 101))
 	case h.Count == 1 && exit != 0:
-		return exit
+		return exit & 0xff // -1: 255, as GNU parallel's exit(-1)
 	case h.Count == 1 && signal != 0:
 		return 128 + signal
 	case h.Count == 1:
@@ -177,11 +179,11 @@ func (r *Runner) checkHalt(j *job) {
 	hs := &r.gnu.halt
 	hs.mu.Lock()
 	if !hs.set {
-		exit := j.res.ExitCode
-		if exit < 0 {
-			exit = 0
-		}
-		hs.set, hs.code = true, h.status(r.failed.Load(), r.gnu.total.Load(), exit, j.res.Signal)
+		// The record's columns, not the raw exit code: a job that failed
+		// while exiting 0 (its output lost, no --results files) must not
+		// halt the run with status 0.
+		exit, signal := exitColumns(j)
+		hs.set, hs.code = true, h.status(r.failed.Load(), r.gnu.total.Load(), exit, signal)
 	}
 	hs.mu.Unlock()
 	r.halt()

@@ -35,6 +35,9 @@ type job struct {
 	// --timeout P% an error wrapping it that says the limit), else nil.
 	timedOut    error
 	freeRetries int
+	// undelivered: the job's output could not be delivered because
+	// ration's stdout or stderr is gone; it is not recorded (recorded).
+	undelivered bool
 }
 
 // runJob runs one job to its end: attempts, retries, output, joblog,
@@ -141,7 +144,7 @@ func (r *Runner) attempt(ctx context.Context, j *job) bool {
 	}
 	actx, cancel = r.percentTimeout(actx, cancel)
 	actx, cancel = r.memFreeWatch(actx, cancel, j) // --memfree (gnuexec)
-	stdout, stderr, closeOut := r.attemptWriters(j)
+	stdout, stderr, closeOut, notRun := r.attemptWriters(j)
 	defer closeOut()
 	a := &Attempt{
 		Seq: j.it.seq, Slot: j.slot, Input: j.it.input, Attempt: j.n, Argv: j.argv,
@@ -152,12 +155,21 @@ func (r *Runner) attempt(ctx context.Context, j *job) bool {
 	if r.cfg.OmitErrorLines {
 		a.Diag = io.Discard
 	}
-	if r.cfg.GNU.Pipe {
+	if r.cfg.GNU.Pipe && notRun == nil {
 		var done func()
-		a.Stdin, done = r.pipeStdin(j.it.input)
+		a.Stdin, done, notRun = r.pipeStdin(j.it.input)
 		defer done()
 	}
-	res := r.exec.Exec(actx, a)
+	var res AttemptResult
+	if notRun != nil {
+		// Its output has nowhere to go that the user asked for, or its
+		// input could not be given: it does not run, and fails (so that
+		// neither --resume nor the exit status takes it for done).
+		fmt.Fprintf(a.Diagnostics(), "ration: %v\n", notRun)
+		res = AttemptResult{Outcome: event.Failed, Start: time.Now(), ExitCode: -1, Err: notRun}
+	} else {
+		res = r.exec.Exec(actx, a)
+	}
 	timedOut := res.Stopped && errors.Is(context.Cause(actx), ErrTimeout) && ctx.Err() == nil
 	j.timedOut = nil
 	if timedOut {
@@ -248,30 +260,14 @@ func (r *Runner) finishJob(ctx context.Context, j *job, jl *joblog.Writer) jobRe
 		result.out = j.out
 		succeeded := j.outcome == event.Succeeded && !j.byRun
 		j.out.delivered = func(err error) {
-			if err != nil {
-				r.outputFailed(j, err)
-				if succeeded {
-					r.succeeded.Add(-1)
-					r.failed.Add(1)
-				}
-			}
-			if jl != nil && !j.byRun {
-				r.writeJoblog(jl, r.entry(j, received))
-			}
-			if !j.byRun {
-				r.tableRow(j) // --results NAME.csv
+			r.record(j, jl, received, err)
+			if succeeded && j.outcome != event.Succeeded {
+				r.succeeded.Add(-1)
+				r.failed.Add(1)
 			}
 		}
 	default:
-		if err := j.out.flush(); err != nil {
-			r.outputFailed(j, err)
-		}
-		if jl != nil && !j.byRun {
-			r.writeJoblog(jl, r.entry(j, received))
-		}
-		if !j.byRun {
-			r.tableRow(j) // --results NAME.csv
-		}
+		r.record(j, jl, received, j.out.flush())
 	}
 	res := j.res
 	r.rss.add(res.PeakRSS)

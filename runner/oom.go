@@ -69,7 +69,6 @@ func (c *oomCounter) rose(base int64) bool { return oomkill.Rose(c.kills, base) 
 // asked again when a job or an attempt ends, the size changes, and every
 // 100 ms. It returns false when the run stops first.
 func (r *Runner) waitUntil(ctx context.Context, rj *runningJob, ready func() bool) bool {
-	// Halt sets stopping without a channel; the tick notices it.
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	r.mu.Lock()
@@ -90,7 +89,7 @@ func (r *Runner) waitUntil(ctx context.Context, rj *runningJob, ready func() boo
 		case <-wake:
 		case <-tick.C:
 		case <-ctx.Done():
-		case <-r.drainCh:
+		case <-r.stopCh:
 		}
 		r.mu.Lock()
 	}

@@ -6,16 +6,17 @@ import (
 )
 
 // pipeStdin is the stdin of a --pipe job whose input is input, and what
-// to call once its attempt ended.
-func (r *Runner) pipeStdin(input string) (io.Reader, func()) {
+// to call once its attempt ended; an error means the job's input could
+// not be given (GNUOptions.Stdin): the attempt must not run.
+func (r *Runner) pipeStdin(input string) (io.Reader, func(), error) {
 	if r.cfg.GNU.Stdin == nil {
-		return strings.NewReader(input), func() {}
+		return strings.NewReader(input), func() {}, nil
 	}
-	in, done := r.cfg.GNU.Stdin(input)
+	in, done, err := r.cfg.GNU.Stdin(input)
 	if done == nil {
 		done = func() {}
 	}
-	return in, done
+	return in, done, err
 }
 
 // Stopping reports whether the run stopped taking inputs (a halt, a

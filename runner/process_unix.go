@@ -17,7 +17,10 @@ import (
 // process group is killed (SIGKILL) after a stopped job's leader exits, so
 // no child outlives a stopped job; a job that ends on its own keeps its
 // background children, as in a shell, and its output is read until they
-// close it.
+// close it. A stopped job's output is read until escapedHold after its
+// group got SIGKILL: a process that holds it open longer left the group
+// (setsid, a daemon) and would otherwise keep the stopped job, and its
+// --timeout, from ending for as long as it lives.
 func (e *ProcessExecutor) Exec(ctx context.Context, a *Attempt) AttemptResult {
 	res := AttemptResult{Start: time.Now()}
 	if len(a.Argv) == 0 {
@@ -37,12 +40,20 @@ func (e *ProcessExecutor) Exec(ctx context.Context, a *Attempt) AttemptResult {
 	a.started(a.Slot, pid)
 
 	stop := newGroupStopper(pid, a)
+	stop.killed = func() {
+		d := time.Now().Add(escapedHold)
+		_ = outR.SetReadDeadline(d) // fails harmlessly once collect closed it
+		_ = errR.SetReadDeadline(d)
+	}
 	stopWatch := context.AfterFunc(ctx, stop.stop)
 	var (
 		status syscall.WaitStatus
 		usage  syscall.Rusage
 	)
 	copyErr, waitErr := e.collect(pid, a, outR, errR, &status, &usage)
+	if errors.Is(copyErr, os.ErrDeadlineExceeded) {
+		copyErr = errEscapedOutput
+	}
 	stopWatch()
 	res.Stopped = stop.exited()
 	if res.Stopped {
@@ -116,12 +127,25 @@ func (e *ProcessExecutor) start(a *Attempt) (pid int, outR, errR *os.File, feed 
 	return pid, outR, errR, feed, nil
 }
 
+// escapedHold is how long a stopped job's output is still read after its
+// process group got SIGKILL (see Exec): the pipes of the killed processes
+// close as they exit, at once; only a process outside the group can hold
+// them longer.
+const escapedHold = time.Second
+
+// errEscapedOutput is the error of a stopped job whose output was still
+// held open escapedHold after its process group was killed.
+var errEscapedOutput = errors.New("its output was still held open after its process group was killed, by a process that left the group (setsid, a daemon); stopped reading it")
+
 // groupStopper stops a job's process group when its context ends: the
 // attempt's termination sequence (SIGTERM, then SIGKILL after the grace,
 // or --termseq's), and SIGKILL at once when the run kills.
 type groupStopper struct {
 	pid int
 	a   *Attempt
+	// killed, when set, is called after SIGKILL was sent to the group
+	// (with mu held).
+	killed func()
 
 	mu      sync.Mutex
 	stopped bool
@@ -144,13 +168,22 @@ func (g *groupStopper) stop() {
 	g.stopped = true
 	select {
 	case <-g.a.Kill:
-		_ = syscall.Kill(-g.pid, syscall.SIGKILL)
+		g.signalLocked(syscall.SIGKILL)
 		return
 	default:
 	}
 	seq := g.a.termSeq()
-	_ = syscall.Kill(-g.pid, seq[0].Signal)
+	g.signalLocked(seq[0].Signal)
 	go g.follow(seq)
+}
+
+// signalLocked sends sig to the job's process group (g.mu held), and
+// reports a SIGKILL to killed.
+func (g *groupStopper) signalLocked(sig syscall.Signal) {
+	_ = syscall.Kill(-g.pid, sig)
+	if sig == syscall.SIGKILL && g.killed != nil {
+		g.killed()
+	}
 }
 
 // follow waits out each step of seq, whose first signal was sent, and
@@ -188,7 +221,7 @@ func (g *groupStopper) follow(seq TermSeq) {
 			g.mu.Unlock()
 			return
 		default:
-			_ = syscall.Kill(-g.pid, next)
+			g.signalLocked(next)
 		}
 		g.mu.Unlock()
 		if next == syscall.SIGKILL {

@@ -85,15 +85,23 @@ func (r *Runner) Abandon() error {
 // job ever reads as succeeded.
 func (r *Runner) entry(j *job, received int64) joblog.Entry {
 	res := j.res
+	exitval, signal := exitColumns(j)
+	return joblog.Entry{Seq: j.it.seq, Start: res.Start, Runtime: res.Duration, Receive: received,
+		Exitval: exitval, Signal: signal, Command: r.displayOf(j.it, j.slot)}
+}
+
+// exitColumns are the Exitval and Signal columns of ended job j's record
+// (see entry), which --halt's exit status also follows, as GNU parallel's
+// does.
+func exitColumns(j *job) (exitval, signal int) {
 	// As GNU parallel writes them: "0 SIG" for a kill from outside, "-1
 	// SIG" for the runner's own (--timeout), the status of a job that
 	// exited on its own after the runner's SIGTERM.
-	exitval, signal := joblog.ExitColumns(res.ExitCode, res.Signal, res.Stopped)
+	exitval, signal = joblog.ExitColumns(j.res.ExitCode, j.res.Signal, j.res.Stopped)
 	if j.outcome != event.Succeeded && exitval == 0 && signal == 0 {
 		exitval = -1
 	}
-	return joblog.Entry{Seq: j.it.seq, Start: res.Start, Runtime: res.Duration, Receive: received,
-		Exitval: exitval, Signal: signal, Command: r.displayOf(j.it, j.slot)}
+	return exitval, signal
 }
 
 // writeJoblog writes the job's record. A failed write stops the run: no
@@ -102,30 +110,58 @@ func (r *Runner) entry(j *job, received int64) joblog.Entry {
 func (r *Runner) writeJoblog(jl *joblog.Writer, e joblog.Entry) {
 	if err := jl.Write(e); err != nil {
 		r.setErr(err)
-		r.stopping.Store(true)
+		r.stop()
 	}
 }
 
 // outputFailed fails job j whose output was not fully delivered. When
 // ration's own stdout or stderr is gone, the run stops: nothing more
-// could be printed.
+// could be printed; and the job is not recorded, so that --resume runs
+// it again. Its output never reached the reader through no fault of its
+// own, as with a job the run stopped; a record (failed or not) would make
+// --resume skip it, and its output would be lost for good. (GNU parallel
+// dies of the SIGPIPE before it records that job.)
 func (r *Runner) outputFailed(j *job, err error) {
 	j.outcome = event.Failed
 	if j.res.Err == nil {
 		j.res.Err = err
 	}
 	if errors.Is(err, ErrOutputGone) {
+		j.undelivered = true
 		r.outputGone(fmt.Errorf("job %d: %w", j.it.seq, err))
 	}
 }
+
+// recorded reports whether the ended job j gets a joblog record: not when
+// the run stopped it, nor when its output could not be delivered because
+// ration's stdout or stderr is gone (outputFailed); --resume runs those.
+func (j *job) recorded() bool { return !j.byRun && !j.undelivered }
 
 // outputGone stops the run because ration's stdout or stderr cannot be
 // written: no job starts, the running ones are stopped (their output
 // could not be printed either), and Run returns err.
 func (r *Runner) outputGone(err error) {
 	r.setErr(err)
-	r.stopping.Store(true)
+	r.stop()
 	r.stopJobs(err)
+}
+
+// record ends job j once its output was printed (flushErr: how that
+// went): its --results NAME.csv row, then its joblog record. Output that
+// could not be delivered, to ration's stdout or stderr or to the row,
+// fails the job (outputFailed) before it is recorded.
+func (r *Runner) record(j *job, jl *joblog.Writer, received int64, flushErr error) {
+	if flushErr != nil {
+		r.outputFailed(j, flushErr)
+	}
+	if j.recorded() {
+		if err := r.tableRow(j); err != nil {
+			r.outputFailed(j, err)
+		}
+	}
+	if jl != nil && j.recorded() {
+		r.writeJoblog(jl, r.entry(j, received))
+	}
 }
 
 // deliver prints the output of a -k job once the jobs before it were

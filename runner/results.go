@@ -112,12 +112,14 @@ func (r *Runner) tableWriters(j *job) (stdout, stderr io.Writer) {
 // tableRow writes the row of ended job j to --results NAME.csv: Seq, Host,
 // Starttime, JobRuntime, Send, Receive (bytes of stdout), Exitval, Signal,
 // Command, the job's values V1..Vn (or the --header names), Stdout,
-// Stderr. The first row truncates the file and writes the header. A
-// failed write stops the run, as the joblog's does.
-func (r *Runner) tableRow(j *job) {
+// Stderr. The first row truncates the file and writes the header. The
+// row holds the job's output: a failed write (a full disk) is cut back, so
+// that no torn row is left, and returned wrapping ErrOutputGone: the job's
+// output was lost, and the run stops (Runner.record).
+func (r *Runner) tableRow(j *job) error {
 	x := &r.cfg.GNU.Exec
 	if x.ResultsTable == "" {
-		return
+		return nil
 	}
 	t := &r.gnu.exec.table
 	t.mu.Lock()
@@ -150,19 +152,32 @@ func (r *Runner) tableRow(j *job) {
 		"0", strconv.FormatInt(e.Receive, 10), strconv.Itoa(e.Exitval), strconv.Itoa(e.Signal), e.Command}
 	row = append(append(row, vals...), stdout, stderr)
 	writeRow(&b, sep, row)
-	f, err := os.OpenFile(x.ResultsTable, flag, 0o644)
-	if err == nil {
-		_, err = f.WriteString(b.String())
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
-		r.setErr(fmt.Errorf("--results %s: %w", x.ResultsTable, err))
-		r.stopping.Store(true)
-		return
+	if err := appendRows(x.ResultsTable, flag, b.String()); err != nil {
+		return fmt.Errorf("%w: --results %s: %w", ErrOutputGone, x.ResultsTable, err)
 	}
 	t.started = true
+	return nil
+}
+
+// appendRows opens path with flag (O_APPEND) and writes rows; when the
+// write fails it cuts the file back to its size before, so that a later
+// row does not follow a torn one.
+func appendRows(path string, flag int, rows string) error {
+	f, err := os.OpenFile(path, flag, 0o644)
+	if err != nil {
+		return err
+	}
+	var size int64
+	if fi, serr := f.Stat(); serr == nil {
+		size = fi.Size()
+	}
+	if _, err = f.WriteString(rows); err != nil {
+		_ = f.Truncate(size)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // tableSep is the column separator of ResultsTable: a tab for .tsv, else

@@ -108,10 +108,10 @@ func (r *Runner) summary(ctx context.Context, sum Summary, start time.Time, in i
 }
 
 // dryRun prints each job's command (or Config.DryRunLine) instead of
-// running it.
+// running it. A failed write ends it with an error wrapping
+// ErrOutputGone, as in a real run (`--dry-run ... | head` exits 141).
 func (r *Runner) dryRun(items iter.Seq[item]) {
 	for it := range items {
-		r.succeeded.Add(1)
 		line := ""
 		if r.cfg.DryRunLine != nil {
 			line = r.cfg.DryRunLine(it.input, it.seq)
@@ -119,9 +119,10 @@ func (r *Runner) dryRun(items iter.Seq[item]) {
 			line = r.displayOf(it, 1)
 		}
 		if _, err := fmt.Fprintln(r.cfg.Stdout, line); err != nil {
-			r.setErr(fmt.Errorf("write output: %w", err))
+			r.setErr(fmt.Errorf("%w: %w", ErrOutputGone, err))
 			return
 		}
+		r.succeeded.Add(1)
 	}
 }
 
@@ -153,7 +154,7 @@ func (r *Runner) items(rec *joblog.Record, st *inputState) iter.Seq[item] {
 				r.emit(event.Event{Kind: event.JobSkipped, Seq: it.seq, Input: it.input})
 				continue
 			}
-			if r.stopping.Load() || !dl.wait(r.killCh) {
+			if r.stopping.Load() || !dl.wait(r.stopCh) {
 				return
 			}
 			it.read = time.Now()

@@ -53,6 +53,8 @@ type Runner struct {
 	killOnce    sync.Once
 	drainCh     chan struct{}
 	killCh      chan struct{}
+	stopOnce    sync.Once
+	stopCh      chan struct{} // closed by stop
 
 	succeeded, failed, killed, notStarted, skipped atomic.Int64
 	quarantined, oomRetried                        atomic.Int64
@@ -104,6 +106,7 @@ func New(cfg Config) (*Runner, error) {
 		wake:    make(chan struct{}),
 		drainCh: make(chan struct{}),
 		killCh:  make(chan struct{}),
+		stopCh:  make(chan struct{}),
 		oom:     oomCounter{read: cfg.OOMKills},
 		adm:     newAdmission(cfg),
 	}
@@ -150,9 +153,17 @@ func (r *Runner) Controller() *adapt.Controller { return r.ctrl }
 func (r *Runner) Drain() {
 	r.drainOnce.Do(func() {
 		r.interrupted.Store(true)
-		r.stopping.Store(true)
+		r.stop()
 		close(r.drainCh)
 	})
+}
+
+// stop makes the run start no more jobs (an interrupt, --halt, a failed
+// output or joblog write) and wakes what waits to start one (--delay, an
+// OOM re-queue), so that a stopped run does not wait out a delay first.
+func (r *Runner) stop() {
+	r.stopping.Store(true)
+	r.stopOnce.Do(func() { close(r.stopCh) })
 }
 
 // Kill stops starting jobs and kills the running ones at once (SIGKILL to
@@ -279,7 +290,7 @@ func (r *Runner) halt() {
 	if r.halted.Swap(true) {
 		return
 	}
-	r.stopping.Store(true)
+	r.stop()
 	if r.cfg.Halt.When == HaltNow {
 		r.stopJobs(ErrHalted)
 	}

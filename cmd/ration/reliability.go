@@ -90,13 +90,18 @@ func (w *wiring) outputGone(sum runner.Summary, runErr error) (status int, ok bo
 		return 0, false
 	}
 	say := w.say.say
+	hint := func() {
+		if !w.plan.cfg.DryRun { // a dry run has nothing to resume
+			say(slog.LevelWarn, "", resumeHint(w.plan.args, w.plan.cfg.Joblog, w.plan.input.given()))
+		}
+	}
 	if errors.Is(runErr, syscall.EPIPE) {
 		say(slog.LevelError, "ration run: ", fmt.Sprintf("standard output was closed by its reader (broken pipe): started no more jobs; %d done, %d failed, %d stopped; %v",
 			sum.Succeeded, sum.Failed, sum.Killed, runErr))
-		say(slog.LevelWarn, "", resumeHint(w.plan.args, w.plan.cfg.Joblog, w.plan.input.given()))
+		hint()
 		return exitBrokenPipe, true
 	}
 	say(slog.LevelError, "ration run: ", fmt.Sprintf("stopped: %v; %d done, %d failed, %d stopped", runErr, sum.Succeeded, sum.Failed, sum.Killed))
-	say(slog.LevelWarn, "", resumeHint(w.plan.args, w.plan.cfg.Joblog, w.plan.input.given()))
+	hint()
 	return exitUsage, true
 }

@@ -43,7 +43,7 @@ func addGNUExecFlags(fs *pflag.FlagSet, f *runFlags) {
 	x := &f.exec
 	fs.IntVar(&x.nice, "nice", 0, "run every job at niceness `N` (-20..19; as GNU parallel, the value itself, not an increment; Linux only)")
 	fs.BoolVar(&x.outputFiles, "output-files", false, "write each job's stdout to a new file in --tmpdir and print the file's name instead (GNU parallel's --files, which is read so when it comes before the command and ::: :::: -a inputs, or no command, or with --pipe or --pipepart); stderr is discarded")
-	fs.StringVar(&x.tmpDir, "tmpdir", "", "the `DIR` of --output-files' files and of the output spilled to disk (default: $TMPDIR, else /tmp)")
+	fs.StringVar(&x.tmpDir, "tmpdir", "", "the `DIR` of --output-files' files, of --cat's and --fifo's blocks, and of the output spilled to disk (default: $TMPDIR, else /tmp)")
 	fs.BoolVar(&x.retryFailed, "retry-failed", false, "with --joblog FILE and no command or inputs: run again the commands FILE records as failed (GNU parallel's --retry-failed; the succeeded ones are skipped, the new records appended)")
 	fs.StringVar(&x.load, "load", "", "start a job only while fewer than `MAX` threads of the machine run or wait for I/O (N, or N% of the CPUs; GNU parallel's instant load); one job starts anyway when none of the run's runs")
 	fs.BoolVar(&x.noSwap, "noswap", false, "start a job only while the machine is not swapping (pages both in and out during the last second); one job starts anyway when none of the run's runs")

@@ -14,10 +14,13 @@ import (
 // the job ends, also when ration's own writer has not yet begun to open
 // it (a busy machine): the end of the job never waits for ever.
 func TestFIFONeverOpenedEnds(t *testing.T) {
-	pf := newPipeFiles(true, func(err error) { t.Error(err) })
 	dir := t.TempDir()
+	pf := newPipeFiles(true, dir)
 	for i := range 300 {
-		end := pf.makeFIFO(filepath.Join(dir, fmt.Sprint(i)), strings.NewReader("block\n"))
+		end, err := pf.makeFIFO(filepath.Join(dir, fmt.Sprint(i)), strings.NewReader("block\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
 		ended := make(chan struct{})
 		go func() {
 			end()

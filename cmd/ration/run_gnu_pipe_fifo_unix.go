@@ -12,11 +12,11 @@ import (
 
 // makeFIFO makes the FIFO name and writes r into it once the job opens
 // it; what it returns, once the job ended, ends a write the job did not
-// read (or an open it never made) and removes the FIFO.
-func (pf *pipeFiles) makeFIFO(name string, r io.Reader) func() {
+// read (or an open it never made) and removes the FIFO. A FIFO that
+// cannot be made is an error: the job must not run without its block.
+func (pf *pipeFiles) makeFIFO(name string, r io.Reader) (func(), error) {
 	if err := syscall.Mkfifo(name, 0o600); err != nil {
-		pf.warn(fmt.Errorf("--fifo: %w", err))
-		return func() {}
+		return nil, fmt.Errorf("--fifo: %w", err)
 	}
 	done := make(chan struct{})
 	go func() {
@@ -44,5 +44,5 @@ func (pf *pipeFiles) makeFIFO(name string, r io.Reader) func() {
 			case <-time.After(10 * time.Millisecond):
 			}
 		}
-	}
+	}, nil
 }

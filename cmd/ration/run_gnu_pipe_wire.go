@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +22,7 @@ func (w *wiring) pipeModeInputs(cfg *runner.Config, stdin io.Reader) error {
 	m := w.plan.input.pipeMode
 	var files *pipeFiles
 	if m.file != "" {
-		files = newPipeFiles(m.file == "fifo", func(err error) { w.say.say(slog.LevelWarn, "ration run: warning: ", err.Error()) })
+		files = newPipeFiles(m.file == "fifo", cfg.GNU.Exec.TmpDir)
 		cfg.GNU.Stdin = files.stdin
 	}
 	switch {
@@ -82,13 +81,13 @@ func (w *wiring) pipeModeInputs(cfg *runner.Config, stdin io.Reader) error {
 	if files != nil {
 		return nil
 	}
-	cfg.GNU.Stdin = func(key string) (io.Reader, func()) {
+	cfg.GNU.Stdin = func(key string) (io.Reader, func(), error) {
 		p, err := parsePartKey(key)
 		if err != nil {
 			// Not one of ours: cannot happen, but never feed a wrong part.
-			return errReader{err}, nil
+			return nil, nil, err
 		}
-		return p.Reader(fh), nil
+		return p.Reader(fh), nil, nil
 	}
 	return nil
 }
@@ -105,10 +104,6 @@ func parsePartKey(s string) (input.Part, error) {
 	return p, err
 }
 
-type errReader struct{ err error }
-
-func (e errReader) Read([]byte) (int, error) { return 0, e.err }
-
 // roundRobin sets cfg's inputs for --round-robin: stdin's blocks go to -j
 // streams, each one the stdin of a job that runs until the input ends.
 func (w *wiring) roundRobin(cfg *runner.Config, stdin io.Reader) {
@@ -123,36 +118,40 @@ func (w *wiring) roundRobin(cfg *runner.Config, stdin io.Reader) {
 			}
 		}
 	}
-	cfg.GNU.Stdin = func(key string) (io.Reader, func()) {
+	cfg.GNU.Stdin = func(key string) (io.Reader, func(), error) {
 		s := rr.Stream(key)
 		if s == nil {
 			// Asked twice (a retry, refused by plan): nothing more to give.
-			return strings.NewReader(""), nil
+			return strings.NewReader(""), nil, nil
 		}
-		return s, func() { _ = s.Close() }
+		return s, func() { _ = s.Close() }, nil
 	}
 }
 
 // pipeFiles are the temporary files (--cat) or FIFOs (--fifo) that hold
-// the jobs' blocks under names {} is: a name is made when the job is
-// read, the file when its attempt starts (so only the jobs running have
-// one on disk), and it is removed when the attempt ends.
+// the jobs' blocks under names {} is, in --tmpdir (else $TMPDIR), as GNU
+// parallel's: a name is made when the job is read, the file when its
+// attempt starts (so only the jobs running have one on disk), and it is
+// removed when the attempt ends.
 type pipeFiles struct {
 	fifo bool
-	warn func(error)
+	dir  string
 	n    atomic.Int64
 	mu   sync.Mutex
 	// content is what each name not yet made holds.
 	content map[string]func() io.Reader
 }
 
-func newPipeFiles(fifo bool, warn func(error)) *pipeFiles {
-	return &pipeFiles{fifo: fifo, warn: warn, content: map[string]func() io.Reader{}}
+func newPipeFiles(fifo bool, dir string) *pipeFiles {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	return &pipeFiles{fifo: fifo, dir: dir, content: map[string]func() io.Reader{}}
 }
 
 // add names a file that will hold what content returns.
 func (pf *pipeFiles) add(content func() io.Reader) string {
-	name := filepath.Join(os.TempDir(), fmt.Sprintf("ration-pipe-%d-%d", os.Getpid(), pf.n.Add(1)))
+	name := filepath.Join(pf.dir, fmt.Sprintf("ration-pipe-%d-%d", os.Getpid(), pf.n.Add(1)))
 	pf.mu.Lock()
 	pf.content[name] = content
 	pf.mu.Unlock()
@@ -160,27 +159,32 @@ func (pf *pipeFiles) add(content func() io.Reader) string {
 }
 
 // stdin is Config.GNU.Stdin: it makes the file named name (the job's
-// input) and returns no stdin, and what removes the file.
-func (pf *pipeFiles) stdin(name string) (io.Reader, func()) {
+// input) and returns no stdin, and what removes the file. A file that
+// cannot be made or written whole (a full disk) is an error: the job
+// must not run on part of its block.
+func (pf *pipeFiles) stdin(name string) (io.Reader, func(), error) {
 	pf.mu.Lock()
 	content := pf.content[name]
 	delete(pf.content, name)
 	pf.mu.Unlock()
 	if content == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if pf.fifo {
-		return nil, pf.makeFIFO(name, content())
+		end, err := pf.makeFIFO(name, content())
+		return nil, end, err
 	}
+	remove := func() { _ = os.Remove(name) }
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err == nil {
-		_, err = io.Copy(f, content())
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
+	if err != nil {
+		return nil, nil, fmt.Errorf("--cat: %w", err)
+	}
+	_, err = io.Copy(f, content())
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
 	if err != nil {
-		pf.warn(fmt.Errorf("--cat: %w", err))
+		return nil, remove, fmt.Errorf("--cat: %w", err)
 	}
-	return nil, func() { _ = os.Remove(name) }
+	return nil, remove, nil
 }

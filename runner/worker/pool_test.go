@@ -420,3 +420,21 @@ func TestShellCommand(t *testing.T) {
 		t.Errorf("worker pid %d, pool watches %v: the shell was not replaced", e.PID, pids)
 	}
 }
+
+// TestResultDuration: a task's Result starts when a worker took it, and
+// its Duration covers the task's run. Start was taken when the answer
+// came, so a 300 ms task lasted about 0 s (and so did every --worker job
+// in the joblog).
+func TestResultDuration(t *testing.T) {
+	p, _ := newPool(t, worker.Config{Command: []string{goWorker}, Size: 1})
+	before := time.Now()
+	r := p.Run(context.Background(), worker.Task{Input: "sleep:300"})
+	after := time.Now()
+	if r.Outcome != event.Succeeded {
+		t.Fatalf("outcome %v: %v", r.Outcome, r.Err)
+	}
+	if r.Duration < 300*time.Millisecond || r.Start.Before(before) || r.Start.Add(r.Duration).After(after) {
+		t.Errorf("Start %v (+%v after the call), Duration %v: want the task's 300 ms sleep within the call's %v",
+			r.Start, r.Start.Sub(before), r.Duration, after.Sub(before))
+	}
+}

@@ -35,6 +35,7 @@ func (p *Pool) runTask(w *worker, pr *proc, a *attempt) (attemptResult, *BreakEr
 	}
 	t := &taskRun{p: p, w: w, pr: pr, a: a, id: id, start: time.Now(),
 		r: attemptResult{slot: w.slot, pid: pr.pid}}
+	t.r.start = t.start
 	if a.task.Started != nil {
 		a.task.Started(w.slot, pr.pid)
 	}
