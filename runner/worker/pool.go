@@ -88,6 +88,7 @@ type attemptResult struct {
 	aborted  error // ctx error or ErrClosed: the attempt was cut short
 	slot     int
 	pid      int
+	start    time.Time // when the worker took the attempt
 	duration time.Duration
 	rss      int64
 	others   int  // on a break: the other tasks in flight when it was seen
@@ -223,7 +224,7 @@ func (p *Pool) Run(ctx context.Context, t Task) Result {
 		}
 		res.Attempts = a.n
 		if res.Start.IsZero() {
-			res.Start = time.Now()
+			res.Start = r.start // the first attempt's start, not its end
 		}
 		res.Slot, res.PID = r.slot, r.pid
 		if r.brk == nil {
