@@ -53,3 +53,33 @@ func TestResultStartIsFirstAttempt(t *testing.T) {
 		}
 	}
 }
+
+// TestGiveUpStats: when the pool gives up, every task ends counted once in
+// Stats (tasks that no worker took fail with the *BrokenError, and the
+// summary's "tasks:" must add up to the jobs), and Recreations counts the
+// recreations that happened, MaxRecreations, not the giving up as one more.
+// Before, the tasks failed before a worker took them were in no count and
+// the summary said "6 recreations" where docs/workers.md says ration gives
+// up after 5.
+func TestGiveUpStats(t *testing.T) {
+	p, _ := newPool(t, worker.Config{Command: []string{"sh", "-c", "read line; exit 3"}, Size: 2,
+		Backoff: 10 * time.Millisecond, MaxRecreations: 2, MaxBreaks: 1000})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	const n = 8
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { p.Run(ctx, worker.Task{Seq: int64(i + 1), Input: "x"}) })
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		t.Fatal("tasks did not end")
+	}
+	s := p.Stats()
+	if got := s.Succeeded + s.Failed + s.Quarantined; got != n {
+		t.Errorf("stats count %d tasks (%d succeeded, %d failed, %d quarantined), want %d", got, s.Succeeded, s.Failed, s.Quarantined, n)
+	}
+	if s.Recreations != 2 {
+		t.Errorf("%d recreations counted, want MaxRecreations (2): giving up is not a recreation", s.Recreations)
+	}
+}

@@ -313,6 +313,15 @@ func (p *Pool) finish(res Result, outcome event.Outcome, err error) Result {
 		p.st.Failed++
 	case event.Quarantined:
 		p.st.Quarantined++
+	case event.NotStarted:
+		// No worker took it, but the pool itself failed it (it gave up,
+		// or was closed): a failed task for the counts, which must add
+		// up to the tasks the owner saw fail. A context's end is the
+		// owner's doing, not the pool's.
+		var be *BrokenError
+		if errors.As(err, &be) || errors.Is(err, ErrClosed) {
+			p.st.Failed++
+		}
 	}
 	return res
 }
