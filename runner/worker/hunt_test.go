@@ -4,6 +4,8 @@ package worker_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -81,5 +83,31 @@ func TestGiveUpStats(t *testing.T) {
 	}
 	if s.Recreations != 2 {
 		t.Errorf("%d recreations counted, want MaxRecreations (2): giving up is not a recreation", s.Recreations)
+	}
+}
+
+// TestAnswerOfMaxLine: an answer line of exactly Config.MaxLine bytes (its
+// newline aside) is within the limit ("a longer line is a protocol
+// break"; docs/workers.md: "An answer line may be up to 16 MiB"). Before,
+// the newline counted, so such an answer broke the worker.
+func TestAnswerOfMaxLine(t *testing.T) {
+	const maxLine = 64
+	answer := `{"id":1,"ok":true,"output":"` + strings.Repeat("x", maxLine-30) + `"}`
+	if len(answer) != maxLine {
+		t.Fatalf("test answer is %d bytes", len(answer))
+	}
+	script := fmt.Sprintf("while read l; do printf '%%s\\n' '%s'; done", answer)
+	p, _ := newPool(t, worker.Config{Command: []string{"sh", "-c", script}, Size: 1, MaxLine: maxLine, MaxBreaks: 1})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	r := p.Run(ctx, worker.Task{Seq: 1, Input: "a"})
+	if r.Outcome != event.Succeeded {
+		t.Fatalf("answer of %d bytes with MaxLine %d: %v %v", len(answer), maxLine, r.Outcome, r.Err)
+	}
+	// One byte more is a break.
+	script = fmt.Sprintf("while read l; do printf '%%s\\n' '%s '; done", answer)
+	p2, _ := newPool(t, worker.Config{Command: []string{"sh", "-c", script}, Size: 1, MaxLine: maxLine, MaxBreaks: 1})
+	if r := p2.Run(ctx, worker.Task{Seq: 1, Input: "a"}); r.Outcome != event.Quarantined || r.Cause != event.CauseProtocol {
+		t.Fatalf("answer of %d bytes with MaxLine %d: %v %v, want a protocol break", len(answer)+1, maxLine, r.Outcome, r.Err)
 	}
 }
