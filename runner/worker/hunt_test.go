@@ -111,3 +111,30 @@ func TestAnswerOfMaxLine(t *testing.T) {
 		t.Fatalf("answer of %d bytes with MaxLine %d: %v %v, want a protocol break", len(answer)+1, maxLine, r.Outcome, r.Err)
 	}
 }
+
+// TestStartedWhileWaitingForRedispatch: once the worker running a task
+// broke, Started tells the owner (pid 0) before the task goes to another
+// worker, so the running-jobs tables never name the dead worker while the
+// task waits (a recreation's backoff can last many seconds). Before, the
+// dead worker's pid stayed until another worker took the task.
+func TestStartedWhileWaitingForRedispatch(t *testing.T) {
+	p, _ := newPool(t, worker.Config{Command: pyWorker(t), Size: 1, MaxBreaks: 2})
+	var mu sync.Mutex
+	var pids []int
+	started := func(_, pid int) {
+		mu.Lock()
+		defer mu.Unlock()
+		pids = append(pids, pid)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r := p.Run(ctx, worker.Task{Seq: 1, Input: "exit:3", Started: started})
+	if r.Outcome != event.Quarantined {
+		t.Fatalf("outcome %v (%v), want quarantined", r.Outcome, r.Err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(pids) != 3 || pids[0] <= 0 || pids[1] != 0 || pids[2] <= 0 || pids[2] == pids[0] {
+		t.Errorf("Started pids %v, want [worker1 0 worker2]: pid 0 while the task waits for another worker", pids)
+	}
+}
