@@ -50,7 +50,11 @@ func WriteTable(w io.Writer, rows []Row, now time.Time) error {
 		tw := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
 		fmt.Fprintln(tw, "SLOT\tPID\tSEQ\tRUNNING\tINPUT\tLAST OUTPUT")
 		for _, r := range SortRows(rows) {
-			fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\n", r.Slot, r.PID, r.Seq,
+			pid := "-" // no process: a task waiting to be re-dispatched
+			if r.PID > 0 {
+				pid = strconv.Itoa(r.PID)
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\n", r.Slot, pid, r.Seq,
 				fmtRunning(now.Sub(r.Started)), Clip(r.Input, 80), Clip(r.LastLine, 80))
 		}
 		tw.Flush()

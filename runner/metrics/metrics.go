@@ -242,7 +242,9 @@ func (m *Metrics) Observe(e event.Event) {
 		m.poolResizes.Inc()
 		m.poolSize.Set(float64(e.Size))
 	case event.PoolRecreated:
-		m.poolRecreations.Inc()
+		if e.Err == nil { // with Err: the pool gave up instead of recreating
+			m.poolRecreations.Inc()
+		}
 		m.poolSize.Set(float64(e.Size))
 	}
 }

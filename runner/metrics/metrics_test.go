@@ -367,3 +367,18 @@ func Example() {
 	// ration_jobs_succeeded_total 1
 	// <nil>
 }
+
+// TestGiveUpIsNotARecreation: the PoolRecreated of a pool that gives up
+// (Err set, Size 0) recreates nothing, so ration_pool_recreations_total
+// counts only the recreations, as the worker summary does.
+func TestGiveUpIsNotARecreation(t *testing.T) {
+	m := New(Options{})
+	m.Observe(event.Event{Kind: event.PoolRecreated, Size: 2, Reason: "systemic breakage"})
+	m.Observe(event.Event{Kind: event.PoolRecreated, Size: 0, Err: errors.New("gave up"), Reason: "giving up"})
+	if got := testutil.ToFloat64(m.poolRecreations); got != 1 {
+		t.Errorf("ration_pool_recreations_total %v, want 1", got)
+	}
+	if got := testutil.ToFloat64(m.poolSize); got != 0 {
+		t.Errorf("ration_pool_size %v after giving up, want 0", got)
+	}
+}

@@ -164,8 +164,9 @@ type Task struct {
 	Input string // sent to the worker as "input"
 	// Started, when set, is called each time a worker takes the task
 	// (again after a re-dispatch), with the worker's slot and pid, before
-	// the task is written to it, from the pool's goroutine. It must return
-	// quickly.
+	// the task is written to it, from the pool's goroutine; and with pid 0
+	// (no process) when that worker broke and the task waits to be
+	// re-dispatched. It must return quickly.
 	Started func(slot, pid int)
 }
 

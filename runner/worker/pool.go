@@ -245,6 +245,7 @@ func (p *Pool) Run(ctx context.Context, t Task) Result {
 				return p.finish(res, event.Quarantined, &QuarantinedError{Cause: r.brk.Cause, Breaks: breaks + oomKills,
 					Last: r.brk, LastStderr: r.stderr, Reason: v.Reason})
 			}
+			waiting(t, r.slot)
 			below = max((r.others+1)/2, 1)
 			p.log.Warn("task OOM-killed: re-dispatched once fewer tasks are in flight", "seq", t.Seq,
 				"others", r.others, "below", below, "why", v.Reason)
@@ -266,9 +267,20 @@ func (p *Pool) Run(ctx context.Context, t Task) Result {
 		if breaks >= p.cfg.MaxBreaks {
 			return p.finish(res, event.Quarantined, &QuarantinedError{Cause: r.brk.Cause, Breaks: breaks + oomKills, Last: r.brk, LastStderr: r.stderr})
 		}
+		waiting(t, r.slot)
 		p.mu.Lock()
 		p.st.Retries++
 		p.mu.Unlock()
+	}
+}
+
+// waiting tells t's owner that the worker that ran t broke and t waits to
+// be re-dispatched: Started with pid 0, so that what shows the running
+// jobs (the SIGUSR1 and stall tables, slow-job warnings) does not name a
+// dead worker's pid while t waits, through a recreation's backoff too.
+func waiting(t Task, slot int) {
+	if t.Started != nil {
+		t.Started(slot, 0)
 	}
 }
 
@@ -319,6 +331,15 @@ func (p *Pool) finish(res Result, outcome event.Outcome, err error) Result {
 		p.st.Failed++
 	case event.Quarantined:
 		p.st.Quarantined++
+	case event.NotStarted:
+		// No worker took it, but the pool itself failed it (it gave up,
+		// or was closed): a failed task for the counts, which must add
+		// up to the tasks the owner saw fail. A context's end is the
+		// owner's doing, not the pool's.
+		var be *BrokenError
+		if errors.As(err, &be) || errors.Is(err, ErrClosed) {
+			p.st.Failed++
+		}
 	}
 	return res
 }

@@ -155,7 +155,11 @@ func (pr *proc) readStdout(maxLine int) {
 			var chunk []byte
 			chunk, err = br.ReadSlice('\n')
 			line = append(line, chunk...)
-			if len(line) > maxLine {
+			size := len(line)
+			if err == nil {
+				size-- // the newline ReadSlice found ends the line; it is not part of it
+			}
+			if size > maxLine {
 				err = errLineTooLong
 				break
 			}

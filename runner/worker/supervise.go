@@ -153,15 +153,17 @@ func (p *Pool) recreateLocked() event.Event {
 	}
 	n := len(p.breaks)
 	p.breaks = nil
-	p.st.Recreations++
 	p.recreateRun++
 	if p.recreateRun > p.cfg.MaxRecreations {
+		// Giving up is reported as a PoolRecreated with Err set, but it
+		// recreates nothing: Stats.Recreations stays at MaxRecreations.
 		p.failErr = &BrokenError{Recreations: p.recreateRun - 1, Last: p.lastBreak, LastStderr: p.lastStderr}
 		close(p.failed)
 		p.retireAllLocked("pool gave up")
 		return event.Event{Kind: event.PoolRecreated, Size: 0, Cause: cause, Err: p.failErr,
 			Reason: fmt.Sprintf("%d workers broke within %v (mostly %s); giving up: %v", n, p.cfg.BreakWindow, cause, p.failErr)}
 	}
+	p.st.Recreations++
 	backoff := p.cfg.Backoff << min(p.recreateRun-1, 5)
 	p.paused = true
 	p.retireAllLocked("pool recreated")

@@ -33,9 +33,9 @@ func (p *Pool) runTask(w *worker, pr *proc, a *attempt) (attemptResult, *BreakEr
 	if id <= 0 {
 		id = p.nextID.Add(1)
 	}
-	t := &taskRun{p: p, w: w, pr: pr, a: a, id: id, start: time.Now(),
-		r: attemptResult{slot: w.slot, pid: pr.pid}}
-	t.r.start = t.start
+	now := time.Now()
+	t := &taskRun{p: p, w: w, pr: pr, a: a, id: id, start: now,
+		r: attemptResult{slot: w.slot, pid: pr.pid, start: now}}
 	if a.task.Started != nil {
 		a.task.Started(w.slot, pr.pid)
 	}
