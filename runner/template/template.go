@@ -507,9 +507,13 @@ func Base(s string) string {
 	return s[strings.LastIndexByte(s, '/')+1:]
 }
 
-// Dir returns the POSIX dirname of s ({//}): "." without a "/", "/" for a
-// file in the root, trailing slashes ignored.
+// Dir returns the POSIX dirname of s ({//}): "." without a "/" (the
+// empty string too, as perl's dirname, which GNU parallel uses), "/" for
+// a file in the root, trailing slashes ignored.
 func Dir(s string) string {
+	if s == "" {
+		return "."
+	}
 	s = strings.TrimRight(s, "/")
 	if s == "" {
 		return "/"
