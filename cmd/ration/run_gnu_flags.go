@@ -41,6 +41,9 @@ type gnuFlags struct {
 	recEndSet, recStartSet  bool
 	// Accepted for GNU parallel's sake: no-ops or aliases.
 	willCite, noNotice, noRunIfEmpty bool
+	// group is --group, the default; exitTooLong is -x, which is what
+	// ration does anyway (GNU parallel 20221122 ignores it too).
+	group, exitTooLong bool
 }
 
 // addGNUFlags adds GNU parallel's flags to fs: those with the same meaning
@@ -101,6 +104,8 @@ func addGNUFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&g.willCite, "will-cite", false, "accepted for GNU parallel's sake (nothing to cite)")
 	fs.BoolVar(&g.noNotice, "no-notice", false, "accepted for GNU parallel's sake")
 	fs.BoolVarP(&g.noRunIfEmpty, "no-run-if-empty", "r", false, "accepted: ration never runs a job for empty input")
+	fs.BoolVar(&g.group, "group", false, "accepted: each job's output is printed whole when it ends (the default)")
+	fs.BoolVarP(&g.exitTooLong, "exit", "x", false, "accepted: an argument too long for a command line alone always ends the input with an error")
 
 	// gnucli (issue 13).
 	addGNUCLIFlags(fs, f)

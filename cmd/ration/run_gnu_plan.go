@@ -182,6 +182,9 @@ func planGNUOutput(p *runPlan, f *runFlags, _ func(string) string) error {
 		return flagMsg("--results", "--results cannot be combined with --worker")
 	case g.ungroup && f.keepOrder:
 		return flagMsg("--ungroup", "--ungroup and --keep-order cannot be combined")
+	case g.group && (g.ungroup || f.lineBuffer):
+		// As GNU parallel, which refuses them together too.
+		return flagMsg("--group", "--group cannot be combined with --ungroup or --line-buffer")
 	}
 	gc.Tag, gc.TagString, gc.Results = g.tag || g.tagString != "", g.tagString, g.results
 	gc.Verbose, gc.VerboseStderr = g.printCommands, g.verbose

@@ -199,6 +199,15 @@ func planCases() []planCase {
 		{args: c("--dryrun", "echo"), want: func(p *runPlan) { p.cfg.DryRun, p.bar = true, barOff }},
 		// --retry-failed: planCasesGNUExec.
 		{args: c("--will-cite", "--no-notice", "echo")},
+		// --group is the default; -x is what ration does anyway.
+		{args: c("--group", "-x", "echo")},
+		{args: c("--exit", "echo")},
+		{args: c("--group", "--lb", "echo"), err: "--group cannot be combined with --ungroup or --line-buffer", flag: "--group"},
+		{args: c("--group", "-u", "echo"), err: "--group cannot be combined with --ungroup or --line-buffer", flag: "--group"},
+		// xargs' old forms name the new ones.
+		{args: c("-i", "echo"), err: "unknown flag: -i (GNU parallel's -i is not supported: " + gnuUnsupported["i"] + ")"},
+		{args: c("-e", "x", "echo"), err: "unknown flag: -e (GNU parallel's -e is not supported: " + gnuUnsupported["e"] + ")"},
+		{args: c("-l", "2", "echo"), err: "unknown flag: -l (GNU parallel's -l is not supported: " + gnuUnsupported["l"] + ")"},
 
 		// GNU parallel's flags ration does not take name the alternative.
 		// --pipe (GNU parallel's): stdin cut into blocks.
