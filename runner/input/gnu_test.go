@@ -87,6 +87,15 @@ var gnuCases = []gnuCase{
 	{name: "null", flags: []string{"-0"}, cmd: []string{"echo", "[{}]"}, stdin: "a b\x00c\x00"},
 	{name: "nul-in-line", cmd: []string{"echo", "[{}]"}, stdin: "a\x00b\nc\n"},
 	{name: "empty-lines", cmd: []string{"echo", "x{}y"}, stdin: "a\n\nb\n"},
+	// A source with no value is one empty value beside others that have.
+	{name: "empty-later-source", cmd: []string{"echo", "[{1}]", "[{2}]"}, srcs: []string{":::", "a", "b", ":::"}},
+	{name: "empty-first-file", cmd: []string{"echo", "[{1}]", "[{2}]", "[{3}]"}, srcs: []string{"::::", "empty", ":::", "a", "b", ":::", "c", "d"}, files: map[string]string{"empty": ""}},
+	{name: "empty-middle-file", cmd: []string{"echo", "[{1}]", "[{2}]", "[{3}]"}, srcs: []string{":::", "a", "b", "::::", "empty", ":::", "c"}, files: map[string]string{"empty": ""}},
+	{name: "empty-linked", cmd: []string{"echo", "[{1}]", "[{2}]"}, srcs: []string{":::", "a", "b", ":::+"}},
+	{name: "empty-all", cmd: []string{"echo", "x"}, srcs: []string{"::::", "empty", ":::"}, files: map[string]string{"empty": ""}},
+	{name: "empty-header-only", flags: []string{"--header", ":"}, cmd: []string{"echo", "[{h}]", "[{g}]"}, srcs: []string{":::", "h", ":::", "g", "a", "b"}},
+	{name: "empty-E", flags: []string{"-E", "b"}, cmd: []string{"echo", "[{1}]", "[{2}]"}, srcs: []string{":::", "a", ":::", "b", "c"}},
+	{name: "empty-n2", flags: []string{"-n2"}, cmd: []string{"echo"}, srcs: []string{":::", "a", "b", ":::"}},
 }
 
 // gnuArgv is the case as a GNU parallel command line printing each job's
