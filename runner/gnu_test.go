@@ -312,3 +312,17 @@ func TestGNUTimeoutPercent(t *testing.T) {
 		}
 	}
 }
+
+// TestGNUJobEnv: every job sees GNU parallel's $PARALLEL_SEQ ({#}),
+// $PARALLEL_JOBSLOT ({%}) and $PARALLEL_PID (ration's pid), in place of
+// inherited ones, as scripts written for GNU parallel expect (parallel -j1
+// 'echo $PARALLEL_SEQ $PARALLEL_JOBSLOT' ::: a b prints "1 1" and "2 1").
+func TestGNUJobEnv(t *testing.T) {
+	t.Setenv("PARALLEL_SEQ", "99")
+	_, out, _, err := run(t, Config{Command: []string{"sh", "-c", `echo "$PARALLEL_SEQ $PARALLEL_JOBSLOT $PARALLEL_PID $1"`, "sh"},
+		Input: input.Args([]string{"a", "b"}), Jobs: 1, KeepOrder: true})
+	pid := os.Getpid()
+	if want := fmt.Sprintf("1 1 %d a\n2 1 %d b\n", pid, pid); err != nil || out != want {
+		t.Errorf("got %q, %v; want %q", out, err, want)
+	}
+}
