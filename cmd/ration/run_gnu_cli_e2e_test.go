@@ -82,3 +82,22 @@ func TestRunGNUInfo(t *testing.T) {
 		t.Errorf("--shellquote: exit %d, %q", code, out)
 	}
 }
+
+// TestRunGNUDryRunTag: --dry-run prints each command after its --tag or
+// --tagstring, and --shellquote quotes the command, not the tag, as GNU
+// parallel 20221122 prints them.
+func TestRunGNUDryRunTag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--dry-run", "--tag", "-k", "echo", ":::", "a", "b c"}, "a\techo a\nb c\techo 'b c'\n"},
+		{[]string{"--dry-run", "--tagstring", "<{#}>", "-k", "echo", ":::", "a", "b"}, "<1>\techo a\n<2>\techo b\n"},
+		{[]string{"--shellquote", "--tag", "echo", ":::", "a b"}, "a b\t'echo '\"'\"'a b'\"'\"\n"},
+	} {
+		out, stderr, code := rationCmd(t, "", nil, append([]string{"run", "-q"}, c.args...)...)
+		if code != 0 || out != c.want {
+			t.Errorf("ration run %q: exit %d, %q (stderr %q); want %q", c.args, code, out, stderr, c.want)
+		}
+	}
+}
