@@ -101,3 +101,25 @@ func TestRunGNUDryRunTag(t *testing.T) {
 		}
 	}
 }
+
+// TestRunGNUJoblogPlus: --joblog +FILE appends to FILE, as GNU parallel's
+// man page says; ration used to write a new file named +FILE.
+func TestRunGNUJoblogPlus(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log")
+	for _, in := range []string{"a", "b"} {
+		if _, stderr, code := rationCmd(t, "", nil, "run", "-q", "--joblog", "+"+log, "echo", ":::", in); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "\techo "); n != 2 || strings.Count(string(data), "Seq\t") != 1 {
+		t.Errorf("%s after two runs:\n%s\nwant one header and two records", log, data)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "+log")); err == nil {
+		t.Error("a file named +log was made")
+	}
+}

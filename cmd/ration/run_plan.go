@@ -301,6 +301,13 @@ func planRunner(p *runPlan, f *runFlags, _ func(string) string) error {
 	}
 	c.Retries, c.DryRun, c.KeepOrder, c.LineBuffer = f.retries, f.dryRun, f.keepOrder, f.lineBuffer
 	c.Joblog, c.Resume, c.ResumeFailed = f.joblog, f.resume, f.resumeFailed
+	if name, ok := strings.CutPrefix(f.joblog, "+"); ok && name != "" {
+		// GNU parallel's --joblog +FILE: append to FILE.
+		c.Joblog, c.JoblogAppend = name, true
+	}
+	if c.Joblog == "-" && (c.Resume || c.ResumeFailed) {
+		return flagMsg("--resume", "--resume and --resume-failed need a --joblog file to read, not - (standard output)")
+	}
 	if p.worker.command != "" && c.GNU.TimeoutPercent > 0 {
 		return flagMsg("--timeout", "--timeout P% cannot be combined with --worker (give a DURATION)")
 	}
