@@ -417,12 +417,40 @@ func planJobs(p *runPlan, f *runFlags, getenv func(string) string) error {
 		// what the limits decide, as without -j.
 		f.jobs = ""
 	}
+	if err := planJobsOffset(f, getenv); err != nil {
+		return err
+	}
 	spec, err := checkJobs(f.jobs, getenv)
 	if err != nil {
 		return err
 	}
 	p.jobsSpec, p.memAuto = spec, f.memPerJob.auto
 	p.limits = limits.Options{FSRoot: f.fsRoot, Jobs: f.jobs, Getenv: getenv, MemPerJob: int64(f.memPerJob.size)}
+	return nil
+}
+
+// planJobsOffset turns GNU parallel's -j +N and -j -N (the CPUs plus or
+// minus N) into a number: ration counts the effective CPUs of its limits
+// decision (rounded down), as for -j N%. As GNU parallel, a count below
+// one job is an error.
+func planJobsOffset(f *runFlags, getenv func(string) string) error {
+	t := strings.TrimSpace(f.jobs)
+	if len(t) < 2 || (t[0] != '+' && t[0] != '-') {
+		return nil
+	}
+	k, err := strconv.Atoi(t)
+	if err != nil {
+		return nil // not +N or -N: checkJobs says what is wrong
+	}
+	d, err := limits.Decide(limits.Options{FSRoot: f.fsRoot, Jobs: "100%", Getenv: getenv})
+	if err != nil {
+		return flagErr("--jobs", err)
+	}
+	n := int(d.EffectiveCPUs) + k
+	if n < 1 {
+		return flagMsg("--jobs", fmt.Sprintf("-j %s: %.2f effective CPUs %+d leave no job slot", t, d.EffectiveCPUs, k))
+	}
+	f.jobs = strconv.Itoa(n)
 	return nil
 }
 

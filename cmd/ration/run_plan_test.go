@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -70,6 +71,16 @@ func basePlan() runPlan {
 		worker:  workerPlan{maxBreaks: worker.DefaultMaxBreaks, watch: true, interval: 5 * time.Second},
 		bar:     barIfTerminal,
 	}
+}
+
+// hostEffectiveCPUs is the effective CPUs of this machine's limits
+// decision, what -j +N and -j -N count from.
+func hostEffectiveCPUs() float64 {
+	d, err := limits.Decide(limits.Options{Jobs: "100%", Getenv: func(string) string { return "" }})
+	if err != nil {
+		panic(err)
+	}
+	return d.EffectiveCPUs
 }
 
 // planCases cover every flag of `ration run` and the environment it
@@ -265,7 +276,13 @@ func planCases() []planCase {
 		{args: c("-j", "zero", "echo"), err: "--jobs: " + jobsErr("zero"), flag: "--jobs"},
 		// -j0 is GNU parallel's "as many as possible": the limits decision.
 		{args: c("-j", "0", "echo")},
-		{args: c("-j", "-1", "echo"), err: "--jobs: " + jobsErr("-1"), flag: "--jobs"},
+		// GNU parallel's -j +N and -j -N: the effective CPUs plus or minus N.
+		{args: c("-j", "+1000", "echo"), want: func(p *runPlan) {
+			n := strconv.Itoa(int(hostEffectiveCPUs()) + 1000)
+			p.limits.Jobs, p.jobsSpec = n, n
+		}},
+		{args: c("-j", "-1000", "echo"), err: fmt.Sprintf("-j -1000: %.2f effective CPUs -1000 leave no job slot", hostEffectiveCPUs()), flag: "--jobs"},
+		{args: c("-j", "+x", "echo"), err: "--jobs: " + jobsErr("+x"), flag: "--jobs"},
 		{args: c("-j"), err: "flag needs an argument: 'j' in -j"},
 		{args: c("echo"), env: map[string]string{"RATION_JOBS": "2"}, want: func(p *runPlan) { p.jobsSpec = "2" }},
 		{args: c("-j", "4", "echo"), env: map[string]string{"RATION_JOBS": "x"}, want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec = "4", "4" }},
