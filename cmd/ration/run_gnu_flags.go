@@ -103,7 +103,7 @@ func addGNUFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&f.dryRun, "dryrun", false, "same as --dry-run")
 	fs.BoolVar(&g.willCite, "will-cite", false, "accepted for GNU parallel's sake (nothing to cite)")
 	fs.BoolVar(&g.noNotice, "no-notice", false, "accepted for GNU parallel's sake")
-	fs.BoolVarP(&g.noRunIfEmpty, "no-run-if-empty", "r", false, "accepted: ration never runs a job for empty input")
+	fs.BoolVarP(&g.noRunIfEmpty, "no-run-if-empty", "r", false, "leave out input values that are empty or blanks only (without it an empty line is an input, as in GNU parallel)")
 	fs.BoolVar(&g.group, "group", false, "accepted: each job's output is printed whole when it ends (the default)")
 	fs.BoolVarP(&g.exitTooLong, "exit", "x", false, "accepted: an argument too long for a command line alone always ends the input with an error")
 
