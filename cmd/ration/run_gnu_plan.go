@@ -127,8 +127,10 @@ func planBatch(p *runPlan, f *runFlags, _ func(string) string) error {
 	case g.maxArgs >= 0:
 		b.MaxArgs = g.maxArgs
 	case g.maxReplaceArgs >= 0:
+		// As GNU parallel: -N makes {} repeat per argument even with -m
+		// or --xargs (-L does only without them).
 		b.MaxArgs = g.maxReplaceArgs
-		gc.Template.Context = !g.multi && !g.xargs
+		gc.Template.Context = true
 	case g.maxLines >= 0:
 		b.MaxArgs = g.maxLines
 		gc.Template.Context = !g.multi && !g.xargs

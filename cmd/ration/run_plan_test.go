@@ -176,6 +176,14 @@ func planCases() []planCase {
 		}},
 		{args: c("--multi-replace", "echo"), want: func(p *runPlan) { p.cfg.GNU.Batch.MaxChars, p.spread = input.DefaultMaxChars(), true }},
 		{args: c("--xargs", "-s", "50", "echo"), want: func(p *runPlan) { p.cfg.GNU.Batch.MaxChars = 50 }},
+		// -N repeats {} per argument with -m and --xargs too, as GNU
+		// parallel (parallel -m -N2 echo x{}y ::: a b c: xay xby, xcy).
+		{args: c("-m", "-N2", "echo"), want: func(p *runPlan) {
+			p.cfg.GNU.Batch, p.cfg.GNU.Template.Context, p.spread = input.BatchOptions{MaxArgs: 2, MaxChars: input.DefaultMaxChars()}, true, true
+		}},
+		{args: c("--xargs", "-N2", "echo"), want: func(p *runPlan) {
+			p.cfg.GNU.Batch, p.cfg.GNU.Template.Context = input.BatchOptions{MaxArgs: 2, MaxChars: input.DefaultMaxChars()}, true
+		}},
 		{args: c("-n", "2", "-N", "2", "echo"), err: "give one of -n, -N and -L", flag: "--max-args"},
 		{args: c("-X", "-m", "echo"), err: "give one of -X, -m and --xargs", flag: "-X"},
 		{args: c("-s", "-1", "echo"), err: "--max-chars: -1 is negative", flag: "--max-chars"},

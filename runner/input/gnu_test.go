@@ -64,6 +64,10 @@ var gnuCases = []gnuCase{
 	{name: "xargs-s", flags: []string{"--xargs", "-s", "20"}, cmd: []string{"echo"}, srcs: []string{":::", "aaaa", "bbbb", "cccc", "dddd", "eeee"}},
 	{name: "X-s", flags: []string{"-X", "-s", "10"}, cmd: []string{"echo"}, srcs: []string{":::", "a", "b", "c"}},
 	{name: "m-n2", flags: []string{"-m", "-n2", "-j1"}, cmd: []string{"echo"}, srcs: []string{":::", "a", "b", "c"}},
+	{name: "m-n2-context", flags: []string{"-m", "-n2", "-j1"}, cmd: []string{"echo", "x{}y"}, srcs: []string{":::", "a", "b", "c"}},
+	{name: "m-N2-context", flags: []string{"-m", "-N2", "-j1"}, cmd: []string{"echo", "x{}y"}, srcs: []string{":::", "a", "b", "c"}},
+	{name: "xargs-N2-context", flags: []string{"--xargs", "-N2", "-j1"}, cmd: []string{"echo", "x{}y"}, srcs: []string{":::", "a", "b", "c"}},
+	{name: "xargs-L1-context", flags: []string{"--xargs", "-L", "1", "-j1"}, cmd: []string{"echo", "x{}y"}, stdin: "a b\nc\n"},
 	{name: "L2", flags: []string{"-L", "2"}, cmd: []string{"echo"}, stdin: "a b\nc\nd e\nf\n"},
 	{name: "L1-continued", flags: []string{"-L", "1"}, cmd: []string{"echo"}, stdin: "a b \nc\nd e\nf\n"},
 	{name: "colsep", flags: []string{"--colsep", ","}, cmd: []string{"echo", "{2}", "{1}", "{3}x", "{4}y"}, srcs: []string{":::", "a,b,", "c,d"}},
@@ -170,8 +174,12 @@ func runRation(t *testing.T, c gnuCase, dir string) string {
 				v = next(&i)
 			}
 			bopts.MaxArgs, _ = strconv.Atoi(v)
-			if a[1] == 'N' || a[1] == 'L' {
-				// -N and -L make {} repeat per argument, as -X does.
+			switch a[1] {
+			case 'N':
+				// -N makes {} repeat per argument, as -X does; -L
+				// too, but not with -m or --xargs.
+				topts.Context = true
+			case 'L':
 				topts.Context = !m && !xarg
 			}
 			lines = a[1] == 'L'
