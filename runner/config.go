@@ -64,8 +64,9 @@ type Config struct {
 	// (0: DefaultGrace).
 	Grace time.Duration
 	// Retries is the number of attempts a failing job gets in all, as in
-	// GNU parallel (0 and 1: one attempt). Only the last attempt's output is
-	// printed and logged.
+	// GNU parallel (0 and 1: one attempt; GNU's --retries 0, for ever, is
+	// a large Retries). Only the last attempt's output is printed and
+	// logged.
 	Retries int
 	// Halt stops the run early on failures or successes.
 	Halt Halt

@@ -31,6 +31,7 @@ type runFlags struct {
 	timeout      string
 	termTimeout  string
 	retries      int
+	retriesSet   bool // --retries was given (--retries 0 is for ever)
 	halt         string
 	dryRun       bool
 	joblog       string
@@ -91,7 +92,7 @@ func newRunFlagSet(f *runFlags) *pflag.FlagSet {
 	fs.BoolVar(&f.gitignore, "gitignore", false, "--files: skip what .gitignore, .ignore and .git/info/exclude ignore, and .git itself")
 	fs.StringVar(&f.timeout, "timeout", "", "stop a job running longer than `DURATION` (500ms, 2m, or seconds)")
 	fs.StringVar(&f.termTimeout, "term-timeout", defaultTermTimeout.String(), "on SIGINT/SIGTERM, let running jobs finish for `DURATION`, then stop them")
-	fs.IntVar(&f.retries, "retries", 0, "run a failing job up to `N` times in all")
+	fs.IntVar(&f.retries, "retries", 0, "run a failing job up to `N` times in all (0: until it succeeds, as GNU parallel)")
 	fs.StringVar(&f.halt, "halt", "never", "stop early at `WHEN,COND`: now|soon,fail|success|done=N|P% (e.g. now,fail=1)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the commands instead of running them (with --worker: the task line each input would be sent as)")
 	fs.StringVar(&f.joblog, "joblog", "", "write GNU parallel's joblog to `FILE`")
@@ -141,7 +142,7 @@ func parseRunFlags(args []string) (runFlags, *pflag.FlagSet, error) {
 		}
 		return f, fs, err
 	}
-	f.args, f.workerGiven = fs.Args(), fs.Changed("worker")
+	f.args, f.workerGiven, f.retriesSet = fs.Args(), fs.Changed("worker"), fs.Changed("retries")
 	f.gnu.recEndSet, f.gnu.recStartSet = fs.Changed("recend"), fs.Changed("recstart")
 	gnuExecParsed(fs, &f) // gnuexec branch
 	for name, v := range map[string]*int{"max-args": &f.gnu.maxArgs, "max-replace-args": &f.gnu.maxReplaceArgs, "max-lines": &f.gnu.maxLines} {

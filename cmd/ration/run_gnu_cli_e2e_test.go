@@ -123,3 +123,16 @@ func TestRunGNUJoblogPlus(t *testing.T) {
 		t.Error("a file named +log was made")
 	}
 }
+
+// TestRunGNURetriesZero: --retries 0 retries a failing job until it
+// succeeds, as GNU parallel's man page says ("n=0 means infinite"); it
+// used to run it once.
+func TestRunGNURetriesZero(t *testing.T) {
+	count := filepath.Join(t.TempDir(), "count")
+	script := `n=$(cat ` + count + ` 2>/dev/null || echo 0); echo $((n+1)) > ` + count + `; [ $n -ge 3 ] && echo {}`
+	_, stderr, code := rationCmd(t, "", nil, "run", "-q", "--retries", "0", "--shell", script, ":::", "a")
+	data, _ := os.ReadFile(count)
+	if code != 0 || strings.TrimSpace(string(data)) != "4" {
+		t.Errorf("exit %d after %q attempts (stderr %q); want exit 0 after 4", code, strings.TrimSpace(string(data)), stderr)
+	}
+}

@@ -300,6 +300,10 @@ func planRunner(p *runPlan, f *runFlags, _ func(string) string) error {
 		return flagMsg("--resume", "--resume and --resume-failed need --joblog")
 	}
 	c.Retries, c.DryRun, c.KeepOrder, c.LineBuffer = f.retries, f.dryRun, f.keepOrder, f.lineBuffer
+	if f.retriesSet && f.retries == 0 {
+		// GNU parallel's --retries 0: "n=0 means infinite".
+		c.Retries = math.MaxInt32
+	}
 	c.Joblog, c.Resume, c.ResumeFailed = f.joblog, f.resume, f.resumeFailed
 	if name, ok := strings.CutPrefix(f.joblog, "+"); ok && name != "" {
 		// GNU parallel's --joblog +FILE: append to FILE.

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"regexp"
 	"slices"
@@ -307,6 +308,8 @@ func planCases() []planCase {
 		{args: c("--term-timeout", "-1", "echo"), err: `--term-timeout: "-1" is not a duration`, flag: "--term-timeout"},
 		{args: c("--retries", "3", "echo"), want: func(p *runPlan) { p.cfg.Retries = 3 }},
 		{args: c("--retries", "-1", "echo"), err: "--retries: -1 is negative", flag: "--retries"},
+		// GNU parallel's --retries 0: until it succeeds.
+		{args: c("--retries", "0", "echo"), want: func(p *runPlan) { p.cfg.Retries = math.MaxInt32 }},
 		{args: c("--retries", "x", "echo"), err: `invalid argument "x" for "--retries" flag: strconv.ParseInt: parsing "x": invalid syntax`},
 		{args: c("--halt", "now,fail=1", "echo"), want: func(p *runPlan) { p.cfg.Halt = mustHalt("now,fail=1") }},
 		{args: c("--halt", "later", "echo"), err: "--halt: " + errOf(runner.ParseHalt("later")), flag: "--halt"},
