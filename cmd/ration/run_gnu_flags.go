@@ -46,6 +46,30 @@ type gnuFlags struct {
 	group, exitTooLong bool
 }
 
+// gnuAliases are GNU parallel 20221122's other spellings of flags ration
+// run takes (parallel --jl LOG, --keeporder, --maxargs 2, ...): fs reads
+// them as ration's (gnuNormalize).
+var gnuAliases = map[string]string{
+	"jl": "joblog", "result": "results", "resumefailed": "resume-failed", "retryfailed": "retry-failed",
+	"keeporder": "keep-order", "line-buffered": "line-buffer", "linebuffered": "line-buffer",
+	"maxargs": "max-args", "maxreplaceargs": "max-replace-args", "maxlines": "max-lines", "maxchars": "max-chars", "maxprocs": "max-procs",
+	"argsep": "arg-sep", "argfilesep": "arg-file-sep", "argfile": "arg-file", "col-sep": "colsep",
+	"tag-string": "tagstring", "term-seq": "termseq", "tempdir": "tmpdir", "blocksize": "block-size", "dr": "dry-run",
+	"willcite": "will-cite", "nn": "no-notice", "nonotice": "no-notice", "norunifempty": "no-run-if-empty",
+	"shell-quote": "shellquote", "shell_quote": "shellquote", "maxlinelengthallowed": "max-line-length-allowed",
+	"numberofcpus": "number-of-cpus", "numberofcores": "number-of-cores", "numberofthreads": "number-of-threads",
+	"numberofsockets": "number-of-sockets", "usecpusinsteadofcores": "use-cpus-instead-of-cores",
+}
+
+// gnuNormalize is fs's normalization: a GNU parallel alias is the flag it
+// stands for.
+func gnuNormalize(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+	if to, ok := gnuAliases[name]; ok {
+		return pflag.NormalizedName(to)
+	}
+	return pflag.NormalizedName(name)
+}
+
 // addGNUFlags adds GNU parallel's flags to fs: those with the same meaning
 // in ration, and the aliases and no-ops scripts written for GNU parallel
 // pass. The aliases store into the ration flag's own field.
@@ -113,4 +137,5 @@ func addGNUFlags(fs *pflag.FlagSet, f *runFlags) {
 	// gnuexec (issue 13).
 	addGNUExecFlags(fs, f)
 	addParsetFlag(fs, f)
+	fs.SetNormalizeFunc(gnuNormalize)
 }

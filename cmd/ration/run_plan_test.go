@@ -308,6 +308,9 @@ func planCases() []planCase {
 		{args: c("--term-timeout", "-1", "echo"), err: `--term-timeout: "-1" is not a duration`, flag: "--term-timeout"},
 		{args: c("--retries", "3", "echo"), want: func(p *runPlan) { p.cfg.Retries = 3 }},
 		{args: c("--retries", "-1", "echo"), err: "--retries: -1 is negative", flag: "--retries"},
+		// GNU parallel's other spellings of ration's flags.
+		{args: c("--jl", "jl", "--keeporder", "echo"), want: func(p *runPlan) { p.cfg.Joblog, p.cfg.KeepOrder = "jl", true }},
+		{args: c("--maxargs", "2", "echo"), want: func(p *runPlan) { p.cfg.GNU.Batch.MaxArgs = 2 }},
 		// GNU parallel's --retries 0: until it succeeds.
 		{args: c("--retries", "0", "echo"), want: func(p *runPlan) { p.cfg.Retries = math.MaxInt32 }},
 		{args: c("--retries", "x", "echo"), err: `invalid argument "x" for "--retries" flag: strconv.ParseInt: parsing "x": invalid syntax`},
