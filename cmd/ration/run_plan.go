@@ -296,21 +296,14 @@ func planRunner(p *runPlan, f *runFlags, _ func(string) string) error {
 		return flagMsg("--bar", "--bar and --no-bar cannot be combined")
 	case f.keepOrder && f.lineBuffer:
 		return flagMsg("--line-buffer", "--line-buffer and --keep-order cannot be combined")
-	case (f.resume || f.resumeFailed) && f.joblog == "":
-		return flagMsg("--resume", "--resume and --resume-failed need --joblog")
 	}
 	c.Retries, c.DryRun, c.KeepOrder, c.LineBuffer = f.retries, f.dryRun, f.keepOrder, f.lineBuffer
 	if f.retriesSet && f.retries == 0 {
 		// GNU parallel's --retries 0: "n=0 means infinite".
 		c.Retries = math.MaxInt32
 	}
-	c.Joblog, c.Resume, c.ResumeFailed = f.joblog, f.resume, f.resumeFailed
-	if name, ok := strings.CutPrefix(f.joblog, "+"); ok && name != "" {
-		// GNU parallel's --joblog +FILE: append to FILE.
-		c.Joblog, c.JoblogAppend = name, true
-	}
-	if c.Joblog == "-" && (c.Resume || c.ResumeFailed) {
-		return flagMsg("--resume", "--resume and --resume-failed need a --joblog file to read, not - (standard output)")
+	if err := planJoblog(c, f); err != nil {
+		return err
 	}
 	if p.worker.command != "" && c.GNU.TimeoutPercent > 0 {
 		return flagMsg("--timeout", "--timeout P% cannot be combined with --worker (give a DURATION)")
@@ -430,6 +423,22 @@ func planJobs(p *runPlan, f *runFlags, getenv func(string) string) error {
 	}
 	p.jobsSpec, p.memAuto = spec, f.memPerJob.auto
 	p.limits = limits.Options{FSRoot: f.fsRoot, Jobs: f.jobs, Getenv: getenv, MemPerJob: int64(f.memPerJob.size)}
+	return nil
+}
+
+// planJoblog sets the joblog and --resume: GNU parallel's --joblog +FILE
+// appends to FILE, and --joblog - is stdout, which cannot be resumed.
+func planJoblog(c *runner.Config, f *runFlags) error {
+	if (f.resume || f.resumeFailed) && f.joblog == "" {
+		return flagMsg("--resume", "--resume and --resume-failed need --joblog")
+	}
+	c.Joblog, c.Resume, c.ResumeFailed = f.joblog, f.resume, f.resumeFailed
+	if name, ok := strings.CutPrefix(f.joblog, "+"); ok && name != "" {
+		c.Joblog, c.JoblogAppend = name, true
+	}
+	if c.Joblog == "-" && (c.Resume || c.ResumeFailed) {
+		return flagMsg("--resume", "--resume and --resume-failed need a --joblog file to read, not - (standard output)")
+	}
 	return nil
 }
 

@@ -248,18 +248,7 @@ func (in *Inputs) All() ArgSeq {
 			i++
 			return in.product(row, yield)
 		}
-		values := in.lazy.Values
-		if in.next != nil {
-			values = func(yield func(string, error) bool) {
-				for {
-					v, err, ok := in.next()
-					if !ok || !yield(v, err) {
-						return
-					}
-				}
-			}
-		}
-		for v, err := range values {
+		for v, err := range in.firstValues() {
 			if err != nil {
 				yield(nil, fmt.Errorf("%s: %w", in.lazy.Name, err))
 				return
@@ -280,6 +269,22 @@ func (in *Inputs) All() ArgSeq {
 		// --link: the first source was the shorter; start it over.
 		for n := len(kept); n > 0 && i < maxLinked; {
 			if !emit(kept[i%n]) {
+				return
+			}
+		}
+	}
+}
+
+// firstValues is the first source's values: after its header when Open
+// read one (through next), else from its start.
+func (in *Inputs) firstValues() Seq {
+	if in.next == nil {
+		return in.lazy.Values
+	}
+	return func(yield func(string, error) bool) {
+		for {
+			v, err, ok := in.next()
+			if !ok || !yield(v, err) {
 				return
 			}
 		}
