@@ -64,8 +64,9 @@ type Config struct {
 	// (0: DefaultGrace).
 	Grace time.Duration
 	// Retries is the number of attempts a failing job gets in all, as in
-	// GNU parallel (0 and 1: one attempt). Only the last attempt's output is
-	// printed and logged.
+	// GNU parallel (0 and 1: one attempt; GNU's --retries 0, for ever, is
+	// a large Retries). Only the last attempt's output is printed and
+	// logged.
 	Retries int
 	// Halt stops the run early on failures or successes.
 	Halt Halt
@@ -82,8 +83,14 @@ type Config struct {
 	// combined with KeepOrder.
 	LineBuffer bool
 
-	// Joblog is the path of a GNU parallel joblog to write ("" for none).
+	// Joblog is the path of a GNU parallel joblog to write ("" for none);
+	// "-" writes it to Stdout, between the jobs' output, as GNU parallel's
+	// --joblog - does.
 	Joblog string
+	// JoblogAppend appends the records to the joblog's existing ones
+	// (GNU parallel's --joblog +FILE) instead of emptying it first; a
+	// header is written only into an empty log.
+	JoblogAppend bool
 	// Resume skips the jobs the joblog records (as ended, whatever their
 	// status); ResumeFailed skips only those recorded as succeeded. Both
 	// append to the joblog and need Joblog.
@@ -147,6 +154,8 @@ func (c *Config) check() error {
 		return errors.New("runner: LineBuffer and KeepOrder cannot be combined")
 	case (c.Resume || c.ResumeFailed) && c.Joblog == "":
 		return errors.New("runner: Resume and ResumeFailed need Joblog")
+	case (c.Resume || c.ResumeFailed || c.JoblogAppend) && c.Joblog == "-":
+		return errors.New("runner: Resume, ResumeFailed and JoblogAppend need a Joblog file, not - (Stdout)")
 	case c.Timeout < 0 || c.TermTimeout < 0 || c.Grace < 0 || c.Retries < 0:
 		return errors.New("runner: negative Timeout, TermTimeout, Grace or Retries")
 	case c.Shard.Count < 0 || (c.Shard.Count > 0 && (c.Shard.Index < 0 || c.Shard.Index >= c.Shard.Count)):

@@ -224,6 +224,22 @@ func TestGNUHaltStatus(t *testing.T) {
 		// 20% of 10 jobs: the second failure halts; the status is the
 		// percentage of failed jobs of all, rounded up.
 		{"soon,fail=20%", []string{"0", "1", "0", "2", "0", "0", "0", "0", "0", "0"}, 1, 20},
+		// GNU parallel 20221122's exit status of these, at -j1. A
+		// percentage that never held still gives the percentage of
+		// failed jobs (of those that ran), as GNU's man page says.
+		{"soon,fail=100%", []string{"1", "0", "3"}, 1, 67},
+		{"now,success=50%", []string{"1", "2", "3"}, 1, 100},
+		{"now,fail=80%", []string{"7", "2", "0", "4", "0"}, 1, 60},
+		{"now,fail=30%", []string{"0", "0", "0", "0", "0", "0", "0", "3", "4", "9"}, 1, 30},
+		// A percentage that comes to one job is fail=1 (GNU's halt_count
+		// == 1): the status of the job that halted the run.
+		{"now,fail=50%", []string{"0", "5"}, 1, 5},
+		{"now,fail=25%", []string{"0", "5", "0", "0"}, 1, 5},
+		{"now,fail=10%", []string{"0", "0", "0", "0", "0", "0", "0", "0", "0", "9"}, 1, 9},
+		{"now,done=50%", []string{"5", "0"}, 1, 5},
+		// A count that never held: the number of failed jobs, as without
+		// --halt.
+		{"now,success=1", []string{"1", "2", "3"}, 1, 3},
 	} {
 		h, err := ParseHalt(c.halt)
 		if err != nil {
@@ -233,11 +249,16 @@ func TestGNUHaltStatus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.Run(context.Background()); err != nil {
+		sum, err := r.Run(context.Background())
+		if err != nil {
 			t.Fatal(err)
 		}
-		if st, ok := r.HaltStatus(); !ok || st != c.want {
-			t.Errorf("--halt %s over %v: status %d (halted %v), want %d", c.halt, c.inputs, st, ok, c.want)
+		st, ok := r.HaltStatus()
+		if !ok {
+			st = int(min(sum.Failed, 101)) // as ration run exits
+		}
+		if st != c.want {
+			t.Errorf("--halt %s over %v: status %d (decided by --halt: %v), want %d", c.halt, c.inputs, st, ok, c.want)
 		}
 	}
 	if got := (Halt{When: HaltNow, On: HaltOnFail, Count: 1}).status(1, 0, 0, 9); got != 137 {
@@ -289,5 +310,69 @@ func TestGNUTimeoutPercent(t *testing.T) {
 		if e.Seq == 5 && (!errors.Is(e.Err, ErrTimeout) || !strings.Contains(fmt.Sprint(e.Err), "300% of the succeeded jobs' median runtime") || strings.Contains(fmt.Sprint(e.Err), "after 0s")) {
 			t.Errorf("the slow job's error %q does not say the limit of --timeout 300%%", e.Err)
 		}
+	}
+}
+
+// TestGNUJobEnv: every job sees GNU parallel's $PARALLEL_SEQ ({#}),
+// $PARALLEL_JOBSLOT ({%}) and $PARALLEL_PID (ration's pid), in place of
+// inherited ones, as scripts written for GNU parallel expect (parallel -j1
+// 'echo $PARALLEL_SEQ $PARALLEL_JOBSLOT' ::: a b prints "1 1" and "2 1").
+func TestGNUJobEnv(t *testing.T) {
+	t.Setenv("PARALLEL_SEQ", "99")
+	_, out, _, err := run(t, Config{Command: []string{"sh", "-c", `echo "$PARALLEL_SEQ $PARALLEL_JOBSLOT $PARALLEL_PID $1"`, "sh"},
+		Input: input.Args([]string{"a", "b"}), Jobs: 1, KeepOrder: true})
+	pid := os.Getpid()
+	if want := fmt.Sprintf("1 1 %d a\n2 1 %d b\n", pid, pid); err != nil || out != want {
+		t.Errorf("got %q, %v; want %q", out, err, want)
+	}
+}
+
+// TestGNUJoblogAppendAndStdout: GNU parallel's --joblog +FILE appends to
+// FILE's records (it used to empty FILE, or make a file named +FILE), and
+// --joblog - writes the joblog to stdout, each record after its job's
+// output (it used to make a file named -).
+func TestGNUJoblogAppendAndStdout(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log")
+	for _, in := range []string{"a", "b"} {
+		if _, _, _, err := run(t, Config{Command: []string{"echo"}, Input: input.Args([]string{in}), Joblog: path, JoblogAppend: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmds []string
+	for e, err := range joblog.Entries(f) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, e.Command)
+	}
+	f.Close()
+	if !slices.Equal(cmds, []string{"echo a", "echo b"}) {
+		t.Errorf("appended joblog holds %q, want both runs' records", cmds)
+	}
+
+	_, out, _, err := run(t, Config{Command: []string{"echo"}, Input: input.Args([]string{"a", "b"}), Joblog: "-", KeepOrder: true, Jobs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	var got []string
+	for _, l := range lines {
+		if f := strings.Split(l, "\t"); len(f) == 9 {
+			l = f[0] + " " + f[8]
+		}
+		got = append(got, l)
+	}
+	if want := []string{"Seq Command", "a", "1 echo a", "b", "2 echo b"}; !slices.Equal(got, want) {
+		t.Errorf("--joblog - printed %q, want %q", got, want)
+	}
+	if _, err := os.Stat("-"); err == nil {
+		t.Error("--joblog - made a file named -")
+	}
+	if _, err := New(Config{Command: []string{"echo"}, Joblog: "-", Resume: true}); err == nil {
+		t.Error("Resume with Joblog - was accepted")
 	}
 }

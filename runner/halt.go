@@ -126,7 +126,7 @@ func (h Halt) triggeredOf(failed, succeeded, total int64) bool {
 	}
 	if h.Percent > 0 {
 		if total > 0 {
-			return float64(n) >= float64(total)*h.Percent/100
+			return float64(n) >= h.jobsOf(total)
 		}
 		done := failed + succeeded
 		return done >= HaltMinJobs && float64(n)*100 >= h.Percent*float64(done)
@@ -137,27 +137,32 @@ func (h Halt) triggeredOf(failed, succeeded, total int64) bool {
 // triggered is triggeredOf with the number of jobs unknown.
 func (h Halt) triggered(failed, succeeded int64) bool { return h.triggeredOf(failed, succeeded, 0) }
 
+// jobsOf is the number of jobs of total that Percent is, computed as GNU
+// parallel computes it (total times Percent/100), so that the comparisons
+// with it round as GNU's do.
+func (h Halt) jobsOf(total int64) float64 { return float64(total) * (h.Percent / 100) }
+
 // status is the exit status of a run that halted as h says, GNU parallel's:
 // 0 for success=...; with fail or done, the status of the job that
 // triggered it for a count of 1 (exit and signal are its record's Exitval
 // and Signal: Exitval when not 0, -1 (a job the runner stopped, or that
 // failed for a reason of ration's) giving 255; else 128 plus the signal),
 // the percentage of failed jobs (rounded up) for a percentage, else the
-// number of failed jobs, at most 101.
+// number of failed jobs, at most 101. A percentage that comes to exactly
+// one job of total is a count of 1, as in GNU parallel (its halt_count).
 func (h Halt) status(failed, total int64, exit, signal int) int {
+	one := h.Count == 1 || (h.Percent > 0 && total > 0 && h.jobsOf(total) == 1)
 	switch {
 	case h.On == HaltOnSuccess:
 		return 0
+	case one && exit != 0:
+		return exit & 0xff // -1: 255, as GNU parallel's exit(-1)
+	case one && signal != 0:
+		return 128 + signal
+	case one:
+		return 0
 	case h.Percent > 0 && total > 0:
 		return int(math.Ceil(float64(failed) * 100 / float64(total)))
-	case h.Percent > 0:
-		return int(min(failed, 101))
-	case h.Count == 1 && exit != 0:
-		return exit & 0xff // -1: 255, as GNU parallel's exit(-1)
-	case h.Count == 1 && signal != 0:
-		return 128 + signal
-	case h.Count == 1:
-		return 0
 	}
 	return int(min(failed, 101))
 }
@@ -189,13 +194,25 @@ func (r *Runner) checkHalt(j *job) {
 	r.halt()
 }
 
-// HaltStatus returns the exit status GNU parallel gives a run that --halt
-// stopped (see Halt), and whether the run halted. Call it after Run.
+// HaltStatus returns the exit status GNU parallel gives a run with --halt,
+// and whether --halt decides it: when the run halted (see Halt), and when
+// --halt gave a percentage, whose status is the percentage of failed jobs
+// of those that ran (rounded up) even if the condition never held, as GNU
+// parallel documents. Otherwise the status is the number of failed jobs,
+// as without --halt, and HaltStatus returns false. Call it after Run.
 func (r *Runner) HaltStatus() (int, bool) {
 	hs := &r.gnu.halt
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
-	return hs.code, hs.set
+	if hs.set {
+		return hs.code, true
+	}
+	if h := r.cfg.Halt; h.When != HaltNever && h.Percent > 0 {
+		failed := r.failed.Load()
+		ran := max(failed+r.succeeded.Load(), 1)
+		return int(math.Ceil(float64(failed) * 100 / float64(ran))), true
+	}
+	return 0, false
 }
 
 // dropHalted discards the output of a job that --halt now stopped, as GNU

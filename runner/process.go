@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -18,7 +20,8 @@ import (
 
 // ProcessExecutor runs each attempt as a new process in its own process
 // group, with the argv directly (no shell unless the argv is one), stdin
-// from /dev/null and the runner's environment, and an oom_score_adj
+// from /dev/null and the runner's environment (with GNU parallel's
+// $PARALLEL_SEQ, $PARALLEL_JOBSLOT and $PARALLEL_PID), and an oom_score_adj
 // JobOOMScoreAdj above ration's. Stopping a job signals its
 // whole process group, so children the job started go with it.
 //
@@ -50,6 +53,30 @@ type ProcessExecutor struct {
 	stdinOnce sync.Once
 	stdin     *os.File // /dev/null, read-only, for every job
 	stdinErr  error
+}
+
+// jobEnv is the environment of a's process: ration's, with GNU parallel's
+// variables for the job in place of any inherited ones: $PARALLEL_SEQ
+// (the job's number, {#}), $PARALLEL_JOBSLOT (its slot, {%}) and
+// $PARALLEL_PID (ration's process id), which scripts written for GNU
+// parallel read, e.g. in an exported function that sees no {#}.
+func jobEnv(a *Attempt) []string {
+	vars := []string{
+		"PARALLEL_SEQ=" + strconv.FormatInt(a.Seq, 10),
+		"PARALLEL_JOBSLOT=" + strconv.Itoa(a.Slot),
+		"PARALLEL_PID=" + strconv.Itoa(os.Getpid()),
+	}
+	env := os.Environ()
+	out := make([]string, 0, len(env)+len(vars))
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "PARALLEL_") || !slices.ContainsFunc(vars, func(v string) bool {
+			name, _, _ := strings.Cut(v, "=")
+			return strings.HasPrefix(kv, name+"=")
+		}) {
+			out = append(out, kv)
+		}
+	}
+	return append(out, vars...)
 }
 
 type lookResult struct {

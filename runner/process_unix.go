@@ -103,7 +103,7 @@ func (e *ProcessExecutor) start(a *Attempt) (pid int, outR, errR *os.File, feed 
 		return 0, nil, nil, nil, err
 	}
 	attr := &syscall.ProcAttr{
-		Env:   os.Environ(),
+		Env:   jobEnv(a),
 		Files: []uintptr{feed.fd(stdin.Fd()), uintptr(outW), uintptr(errW)},
 		Sys:   jobProcAttr(),
 	}

@@ -24,6 +24,7 @@ func (e *ProcessExecutor) Exec(ctx context.Context, a *Attempt) AttemptResult {
 	}
 	cmd := exec.Command(path)
 	cmd.Args = a.Argv
+	cmd.Env = jobEnv(a)
 	cmd.Stdout, cmd.Stderr = a.Stdout, a.Stderr
 	cmd.Stdin = a.Stdin // nil: os.DevNull
 	if err := cmd.Start(); err != nil {

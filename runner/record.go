@@ -3,6 +3,8 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"io"
+	"sync"
 
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/joblog"
@@ -28,7 +30,22 @@ func (r *Runner) openJoblog() (*joblog.Record, *joblog.Writer, error) {
 		r.warnMalformed(rec)
 		return rec, nil, nil
 	}
-	jl, err := joblog.Open(r.cfg.Joblog, joblog.Options{Resume: resume, Inputs: r.cfg.InputFiles})
+	if r.cfg.Joblog == "-" {
+		// Written under the lock the jobs' output is printed under, so
+		// that a record never lands inside a job's output.
+		jl := joblog.NewWriter(lockedWriter{mu: &r.out.mu, w: r.out.stdout})
+		if err := jl.WriteHeader(); err != nil {
+			return nil, nil, err
+		}
+		r.mu.Lock()
+		r.jl = jl
+		r.mu.Unlock()
+		return nil, jl, nil
+	}
+	// Appending (--joblog +FILE) opens the log as resuming does: nothing
+	// is emptied, and a torn last record is cut off before the first new
+	// one; the records read are not used to skip jobs.
+	jl, err := joblog.Open(r.cfg.Joblog, joblog.Options{Resume: resume || r.cfg.JoblogAppend, Inputs: r.cfg.InputFiles})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -36,6 +53,9 @@ func (r *Runner) openJoblog() (*joblog.Record, *joblog.Writer, error) {
 		r.log.Warn("the joblog's last record was cut off, its job runs again", "joblog", r.cfg.Joblog, "torn", t.Error())
 	}
 	rec := jl.Record()
+	if !resume {
+		rec = nil
+	}
 	if rec != nil {
 		r.warnMalformed(rec)
 	}
@@ -49,6 +69,18 @@ func (r *Runner) warnMalformed(rec *joblog.Record) {
 	if rec.Malformed > 0 {
 		r.log.Warn("joblog has malformed lines; their jobs run again", "joblog", r.cfg.Joblog, "lines", rec.Malformed)
 	}
+}
+
+// lockedWriter writes to w under mu.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // closeJoblog closes the joblog at the end of Run; its error (a failed

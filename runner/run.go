@@ -108,8 +108,11 @@ func (r *Runner) summary(ctx context.Context, sum Summary, start time.Time, in i
 }
 
 // dryRun prints each job's command (or Config.DryRunLine) instead of
-// running it. A failed write ends it with an error wrapping
-// ErrOutputGone, as in a real run (`--dry-run ... | head` exits 141).
+// running it, after its --tag or --tagstring as GNU parallel prints it.
+// The tag is a Write of its own, before the line's: --shellquote's writer
+// quotes the line and passes the tag as it is, as GNU does. A failed write
+// ends it with an error wrapping ErrOutputGone, as in a real run
+// (`--dry-run ... | head` exits 141).
 func (r *Runner) dryRun(items iter.Seq[item]) {
 	for it := range items {
 		line := ""
@@ -117,6 +120,12 @@ func (r *Runner) dryRun(items iter.Seq[item]) {
 			line = r.cfg.DryRunLine(it.input, it.seq)
 		} else {
 			line = r.displayOf(it, 1)
+			if tag, ok := r.tag(it, 1); ok && r.cfg.GNU.Results == "" {
+				if _, err := r.cfg.Stdout.Write(tag); err != nil {
+					r.setErr(fmt.Errorf("%w: %w", ErrOutputGone, err))
+					return
+				}
+			}
 		}
 		if _, err := fmt.Fprintln(r.cfg.Stdout, line); err != nil {
 			r.setErr(fmt.Errorf("%w: %w", ErrOutputGone, err))

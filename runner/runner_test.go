@@ -303,12 +303,14 @@ func TestInputError(t *testing.T) {
 }
 
 func TestParsers(t *testing.T) {
-	for in, want := range map[string]time.Duration{"0.5": 500 * time.Millisecond, "2m": 2 * time.Minute, "20": 20 * time.Second, "0": 0} {
+	// GNU parallel's units too: d, and capitals (parallel --timeout 1d).
+	for in, want := range map[string]time.Duration{"0.5": 500 * time.Millisecond, "2m": 2 * time.Minute, "20": 20 * time.Second, "0": 0,
+		"1d": 24 * time.Hour, "1.5d": 36 * time.Hour, "2H": 2 * time.Hour, "3M": 3 * time.Minute, "1d12h": 36 * time.Hour, "10S": 10 * time.Second} {
 		if d, err := ParseDuration(in); err != nil || d != want {
 			t.Errorf("ParseDuration(%q) = %v, %v", in, d, err)
 		}
 	}
-	for _, in := range []string{"abc", "-1", "-1s", "NaN", "", "1e300"} {
+	for _, in := range []string{"abc", "-1", "-1s", "NaN", "", "1e300", "d", "1x", "1w", "1.2.3d", "1e300d"} {
 		if _, err := ParseDuration(in); err == nil || strings.Contains(err.Error(), "--") || strings.Contains(err.Error(), "usage error") {
 			t.Errorf("ParseDuration(%q): %v", in, err)
 		}

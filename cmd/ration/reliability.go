@@ -53,7 +53,7 @@ func (w *wiring) checkRun(cfg *runner.Config, stdin io.Reader, stdout io.Writer)
 		}
 	}
 	cfg.InputFiles = files
-	if cfg.Joblog != "" && !cfg.DryRun {
+	if cfg.Joblog != "" && cfg.Joblog != "-" && !cfg.DryRun {
 		if err := joblog.CheckNotInput(cfg.Joblog, files); err != nil {
 			return fmt.Errorf("--joblog: %w", err)
 		}

@@ -31,6 +31,7 @@ type runFlags struct {
 	timeout      string
 	termTimeout  string
 	retries      int
+	retriesSet   bool // --retries was given (--retries 0 is for ever)
 	halt         string
 	dryRun       bool
 	joblog       string
@@ -80,7 +81,7 @@ func newRunFlagSet(f *runFlags) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("ration run", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.SetInterspersed(false)
-	fs.StringVarP(&f.jobs, "jobs", "j", "", "jobs at once: `N`, or N% of the effective CPUs (default: RATION_JOBS, then 2 per CPU, at most 8)")
+	fs.StringVarP(&f.jobs, "jobs", "j", "", "jobs at once: `N`, N% of the effective CPUs, or +N/-N (the effective CPUs plus/minus N) (default: RATION_JOBS, then 2 per CPU, at most 8)")
 	fs.Var(&f.memPerJob, "mem-per-job", "expected memory of one job, `SIZE` like 512M; caps jobs at 0.9 x memory limit / SIZE; auto learns it from the peak RSS of finished jobs")
 	fs.StringVar(&f.fsRoot, "fs-root", "", "read the cgroup files below `DIR` (a snapshot) instead of the live system")
 	fs.StringArrayVarP(&f.argFiles, "arg-file", "a", nil, "read inputs from `FILE`, one per line; repeated, the files are combined as ::: groups are (- is stdin)")
@@ -91,7 +92,7 @@ func newRunFlagSet(f *runFlags) *pflag.FlagSet {
 	fs.BoolVar(&f.gitignore, "gitignore", false, "--files: skip what .gitignore, .ignore and .git/info/exclude ignore, and .git itself")
 	fs.StringVar(&f.timeout, "timeout", "", "stop a job running longer than `DURATION` (500ms, 2m, or seconds)")
 	fs.StringVar(&f.termTimeout, "term-timeout", defaultTermTimeout.String(), "on SIGINT/SIGTERM, let running jobs finish for `DURATION`, then stop them")
-	fs.IntVar(&f.retries, "retries", 0, "run a failing job up to `N` times in all")
+	fs.IntVar(&f.retries, "retries", 0, "run a failing job up to `N` times in all (0: until it succeeds, as GNU parallel)")
 	fs.StringVar(&f.halt, "halt", "never", "stop early at `WHEN,COND`: now|soon,fail|success|done=N|P% (e.g. now,fail=1)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the commands instead of running them (with --worker: the task line each input would be sent as)")
 	fs.StringVar(&f.joblog, "joblog", "", "write GNU parallel's joblog to `FILE`")
@@ -141,7 +142,7 @@ func parseRunFlags(args []string) (runFlags, *pflag.FlagSet, error) {
 		}
 		return f, fs, err
 	}
-	f.args, f.workerGiven = fs.Args(), fs.Changed("worker")
+	f.args, f.workerGiven, f.retriesSet = fs.Args(), fs.Changed("worker"), fs.Changed("retries")
 	f.gnu.recEndSet, f.gnu.recStartSet = fs.Changed("recend"), fs.Changed("recstart")
 	gnuExecParsed(fs, &f) // gnuexec branch
 	for name, v := range map[string]*int{"max-args": &f.gnu.maxArgs, "max-replace-args": &f.gnu.maxReplaceArgs, "max-lines": &f.gnu.maxLines} {

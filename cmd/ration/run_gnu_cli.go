@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"log/slog"
@@ -312,13 +313,18 @@ func shuffled(args input.ArgSeq, shuffle func(n int, swap func(i, j int))) input
 
 // shellQuoter is --shellquote's stdout: the run prints each command
 // (--dry-run's lines, one Write each), and shellQuoter writes it quoted
-// for the shell as GNU parallel quotes it, once per --shellquote.
+// for the shell as GNU parallel quotes it, once per --shellquote. A Write
+// that ends in a tab is the line's --tag (runner's dry run writes it on
+// its own) and is passed as it is, as GNU parallel prints it.
 type shellQuoter struct {
 	w     io.Writer
 	times int
 }
 
 func (q *shellQuoter) Write(b []byte) (int, error) {
+	if bytes.HasSuffix(b, []byte("\t")) {
+		return q.w.Write(b)
+	}
 	line, nl := strings.CutSuffix(string(b), "\n")
 	for range q.times {
 		line = gnuShellQuote(line)

@@ -82,3 +82,57 @@ func TestRunGNUInfo(t *testing.T) {
 		t.Errorf("--shellquote: exit %d, %q", code, out)
 	}
 }
+
+// TestRunGNUDryRunTag: --dry-run prints each command after its --tag or
+// --tagstring, and --shellquote quotes the command, not the tag, as GNU
+// parallel 20221122 prints them.
+func TestRunGNUDryRunTag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--dry-run", "--tag", "-k", "echo", ":::", "a", "b c"}, "a\techo a\nb c\techo 'b c'\n"},
+		{[]string{"--dry-run", "--tagstring", "<{#}>", "-k", "echo", ":::", "a", "b"}, "<1>\techo a\n<2>\techo b\n"},
+		{[]string{"--shellquote", "--tag", "echo", ":::", "a b"}, "a b\t'echo '\"'\"'a b'\"'\"\n"},
+	} {
+		out, stderr, code := rationCmd(t, "", nil, append([]string{"run", "-q"}, c.args...)...)
+		if code != 0 || out != c.want {
+			t.Errorf("ration run %q: exit %d, %q (stderr %q); want %q", c.args, code, out, stderr, c.want)
+		}
+	}
+}
+
+// TestRunGNUJoblogPlus: --joblog +FILE appends to FILE, as GNU parallel's
+// man page says; ration used to write a new file named +FILE.
+func TestRunGNUJoblogPlus(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log")
+	for _, in := range []string{"a", "b"} {
+		if _, stderr, code := rationCmd(t, "", nil, "run", "-q", "--joblog", "+"+log, "echo", ":::", in); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "\techo "); n != 2 || strings.Count(string(data), "Seq\t") != 1 {
+		t.Errorf("%s after two runs:\n%s\nwant one header and two records", log, data)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "+log")); err == nil {
+		t.Error("a file named +log was made")
+	}
+}
+
+// TestRunGNURetriesZero: --retries 0 retries a failing job until it
+// succeeds, as GNU parallel's man page says ("n=0 means infinite"); it
+// used to run it once.
+func TestRunGNURetriesZero(t *testing.T) {
+	count := filepath.Join(t.TempDir(), "count")
+	script := `n=$(cat ` + count + ` 2>/dev/null || echo 0); echo $((n+1)) > ` + count + `; [ $n -ge 3 ] && echo {}`
+	_, stderr, code := rationCmd(t, "", nil, "run", "-q", "--retries", "0", "--shell", script, ":::", "a")
+	data, _ := os.ReadFile(count)
+	if code != 0 || strings.TrimSpace(string(data)) != "4" {
+		t.Errorf("exit %d after %q attempts (stderr %q); want exit 0 after 4", code, strings.TrimSpace(string(data)), stderr)
+	}
+}

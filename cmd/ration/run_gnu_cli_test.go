@@ -215,3 +215,18 @@ func TestShuffledReadsAllFirst(t *testing.T) {
 		t.Errorf("%d yields after a read error, want 1", n)
 	}
 }
+
+// TestGNUAliases: every GNU parallel alias names a flag of ration run, and
+// the alias is read as that flag.
+func TestGNUAliases(t *testing.T) {
+	var f runFlags
+	fs := newRunFlagSet(&f)
+	for alias, to := range gnuAliases {
+		if fs.Lookup(to) == nil {
+			t.Errorf("--%s stands for --%s, which ration run does not have", alias, to)
+		}
+		if fs.Lookup(alias) != fs.Lookup(to) {
+			t.Errorf("--%s is not read as --%s", alias, to)
+		}
+	}
+}

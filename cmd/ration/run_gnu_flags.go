@@ -41,6 +41,33 @@ type gnuFlags struct {
 	recEndSet, recStartSet  bool
 	// Accepted for GNU parallel's sake: no-ops or aliases.
 	willCite, noNotice, noRunIfEmpty bool
+	// group is --group, the default; exitTooLong is -x, which is what
+	// ration does anyway (GNU parallel 20221122 ignores it too).
+	group, exitTooLong bool
+}
+
+// gnuAliases are GNU parallel 20221122's other spellings of flags ration
+// run takes (parallel --jl LOG, --keeporder, --maxargs 2, ...): fs reads
+// them as ration's (gnuNormalize).
+var gnuAliases = map[string]string{
+	"jl": "joblog", "result": "results", "resumefailed": "resume-failed", "retryfailed": "retry-failed",
+	"keeporder": "keep-order", "line-buffered": "line-buffer", "linebuffered": "line-buffer",
+	"maxargs": "max-args", "maxreplaceargs": "max-replace-args", "maxlines": "max-lines", "maxchars": "max-chars", "maxprocs": "max-procs",
+	"argsep": "arg-sep", "argfilesep": "arg-file-sep", "argfile": "arg-file", "col-sep": "colsep",
+	"tag-string": "tagstring", "term-seq": "termseq", "tempdir": "tmpdir", "blocksize": "block-size", "dr": "dry-run",
+	"willcite": "will-cite", "nn": "no-notice", "nonotice": "no-notice", "norunifempty": "no-run-if-empty",
+	"shell-quote": "shellquote", "shell_quote": "shellquote", "maxlinelengthallowed": "max-line-length-allowed",
+	"numberofcpus": "number-of-cpus", "numberofcores": "number-of-cores", "numberofthreads": "number-of-threads",
+	"numberofsockets": "number-of-sockets", "usecpusinsteadofcores": "use-cpus-instead-of-cores",
+}
+
+// gnuNormalize is fs's normalization: a GNU parallel alias is the flag it
+// stands for.
+func gnuNormalize(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+	if to, ok := gnuAliases[name]; ok {
+		return pflag.NormalizedName(to)
+	}
+	return pflag.NormalizedName(name)
 }
 
 // addGNUFlags adds GNU parallel's flags to fs: those with the same meaning
@@ -100,7 +127,9 @@ func addGNUFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&f.dryRun, "dryrun", false, "same as --dry-run")
 	fs.BoolVar(&g.willCite, "will-cite", false, "accepted for GNU parallel's sake (nothing to cite)")
 	fs.BoolVar(&g.noNotice, "no-notice", false, "accepted for GNU parallel's sake")
-	fs.BoolVarP(&g.noRunIfEmpty, "no-run-if-empty", "r", false, "accepted: ration never runs a job for empty input")
+	fs.BoolVarP(&g.noRunIfEmpty, "no-run-if-empty", "r", false, "leave out input values that are empty or blanks only (without it an empty line is an input, as in GNU parallel)")
+	fs.BoolVar(&g.group, "group", false, "accepted: each job's output is printed whole when it ends (the default)")
+	fs.BoolVarP(&g.exitTooLong, "exit", "x", false, "accepted: an argument too long for a command line alone always ends the input with an error")
 
 	// gnucli (issue 13).
 	addGNUCLIFlags(fs, f)
@@ -108,4 +137,5 @@ func addGNUFlags(fs *pflag.FlagSet, f *runFlags) {
 	// gnuexec (issue 13).
 	addGNUExecFlags(fs, f)
 	addParsetFlag(fs, f)
+	fs.SetNormalizeFunc(gnuNormalize)
 }

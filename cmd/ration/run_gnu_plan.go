@@ -127,8 +127,10 @@ func planBatch(p *runPlan, f *runFlags, _ func(string) string) error {
 	case g.maxArgs >= 0:
 		b.MaxArgs = g.maxArgs
 	case g.maxReplaceArgs >= 0:
+		// As GNU parallel: -N makes {} repeat per argument even with -m
+		// or --xargs (-L does only without them).
 		b.MaxArgs = g.maxReplaceArgs
-		gc.Template.Context = !g.multi && !g.xargs
+		gc.Template.Context = true
 	case g.maxLines >= 0:
 		b.MaxArgs = g.maxLines
 		gc.Template.Context = !g.multi && !g.xargs
@@ -182,6 +184,9 @@ func planGNUOutput(p *runPlan, f *runFlags, _ func(string) string) error {
 		return flagMsg("--results", "--results cannot be combined with --worker")
 	case g.ungroup && f.keepOrder:
 		return flagMsg("--ungroup", "--ungroup and --keep-order cannot be combined")
+	case g.group && (g.ungroup || f.lineBuffer):
+		// As GNU parallel, which refuses them together too.
+		return flagMsg("--group", "--group cannot be combined with --ungroup or --line-buffer")
 	}
 	gc.Tag, gc.TagString, gc.Results = g.tag || g.tagString != "", g.tagString, g.results
 	gc.Verbose, gc.VerboseStderr = g.printCommands, g.verbose

@@ -296,11 +296,15 @@ func planRunner(p *runPlan, f *runFlags, _ func(string) string) error {
 		return flagMsg("--bar", "--bar and --no-bar cannot be combined")
 	case f.keepOrder && f.lineBuffer:
 		return flagMsg("--line-buffer", "--line-buffer and --keep-order cannot be combined")
-	case (f.resume || f.resumeFailed) && f.joblog == "":
-		return flagMsg("--resume", "--resume and --resume-failed need --joblog")
 	}
 	c.Retries, c.DryRun, c.KeepOrder, c.LineBuffer = f.retries, f.dryRun, f.keepOrder, f.lineBuffer
-	c.Joblog, c.Resume, c.ResumeFailed = f.joblog, f.resume, f.resumeFailed
+	if f.retriesSet && f.retries == 0 {
+		// GNU parallel's --retries 0: "n=0 means infinite".
+		c.Retries = math.MaxInt32
+	}
+	if err := planJoblog(c, f); err != nil {
+		return err
+	}
 	if p.worker.command != "" && c.GNU.TimeoutPercent > 0 {
 		return flagMsg("--timeout", "--timeout P% cannot be combined with --worker (give a DURATION)")
 	}
@@ -410,12 +414,56 @@ func planJobs(p *runPlan, f *runFlags, getenv func(string) string) error {
 		// what the limits decide, as without -j.
 		f.jobs = ""
 	}
+	if err := planJobsOffset(f, getenv); err != nil {
+		return err
+	}
 	spec, err := checkJobs(f.jobs, getenv)
 	if err != nil {
 		return err
 	}
 	p.jobsSpec, p.memAuto = spec, f.memPerJob.auto
 	p.limits = limits.Options{FSRoot: f.fsRoot, Jobs: f.jobs, Getenv: getenv, MemPerJob: int64(f.memPerJob.size)}
+	return nil
+}
+
+// planJoblog sets the joblog and --resume: GNU parallel's --joblog +FILE
+// appends to FILE, and --joblog - is stdout, which cannot be resumed.
+func planJoblog(c *runner.Config, f *runFlags) error {
+	if (f.resume || f.resumeFailed) && f.joblog == "" {
+		return flagMsg("--resume", "--resume and --resume-failed need --joblog")
+	}
+	c.Joblog, c.Resume, c.ResumeFailed = f.joblog, f.resume, f.resumeFailed
+	if name, ok := strings.CutPrefix(f.joblog, "+"); ok && name != "" {
+		c.Joblog, c.JoblogAppend = name, true
+	}
+	if c.Joblog == "-" && (c.Resume || c.ResumeFailed) {
+		return flagMsg("--resume", "--resume and --resume-failed need a --joblog file to read, not - (standard output)")
+	}
+	return nil
+}
+
+// planJobsOffset turns GNU parallel's -j +N and -j -N (the CPUs plus or
+// minus N) into a number: ration counts the effective CPUs of its limits
+// decision (rounded down), as for -j N%. As GNU parallel, a count below
+// one job is an error.
+func planJobsOffset(f *runFlags, getenv func(string) string) error {
+	t := strings.TrimSpace(f.jobs)
+	if len(t) < 2 || (t[0] != '+' && t[0] != '-') {
+		return nil
+	}
+	k, err := strconv.Atoi(t)
+	if err != nil {
+		return nil // not +N or -N: checkJobs says what is wrong
+	}
+	d, err := limits.Decide(limits.Options{FSRoot: f.fsRoot, Jobs: "100%", Getenv: getenv})
+	if err != nil {
+		return flagErr("--jobs", err)
+	}
+	n := int(d.EffectiveCPUs) + k
+	if n < 1 {
+		return flagMsg("--jobs", fmt.Sprintf("-j %s: %.2f effective CPUs %+d leave no job slot", t, d.EffectiveCPUs, k))
+	}
+	f.jobs = strconv.Itoa(n)
 	return nil
 }
 

@@ -3,9 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -70,6 +72,16 @@ func basePlan() runPlan {
 		worker:  workerPlan{maxBreaks: worker.DefaultMaxBreaks, watch: true, interval: 5 * time.Second},
 		bar:     barIfTerminal,
 	}
+}
+
+// hostEffectiveCPUs is the effective CPUs of this machine's limits
+// decision, what -j +N and -j -N count from.
+func hostEffectiveCPUs() float64 {
+	d, err := limits.Decide(limits.Options{Jobs: "100%", Getenv: func(string) string { return "" }})
+	if err != nil {
+		panic(err)
+	}
+	return d.EffectiveCPUs
 }
 
 // planCases cover every flag of `ration run` and the environment it
@@ -165,6 +177,14 @@ func planCases() []planCase {
 		}},
 		{args: c("--multi-replace", "echo"), want: func(p *runPlan) { p.cfg.GNU.Batch.MaxChars, p.spread = input.DefaultMaxChars(), true }},
 		{args: c("--xargs", "-s", "50", "echo"), want: func(p *runPlan) { p.cfg.GNU.Batch.MaxChars = 50 }},
+		// -N repeats {} per argument with -m and --xargs too, as GNU
+		// parallel (parallel -m -N2 echo x{}y ::: a b c: xay xby, xcy).
+		{args: c("-m", "-N2", "echo"), want: func(p *runPlan) {
+			p.cfg.GNU.Batch, p.cfg.GNU.Template.Context, p.spread = input.BatchOptions{MaxArgs: 2, MaxChars: input.DefaultMaxChars()}, true, true
+		}},
+		{args: c("--xargs", "-N2", "echo"), want: func(p *runPlan) {
+			p.cfg.GNU.Batch, p.cfg.GNU.Template.Context = input.BatchOptions{MaxArgs: 2, MaxChars: input.DefaultMaxChars()}, true
+		}},
 		{args: c("-n", "2", "-N", "2", "echo"), err: "give one of -n, -N and -L", flag: "--max-args"},
 		{args: c("-X", "-m", "echo"), err: "give one of -X, -m and --xargs", flag: "-X"},
 		{args: c("-s", "-1", "echo"), err: "--max-chars: -1 is negative", flag: "--max-chars"},
@@ -199,6 +219,15 @@ func planCases() []planCase {
 		{args: c("--dryrun", "echo"), want: func(p *runPlan) { p.cfg.DryRun, p.bar = true, barOff }},
 		// --retry-failed: planCasesGNUExec.
 		{args: c("--will-cite", "--no-notice", "echo")},
+		// --group is the default; -x is what ration does anyway.
+		{args: c("--group", "-x", "echo")},
+		{args: c("--exit", "echo")},
+		{args: c("--group", "--lb", "echo"), err: "--group cannot be combined with --ungroup or --line-buffer", flag: "--group"},
+		{args: c("--group", "-u", "echo"), err: "--group cannot be combined with --ungroup or --line-buffer", flag: "--group"},
+		// xargs' old forms name the new ones.
+		{args: c("-i", "echo"), err: "unknown flag: -i (GNU parallel's -i is not supported: " + gnuUnsupported["i"] + ")"},
+		{args: c("-e", "x", "echo"), err: "unknown flag: -e (GNU parallel's -e is not supported: " + gnuUnsupported["e"] + ")"},
+		{args: c("-l", "2", "echo"), err: "unknown flag: -l (GNU parallel's -l is not supported: " + gnuUnsupported["l"] + ")"},
 
 		// GNU parallel's flags ration does not take name the alternative.
 		// --pipe (GNU parallel's): stdin cut into blocks.
@@ -256,7 +285,13 @@ func planCases() []planCase {
 		{args: c("-j", "zero", "echo"), err: "--jobs: " + jobsErr("zero"), flag: "--jobs"},
 		// -j0 is GNU parallel's "as many as possible": the limits decision.
 		{args: c("-j", "0", "echo")},
-		{args: c("-j", "-1", "echo"), err: "--jobs: " + jobsErr("-1"), flag: "--jobs"},
+		// GNU parallel's -j +N and -j -N: the effective CPUs plus or minus N.
+		{args: c("-j", "+1000", "echo"), want: func(p *runPlan) {
+			n := strconv.Itoa(int(hostEffectiveCPUs()) + 1000)
+			p.limits.Jobs, p.jobsSpec = n, n
+		}},
+		{args: c("-j", "-1000", "echo"), err: fmt.Sprintf("-j -1000: %.2f effective CPUs -1000 leave no job slot", hostEffectiveCPUs()), flag: "--jobs"},
+		{args: c("-j", "+x", "echo"), err: "--jobs: " + jobsErr("+x"), flag: "--jobs"},
 		{args: c("-j"), err: "flag needs an argument: 'j' in -j"},
 		{args: c("echo"), env: map[string]string{"RATION_JOBS": "2"}, want: func(p *runPlan) { p.jobsSpec = "2" }},
 		{args: c("-j", "4", "echo"), env: map[string]string{"RATION_JOBS": "x"}, want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec = "4", "4" }},
@@ -273,6 +308,11 @@ func planCases() []planCase {
 		{args: c("--term-timeout", "-1", "echo"), err: `--term-timeout: "-1" is not a duration`, flag: "--term-timeout"},
 		{args: c("--retries", "3", "echo"), want: func(p *runPlan) { p.cfg.Retries = 3 }},
 		{args: c("--retries", "-1", "echo"), err: "--retries: -1 is negative", flag: "--retries"},
+		// GNU parallel's other spellings of ration's flags.
+		{args: c("--jl", "jl", "--keeporder", "echo"), want: func(p *runPlan) { p.cfg.Joblog, p.cfg.KeepOrder = "jl", true }},
+		{args: c("--maxargs", "2", "echo"), want: func(p *runPlan) { p.cfg.GNU.Batch.MaxArgs = 2 }},
+		// GNU parallel's --retries 0: until it succeeds.
+		{args: c("--retries", "0", "echo"), want: func(p *runPlan) { p.cfg.Retries = math.MaxInt32 }},
 		{args: c("--retries", "x", "echo"), err: `invalid argument "x" for "--retries" flag: strconv.ParseInt: parsing "x": invalid syntax`},
 		{args: c("--halt", "now,fail=1", "echo"), want: func(p *runPlan) { p.cfg.Halt = mustHalt("now,fail=1") }},
 		{args: c("--halt", "later", "echo"), err: "--halt: " + errOf(runner.ParseHalt("later")), flag: "--halt"},
@@ -280,6 +320,9 @@ func planCases() []planCase {
 		{args: c("--joblog", "jl", "echo"), want: func(p *runPlan) { p.cfg.Joblog = "jl" }},
 		{args: c("--joblog", "jl", "--resume", "echo"), want: func(p *runPlan) { p.cfg.Joblog, p.cfg.Resume = "jl", true }},
 		{args: c("--joblog", "jl", "--resume-failed", "echo"), want: func(p *runPlan) { p.cfg.Joblog, p.cfg.ResumeFailed = "jl", true }},
+		{args: c("--joblog", "+jl", "echo"), want: func(p *runPlan) { p.cfg.Joblog, p.cfg.JoblogAppend = "jl", true }},
+		{args: c("--joblog", "-", "echo"), want: func(p *runPlan) { p.cfg.Joblog = "-" }},
+		{args: c("--joblog", "-", "--resume", "echo"), err: "--resume and --resume-failed need a --joblog file to read, not - (standard output)", flag: "--resume"},
 		{args: c("--resume", "echo"), err: "--resume and --resume-failed need --joblog", flag: "--resume"},
 		{args: c("--resume-failed", "echo"), err: "--resume and --resume-failed need --joblog", flag: "--resume"},
 		{args: c("--bar", "echo"), want: func(p *runPlan) { p.bar = barOn }},

@@ -64,6 +64,10 @@ var gnuCases = []gnuCase{
 	{name: "xargs-s", flags: []string{"--xargs", "-s", "20"}, cmd: []string{"echo"}, srcs: []string{":::", "aaaa", "bbbb", "cccc", "dddd", "eeee"}},
 	{name: "X-s", flags: []string{"-X", "-s", "10"}, cmd: []string{"echo"}, srcs: []string{":::", "a", "b", "c"}},
 	{name: "m-n2", flags: []string{"-m", "-n2", "-j1"}, cmd: []string{"echo"}, srcs: []string{":::", "a", "b", "c"}},
+	{name: "m-n2-context", flags: []string{"-m", "-n2", "-j1"}, cmd: []string{"echo", "x{}y"}, srcs: []string{":::", "a", "b", "c"}},
+	{name: "m-N2-context", flags: []string{"-m", "-N2", "-j1"}, cmd: []string{"echo", "x{}y"}, srcs: []string{":::", "a", "b", "c"}},
+	{name: "xargs-N2-context", flags: []string{"--xargs", "-N2", "-j1"}, cmd: []string{"echo", "x{}y"}, srcs: []string{":::", "a", "b", "c"}},
+	{name: "xargs-L1-context", flags: []string{"--xargs", "-L", "1", "-j1"}, cmd: []string{"echo", "x{}y"}, stdin: "a b\nc\n"},
 	{name: "L2", flags: []string{"-L", "2"}, cmd: []string{"echo"}, stdin: "a b\nc\nd e\nf\n"},
 	{name: "L1-continued", flags: []string{"-L", "1"}, cmd: []string{"echo"}, stdin: "a b \nc\nd e\nf\n"},
 	{name: "colsep", flags: []string{"--colsep", ","}, cmd: []string{"echo", "{2}", "{1}", "{3}x", "{4}y"}, srcs: []string{":::", "a,b,", "c,d"}},
@@ -87,6 +91,15 @@ var gnuCases = []gnuCase{
 	{name: "null", flags: []string{"-0"}, cmd: []string{"echo", "[{}]"}, stdin: "a b\x00c\x00"},
 	{name: "nul-in-line", cmd: []string{"echo", "[{}]"}, stdin: "a\x00b\nc\n"},
 	{name: "empty-lines", cmd: []string{"echo", "x{}y"}, stdin: "a\n\nb\n"},
+	// A source with no value is one empty value beside others that have.
+	{name: "empty-later-source", cmd: []string{"echo", "[{1}]", "[{2}]"}, srcs: []string{":::", "a", "b", ":::"}},
+	{name: "empty-first-file", cmd: []string{"echo", "[{1}]", "[{2}]", "[{3}]"}, srcs: []string{"::::", "empty", ":::", "a", "b", ":::", "c", "d"}, files: map[string]string{"empty": ""}},
+	{name: "empty-middle-file", cmd: []string{"echo", "[{1}]", "[{2}]", "[{3}]"}, srcs: []string{":::", "a", "b", "::::", "empty", ":::", "c"}, files: map[string]string{"empty": ""}},
+	{name: "empty-linked", cmd: []string{"echo", "[{1}]", "[{2}]"}, srcs: []string{":::", "a", "b", ":::+"}},
+	{name: "empty-all", cmd: []string{"echo", "x"}, srcs: []string{"::::", "empty", ":::"}, files: map[string]string{"empty": ""}},
+	{name: "empty-header-only", flags: []string{"--header", ":"}, cmd: []string{"echo", "[{h}]", "[{g}]"}, srcs: []string{":::", "h", ":::", "g", "a", "b"}},
+	{name: "empty-E", flags: []string{"-E", "b"}, cmd: []string{"echo", "[{1}]", "[{2}]"}, srcs: []string{":::", "a", ":::", "b", "c"}},
+	{name: "empty-n2", flags: []string{"-n2"}, cmd: []string{"echo"}, srcs: []string{":::", "a", "b", ":::"}},
 }
 
 // gnuArgv is the case as a GNU parallel command line printing each job's
@@ -161,8 +174,12 @@ func runRation(t *testing.T, c gnuCase, dir string) string {
 				v = next(&i)
 			}
 			bopts.MaxArgs, _ = strconv.Atoi(v)
-			if a[1] == 'N' || a[1] == 'L' {
-				// -N and -L make {} repeat per argument, as -X does.
+			switch a[1] {
+			case 'N':
+				// -N makes {} repeat per argument, as -X does; -L
+				// too, but not with -m or --xargs.
+				topts.Context = true
+			case 'L':
 				topts.Context = !m && !xarg
 			}
 			lines = a[1] == 'L'

@@ -101,13 +101,19 @@ func TestOpenErrors(t *testing.T) {
 	if !errors.Is(last, boom) || !slices.Equal(got, []string{"a 1", "a 2"}) {
 		t.Errorf("first source error: %q then %v", got, last)
 	}
-	// An empty later source makes no combination; All is single-use.
+	// An empty later source is one empty value, as in GNU parallel
+	// (TestGNUParallel's empty-* cases); All is single-use.
 	in, _ = Open([]Source{{Values: Args([]string{"a"})}, {Values: Args(nil)}}, Options{})
-	if got := args(t, in); got != nil {
+	if got := args(t, in); !slices.Equal(got, []string{"a|"}) {
 		t.Errorf("empty source: %q", got)
 	}
 	if got := args(t, in); got != nil {
 		t.Errorf("second All: %q", got)
+	}
+	// With --link it makes no combination (GNU parallel fails on it).
+	in, _ = Open([]Source{{Values: Args([]string{"a"})}, {Values: Args(nil)}}, Options{Link: true})
+	if got := args(t, in); got != nil {
+		t.Errorf("empty source with --link: %q", got)
 	}
 }
 

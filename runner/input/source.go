@@ -69,6 +69,9 @@ type Inputs struct {
 	// next and stop pull the first source once Open read its header.
 	next func() (string, error, bool)
 	stop func()
+	// restValues is set when a later source has a value: an empty first
+	// source is then one empty value (see Open).
+	restValues bool
 }
 
 // Open combines srcs as GNU parallel does: every value of the first source
@@ -85,6 +88,13 @@ type Inputs struct {
 // longest source, to start it over. Open returns the first error of reading
 // the sources, and one for a Linked first source. Close releases the first
 // source when a run does not range over All to its end.
+//
+// As in GNU parallel, a source with no value (an empty file, a ::: with
+// nothing after it, a source that -E ends at once, one holding only its
+// --header) is one empty value when another source has a value: `:::: empty
+// ::: a b` gives the arguments "" a and "" b, not none. When no source has
+// a value there is no argument. With Options.Link an empty source gives no
+// argument (GNU parallel 20221122 fails on one).
 func Open(srcs []Source, opts Options) (*Inputs, error) {
 	in := &Inputs{opts: opts}
 	if len(srcs) == 0 {
@@ -115,6 +125,11 @@ func Open(srcs []Source, opts Options) (*Inputs, error) {
 			return nil, err
 		}
 		names = append(names, hdr...)
+		if len(rows) > 0 {
+			in.restValues = true
+		} else if !opts.Link {
+			rows = []Arg{in.fields("")}
+		}
 		switch {
 		case opts.Link || (s.Linked && len(groups) == 0):
 			in.linked = append(in.linked, rows)
@@ -233,18 +248,7 @@ func (in *Inputs) All() ArgSeq {
 			i++
 			return in.product(row, yield)
 		}
-		values := in.lazy.Values
-		if in.next != nil {
-			values = func(yield func(string, error) bool) {
-				for {
-					v, err, ok := in.next()
-					if !ok || !yield(v, err) {
-						return
-					}
-				}
-			}
-		}
-		for v, err := range values {
+		for v, err := range in.firstValues() {
 			if err != nil {
 				yield(nil, fmt.Errorf("%s: %w", in.lazy.Name, err))
 				return
@@ -257,9 +261,30 @@ func (in *Inputs) All() ArgSeq {
 				return
 			}
 		}
+		if i == 0 && in.restValues && !in.opts.Link {
+			// An empty first source is one empty value (see Open).
+			emit(in.fields(""))
+			return
+		}
 		// --link: the first source was the shorter; start it over.
 		for n := len(kept); n > 0 && i < maxLinked; {
 			if !emit(kept[i%n]) {
+				return
+			}
+		}
+	}
+}
+
+// firstValues is the first source's values: after its header when Open
+// read one (through next), else from its start.
+func (in *Inputs) firstValues() Seq {
+	if in.next == nil {
+		return in.lazy.Values
+	}
+	return func(yield func(string, error) bool) {
+		for {
+			v, err, ok := in.next()
+			if !ok || !yield(v, err) {
 				return
 			}
 		}

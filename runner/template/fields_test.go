@@ -18,6 +18,13 @@ func TestUnsupported(t *testing.T) {
 			t.Errorf("%q: the error does not show the --shell way: %v", w, err)
 		}
 	}
+	// A perl expression the shell split into words (echo {= s/a/b/ =},
+	// unquoted): GNU parallel joins the words before it looks for one.
+	for _, argv := range [][]string{{"echo", "{=", "s/a/b/", "=}"}, {"echo", "x{=", "$_=uc($_)", "=}y"}, {"echo", "{=1", "s/a/b/", "=}"}} {
+		if _, err := Parse(argv, false); !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), strings.Join(argv[1:], " ")) {
+			t.Errorf("%q: %v, want ErrUnsupported naming the words", argv, err)
+		}
+	}
 	// Not rush's: kept literally as GNU parallel does.
 	for _, w := range []string{"{=", "{^", "{:x", "a=}"} {
 		if _, err := Parse([]string{"echo", w}, false); err != nil {

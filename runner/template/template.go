@@ -41,7 +41,6 @@ package template
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -156,10 +155,10 @@ func ParseOptions(argv []string, opts Options) (*Template, error) {
 	if t.shellPath == "" {
 		t.shellPath = ShellPath
 	}
+	if err := unsupportedSpan(argv); err != nil {
+		return nil, err
+	}
 	for _, w := range argv {
-		if err := unsupported(w); err != nil {
-			return nil, err
-		}
 		var parts []part
 		ctx := false
 		rest := w
@@ -282,28 +281,6 @@ func match(s string, toks []token, opts Options) (part, int, bool) {
 		}
 	}
 	return part{}, 0, false
-}
-
-// unsupported returns the error for a perl expression or a rush
-// replacement string in word w.
-func unsupported(w string) error {
-	if i := strings.Index(w, "{="); i >= 0 && strings.Contains(w[i+2:], "=}") {
-		return fmt.Errorf("template: %q: perl expressions ({= ... =}) are %w: ration runs no perl; "+
-			"compute the value in a shell instead, e.g. --shell 'n=$(( {} + 1 )); mv log.{} log.$n'", w, ErrUnsupported)
-	}
-	for _, r := range []struct{ prefix, what, instead string }{
-		{"{^", "rush's {^suffix} (remove a suffix)", "--shell 'f={}; cmd \"${f%suffix}\"'"},
-		{"{@", "rush's {@regexp} (capture)", "--colsep REGEX and {1}, {2}, or --shell with sed"},
-		{"{:}", "rush's {:} (remove every extension)", "--shell 'f={/}; cmd \"${f%%.*}\"'"},
-		{"{%.}", "rush's {%.} (basename without extension)", "{/.}"},
-		{"{%:}", "rush's {%:} (basename without any extension)", "--shell 'f={/}; cmd \"${f%%.*}\"'"},
-		{"{%^", "rush's {%^suffix} (basename without a suffix)", "--shell 'f={/}; cmd \"${f%suffix}\"'"},
-	} {
-		if i := strings.Index(w, r.prefix); i >= 0 && strings.IndexByte(w[i:], '}') >= 0 {
-			return fmt.Errorf("template: %q: %s is %w; use %s", w, r.what, ErrUnsupported, r.instead)
-		}
-	}
-	return nil
 }
 
 // HasInput reports whether the command holds a replacement string; when it
@@ -507,9 +484,13 @@ func Base(s string) string {
 	return s[strings.LastIndexByte(s, '/')+1:]
 }
 
-// Dir returns the POSIX dirname of s ({//}): "." without a "/", "/" for a
-// file in the root, trailing slashes ignored.
+// Dir returns the POSIX dirname of s ({//}): "." without a "/" (the
+// empty string too, as perl's dirname, which GNU parallel uses), "/" for
+// a file in the root, trailing slashes ignored.
 func Dir(s string) string {
+	if s == "" {
+		return "."
+	}
 	s = strings.TrimRight(s, "/")
 	if s == "" {
 		return "/"
