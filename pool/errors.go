@@ -1,6 +1,7 @@
 package pool
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -16,6 +17,17 @@ var ErrGoexit = errors.New("pool: task called runtime.Goexit")
 
 // ErrNilTask is returned by Go when the task is nil.
 var ErrNilTask = errors.New("pool: nil task")
+
+// mustContext panics, naming call, when ctx is nil, before call changes
+// anything: a nil Context is a programming error, which the context package
+// reports the same way (context.WithCancel(nil) panics), and Go and Close
+// would otherwise fail later with a bare nil dereference (Close after it
+// had closed the pool).
+func mustContext(ctx context.Context, call string) {
+	if ctx == nil {
+		panic("pool: " + call + " called with a nil context; pass context.Background()")
+	}
+}
 
 // PanicError is the error a task (or hook) that panicked returns instead. The
 // worker that ran it survives.

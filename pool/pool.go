@@ -225,13 +225,15 @@ const QueueSlack = 4
 // pool accepts it, [ErrClosed] if the pool is or gets closed first, and
 // [ErrNilTask] for a nil task. (When ctx is done at the moment the pool
 // has room, either may happen; an accepted task then runs with the done
-// context.) Tasks accepted before Close run before Close returns.
+// context.) Tasks accepted before Close run before Close returns. A nil
+// ctx panics.
 //
 // If ctx is a task context of this pool (Go called from a task or a hook,
 // passing on its context) and no worker is idle, the task runs inline on the
 // calling goroutine and Go returns after it finished, so that nested
 // submission cannot deadlock.
 func (p *Pool) Go(ctx context.Context, task func(context.Context) error) error {
+	mustContext(ctx, "Go")
 	if task == nil {
 		return ErrNilTask
 	}
@@ -512,8 +514,10 @@ func (p *Pool) Wait() error {
 // If ctx is done first, Close cancels the contexts of the running Map items,
 // returns ctx.Err() and leaves the remaining tasks to finish in the
 // background (Go tasks run with their submitter's context: cancel it to stop
-// them). Close may be called more than once; every call waits again.
+// them). Close may be called more than once; every call waits again. A nil
+// ctx panics, and the pool stays open.
 func (p *Pool) Close(ctx context.Context) (notStarted int, err error) {
+	mustContext(ctx, "Close")
 	p.mu.Lock()
 	if !p.closed.Load() {
 		p.closed.Store(true)
