@@ -462,7 +462,7 @@ func TestRenderDefaults(t *testing.T) {
 	eq(t, "workingDir", c.WorkingDir, "/input")
 	wantArgs := []string{
 		"run", "--files=**/*", "--term-timeout=20s",
-		"--joblog=/output/joblog-$(JOB_COMPLETION_INDEX).tsv", "--resume",
+		"--joblog=/output/joblog-$(JOB_COMPLETION_INDEX).tsv", "--resume-failed",
 		"--no-bar", "--", "wc", "-l",
 	}
 	if !slices.Equal(c.Args, wantArgs) {

@@ -129,8 +129,14 @@ scalars) so that any pattern or command survives YAML intact.
 {{- end }}
 - {{ printf "--term-timeout=%ds" (int .Values.termTimeoutSeconds) | quote }}
 - {{ printf "--joblog=%s/joblog-$(JOB_COMPLETION_INDEX).tsv" (trimSuffix "/" .Values.output.mountPath) | quote }}
+{{- /*
+--resume-failed, not --resume: a replaced pod (exit 137 or 143) runs again
+the jobs its shard's joblog records as failed, so that it exits with the
+number that still fail and FailIndex acts on it. With --resume it would skip
+them, exit 0, and the index would count as complete with inputs failed.
+*/}}
 {{- if $r.resume }}
-- "--resume"
+- "--resume-failed"
 {{- end }}
 {{- with $r.logFormat }}
 - {{ printf "--log-format=%s" . | quote }}
