@@ -462,7 +462,7 @@ func TestRenderDefaults(t *testing.T) {
 	eq(t, "workingDir", c.WorkingDir, "/input")
 	wantArgs := []string{
 		"run", "--files=**/*", "--term-timeout=20s",
-		"--joblog=/output/joblog-$(JOB_COMPLETION_INDEX).tsv", "--resume-failed",
+		"--joblog=/output/joblog-1-$(JOB_COMPLETION_INDEX).tsv", "--resume-failed",
 		"--no-bar", "--", "wc", "-l",
 	}
 	if !slices.Equal(c.Args, wantArgs) {
@@ -559,7 +559,7 @@ func TestRenderOverrides(t *testing.T) {
 	wantArgs := []string{
 		"run", "--files=src/**/*.c", "--files=include/**/*.h", "--exclude=**/vendor/**",
 		"-j", "50%", "--mem-per-job=512Mi", "--timeout=10m", "--retries=2", "--halt=now,fail=10",
-		"--stall-timeout=300", "--term-timeout=60s", "--joblog=/output/joblog-$(JOB_COMPLETION_INDEX).tsv",
+		"--stall-timeout=300", "--term-timeout=60s", "--joblog=/output/joblog-20261120-2-$(JOB_COMPLETION_INDEX).tsv",
 		"--log-format=text", "--no-bar", "--metrics-addr=:9191", "--keep-order",
 		"--", "sh", "-c", `analyze "$1" > "$RATION_OUTPUT_DIR/$(basename "$1").txt"`, "sh",
 	}
@@ -655,6 +655,7 @@ func TestRejectedValues(t *testing.T) {
 		{"bad cpu quantity", "resources: {limits: {cpu: two}}", []string{"/resources/limits/cpu"}},
 		{"runId with capitals", "runId: Run_1", []string{"/runId", "does not match pattern"}},
 		{"runId too long", "runId: " + strings.Repeat("a", 21), []string{"/runId", "maxLength"}},
+		{"resumeFrom with capitals", "resumeFrom: Run_1", []string{"/resumeFrom", "does not match pattern"}},
 		{"negative term timeout", "termTimeoutSeconds: -1", []string{"/termTimeoutSeconds", "minimum"}},
 		{"margin too small", "terminationGraceMarginSeconds: 1", []string{"/terminationGraceMarginSeconds", "minimum"}},
 		{"metrics port out of range", "metrics: {port: 70000}", []string{"/metrics/port", "maximum"}},

@@ -124,3 +124,43 @@ func TestRetriedPodKeepsFailures(t *testing.T) {
 		t.Errorf("replacement pod exited %d, want 1..101 (FailIndex): a job of its shard failed\n%s", code, log2)
 	}
 }
+
+// TestNewRunDoesNotResumeOldJoblogs: the next run is a new Job (a new
+// runId, docs/kubernetes.md) on the same output claim, often with another
+// command or file set. It must run its inputs, not skip every job whose
+// sequence number an earlier run's joblog of the same index records. Only
+// resumeFrom continues an earlier run.
+func TestNewRunDoesNotResumeOldJoblogs(t *testing.T) {
+	bin := buildRation(t)
+	_, out, dirs := podDirs(t, "a", "b", "c")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second) // hang guard
+	defer cancel()
+
+	old := mustRender(t, dirs+"runId: \"1\"\nrun: {command: [\"true\"]}\n")
+	if b, err := podCommand(ctx, t, bin, ration(t, &old.job.Spec.Template.Spec), 0).CombinedOutput(); err != nil {
+		t.Fatalf("run 1: %v\n%s", err, b)
+	}
+	script := `touch "$RATION_OUTPUT_DIR/done-$1"`
+	next := mustRender(t, dirs+fmt.Sprintf("runId: \"2\"\nrun: {command: [sh, -c, %q, sh]}\n", script))
+	c := ration(t, &next.job.Spec.Template.Spec)
+	if b, err := podCommand(ctx, t, bin, c, 0).CombinedOutput(); err != nil {
+		t.Fatalf("run 2: %v\n%s", err, b)
+	}
+	for _, f := range []string{"a", "b", "c"} {
+		if _, err := os.Stat(filepath.Join(out, "done-"+f)); err != nil {
+			t.Errorf("run 2 did not run input %s: %v", f, err)
+		}
+		if err := os.Remove(filepath.Join(out, "done-"+f)); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+
+	// Run 3 continues run 1, which did every input.
+	cont := mustRender(t, dirs+fmt.Sprintf("runId: \"3\"\nresumeFrom: 1\nrun: {command: [sh, -c, %q, sh]}\n", script))
+	if b, err := podCommand(ctx, t, bin, ration(t, &cont.job.Spec.Template.Spec), 0).CombinedOutput(); err != nil {
+		t.Fatalf("run 3: %v\n%s", err, b)
+	}
+	if m, _ := filepath.Glob(filepath.Join(out, "done-*")); len(m) > 0 {
+		t.Errorf("run 3 (resumeFrom: 1) ran %q, which run 1 had done", m)
+	}
+}
