@@ -665,6 +665,9 @@ func TestRejectedValues(t *testing.T) {
 		{"relative mount", "input: {mountPath: data}", []string{"/input/mountPath", "does not match pattern"}},
 		{"init without image", "input: {init: {enabled: true}}", []string{"/input/init"}},
 		{"bad pull policy", "image: {pullPolicy: Sometimes}", []string{"/image/pullPolicy"}},
+		{"extraEnv overrides the shard count", "shards: 4\nextraEnv: [{name: RATION_SHARD_COUNT, value: '8'}]", []string{"/extraEnv/0/name"}},
+		{"extraEnv overrides the index", "extraEnv: [{name: JOB_COMPLETION_INDEX, value: '0'}]", []string{"/extraEnv/0/name"}},
+		{"extraEnv overrides the output dir", "extraEnv: [{name: RATION_OUTPUT_DIR, value: /tmp}]", []string{"/extraEnv/0/name"}},
 		{"max failed above shards", "shards: 2\nmaxFailedIndexes: 3", []string{"maxFailedIndexes (3) must not exceed shards (2)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
