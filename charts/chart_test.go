@@ -284,6 +284,12 @@ func checkJobInvariants(t *testing.T, job *batchv1.Job) {
 	if c.Resources.Limits.Cpu().IsZero() || c.Resources.Limits.Memory().IsZero() {
 		t.Errorf("limits %v: cpu and memory must be set, ration sizes itself from them", c.Resources.Limits)
 	}
+	// The API server refuses a request above its limit.
+	for name, req := range c.Resources.Requests {
+		if lim, ok := c.Resources.Limits[name]; ok && req.Cmp(lim) > 0 {
+			t.Errorf("requests.%s = %s exceeds limits.%s = %s", name, req.String(), name, lim.String())
+		}
+	}
 	if len(c.Command) != 0 {
 		t.Errorf("command = %q: the image's ENTRYPOINT (/ration) must stay", c.Command)
 	}
@@ -708,6 +714,20 @@ func TestAcceptedEdgeValues(t *testing.T) {
 			continue
 		}
 		checkJobInvariants(t, r.job)
+	}
+	// Limits set alone (--set resources.limits.cpu=4 ...) are the
+	// requests too: Guaranteed QoS, and never a request above its limit.
+	for _, values := range []string{
+		"resources: {limits: {cpu: 1, memory: 1Gi}}",
+		"resources: {limits: {cpu: 8, memory: 16Gi}}",
+	} {
+		r := mustRender(t, values)
+		checkJobInvariants(t, r.job)
+		c := ration(t, &r.job.Spec.Template.Spec)
+		for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+			lim := c.Resources.Limits[name]
+			quantityEq(t, values+": requests", c.Resources.Requests, name, lim.String())
+		}
 	}
 	// null removes the TTL: the Job then stays until deleted.
 	r := mustRender(t, "ttlSecondsAfterFinished: null")
