@@ -284,6 +284,12 @@ func checkJobInvariants(t *testing.T, job *batchv1.Job) {
 	if c.Resources.Limits.Cpu().IsZero() || c.Resources.Limits.Memory().IsZero() {
 		t.Errorf("limits %v: cpu and memory must be set, ration sizes itself from them", c.Resources.Limits)
 	}
+	// The API server refuses a request above its limit.
+	for name, req := range c.Resources.Requests {
+		if lim, ok := c.Resources.Limits[name]; ok && req.Cmp(lim) > 0 {
+			t.Errorf("requests.%s = %s exceeds limits.%s = %s", name, req.String(), name, lim.String())
+		}
+	}
 	if len(c.Command) != 0 {
 		t.Errorf("command = %q: the image's ENTRYPOINT (/ration) must stay", c.Command)
 	}
@@ -462,7 +468,7 @@ func TestRenderDefaults(t *testing.T) {
 	eq(t, "workingDir", c.WorkingDir, "/input")
 	wantArgs := []string{
 		"run", "--files=**/*", "--term-timeout=20s",
-		"--joblog=/output/joblog-$(JOB_COMPLETION_INDEX).tsv", "--resume",
+		"--joblog=/output/joblog-1-$(JOB_COMPLETION_INDEX).tsv", "--resume-failed",
 		"--no-bar", "--", "wc", "-l",
 	}
 	if !slices.Equal(c.Args, wantArgs) {
@@ -559,7 +565,7 @@ func TestRenderOverrides(t *testing.T) {
 	wantArgs := []string{
 		"run", "--files=src/**/*.c", "--files=include/**/*.h", "--exclude=**/vendor/**",
 		"-j", "50%", "--mem-per-job=512Mi", "--timeout=10m", "--retries=2", "--halt=now,fail=10",
-		"--stall-timeout=300", "--term-timeout=60s", "--joblog=/output/joblog-$(JOB_COMPLETION_INDEX).tsv",
+		"--stall-timeout=300", "--term-timeout=60s", "--joblog=/output/joblog-20261120-2-$(JOB_COMPLETION_INDEX).tsv",
 		"--log-format=text", "--no-bar", "--metrics-addr=:9191", "--keep-order",
 		"--", "sh", "-c", `analyze "$1" > "$RATION_OUTPUT_DIR/$(basename "$1").txt"`, "sh",
 	}
@@ -655,6 +661,7 @@ func TestRejectedValues(t *testing.T) {
 		{"bad cpu quantity", "resources: {limits: {cpu: two}}", []string{"/resources/limits/cpu"}},
 		{"runId with capitals", "runId: Run_1", []string{"/runId", "does not match pattern"}},
 		{"runId too long", "runId: " + strings.Repeat("a", 21), []string{"/runId", "maxLength"}},
+		{"resumeFrom with capitals", "resumeFrom: Run_1", []string{"/resumeFrom", "does not match pattern"}},
 		{"negative term timeout", "termTimeoutSeconds: -1", []string{"/termTimeoutSeconds", "minimum"}},
 		{"margin too small", "terminationGraceMarginSeconds: 1", []string{"/terminationGraceMarginSeconds", "minimum"}},
 		{"metrics port out of range", "metrics: {port: 70000}", []string{"/metrics/port", "maximum"}},
@@ -664,6 +671,9 @@ func TestRejectedValues(t *testing.T) {
 		{"relative mount", "input: {mountPath: data}", []string{"/input/mountPath", "does not match pattern"}},
 		{"init without image", "input: {init: {enabled: true}}", []string{"/input/init"}},
 		{"bad pull policy", "image: {pullPolicy: Sometimes}", []string{"/image/pullPolicy"}},
+		{"extraEnv overrides the shard count", "shards: 4\nextraEnv: [{name: RATION_SHARD_COUNT, value: '8'}]", []string{"/extraEnv/0/name"}},
+		{"extraEnv overrides the index", "extraEnv: [{name: JOB_COMPLETION_INDEX, value: '0'}]", []string{"/extraEnv/0/name"}},
+		{"extraEnv overrides the output dir", "extraEnv: [{name: RATION_OUTPUT_DIR, value: /tmp}]", []string{"/extraEnv/0/name"}},
 		{"max failed above shards", "shards: 2\nmaxFailedIndexes: 3", []string{"maxFailedIndexes (3) must not exceed shards (2)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -704,6 +714,20 @@ func TestAcceptedEdgeValues(t *testing.T) {
 			continue
 		}
 		checkJobInvariants(t, r.job)
+	}
+	// Limits set alone (--set resources.limits.cpu=4 ...) are the
+	// requests too: Guaranteed QoS, and never a request above its limit.
+	for _, values := range []string{
+		"resources: {limits: {cpu: 1, memory: 1Gi}}",
+		"resources: {limits: {cpu: 8, memory: 16Gi}}",
+	} {
+		r := mustRender(t, values)
+		checkJobInvariants(t, r.job)
+		c := ration(t, &r.job.Spec.Template.Spec)
+		for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+			lim := c.Resources.Limits[name]
+			quantityEq(t, values+": requests", c.Resources.Requests, name, lim.String())
+		}
 	}
 	// null removes the TTL: the Job then stays until deleted.
 	r := mustRender(t, "ttlSecondsAfterFinished: null")

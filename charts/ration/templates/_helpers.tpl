@@ -36,10 +36,32 @@ ration.runId is runId as text. A number read from a values file arrives as a
 float64, which would print as 2.0261120e+07.
 */}}
 {{- define "ration.runId" -}}
-{{- if kindIs "float64" .Values.runId }}
-{{- .Values.runId | int64 }}
+{{- include "ration.idText" .Values.runId }}
+{{- end }}
+
+{{/*
+ration.idText is a runId value as text. A number read from a values file
+arrives as a float64, which would print as 2.0261120e+07.
+*/}}
+{{- define "ration.idText" -}}
+{{- if kindIs "float64" . }}
+{{- . | int64 }}
 {{- else }}
-{{- .Values.runId }}
+{{- . }}
+{{- end }}
+{{- end }}
+
+{{/*
+ration.joblogRunId is the runId in the joblogs' names: resumeFrom, or this
+run's own runId. A new run must not resume from an earlier run's joblogs
+unless told to: they are matched by sequence number only, so a new command
+or file set would skip every job the old run recorded.
+*/}}
+{{- define "ration.joblogRunId" -}}
+{{- if and (not (kindIs "invalid" .Values.resumeFrom)) (ne (toString .Values.resumeFrom) "") }}
+{{- include "ration.idText" .Values.resumeFrom }}
+{{- else }}
+{{- include "ration.runId" . }}
 {{- end }}
 {{- end }}
 
@@ -128,9 +150,15 @@ scalars) so that any pattern or command survives YAML intact.
 - {{ printf "--stall-timeout=%s" . | quote }}
 {{- end }}
 - {{ printf "--term-timeout=%ds" (int .Values.termTimeoutSeconds) | quote }}
-- {{ printf "--joblog=%s/joblog-$(JOB_COMPLETION_INDEX).tsv" (trimSuffix "/" .Values.output.mountPath) | quote }}
+- {{ printf "--joblog=%s/joblog-%s-$(JOB_COMPLETION_INDEX).tsv" (trimSuffix "/" .Values.output.mountPath) (include "ration.joblogRunId" .) | quote }}
+{{- /*
+--resume-failed, not --resume: a replaced pod (exit 137 or 143) runs again
+the jobs its shard's joblog records as failed, so that it exits with the
+number that still fail and FailIndex acts on it. With --resume it would skip
+them, exit 0, and the index would count as complete with inputs failed.
+*/}}
 {{- if $r.resume }}
-- "--resume"
+- "--resume-failed"
 {{- end }}
 {{- with $r.logFormat }}
 - {{ printf "--log-format=%s" . | quote }}
