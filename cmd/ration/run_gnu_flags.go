@@ -11,6 +11,7 @@ type gnuFlags struct {
 	// Sources and fields.
 	link      bool
 	colsep    string
+	colsepSet bool // --colsep given, maybe empty (every character a field)
 	header    string
 	trim      string
 	delimiter string

@@ -133,13 +133,13 @@ func planCases() []planCase {
 		{args: c("echo", ":::+", "a"), want: func(p *runPlan) {
 			p.input.kind, p.input.sources, p.input.total = inputSources, []sourcePlan{{name: ":::+", args: []string{"a"}}}, 1
 		}},
-		{args: c("--colsep", ",", "echo"), want: func(p *runPlan) { p.input.colsep, p.input.trim = ",", input.TrimBoth }},
-		{args: c("--colsep", ",", "--trim", "n", "echo"), want: func(p *runPlan) { p.input.colsep = "," }},
+		{args: c("--colsep", ",", "echo"), want: func(p *runPlan) { p.input.colsep, p.input.colsepSet, p.input.trim = ",", true, input.TrimBoth }},
+		{args: c("--colsep", ",", "--trim", "n", "echo"), want: func(p *runPlan) { p.input.colsep, p.input.colsepSet = ",", true }},
 		{args: c("echo", "::::"), err: ":::: needs a file name after it"},
 		{args: c("echo", "::::", "-", "-a", "-"), err: "standard input is named twice as an input source (-a - or :::: -)"},
 		{args: c("--link", "echo"), want: func(p *runPlan) { p.input.link = true }},
 		{args: c("--xapply", "echo"), want: func(p *runPlan) { p.input.link = true }},
-		{args: c("--colsep", ",+", "--trim", "lr", "echo"), want: func(p *runPlan) { p.input.colsep, p.input.trim = ",+", input.TrimBoth }},
+		{args: c("--colsep", ",+", "--trim", "lr", "echo"), want: func(p *runPlan) { p.input.colsep, p.input.colsepSet, p.input.trim = ",+", true, input.TrimBoth }},
 		{args: c("-C", "(", "echo"), err: "--colsep: " + errOf(regexp.Compile(strings.Repeat("(", 1))), flag: "--colsep"},
 		{args: c("--trim", "x", "echo"), err: "--trim: " + errOf(input.ParseTrim("x")), flag: "--trim"},
 		{args: c("--header", ":", "echo"), want: func(p *runPlan) { p.input.header = true }},
