@@ -224,7 +224,7 @@ func runSem(p semPlan, stdout, stderr io.Writer) int {
 	if !p.fg {
 		return semBackground(p, slot, stderr)
 	}
-	return semRun(p, stdout, stderr)
+	return semRun(p, slot, stdout, stderr)
 }
 
 // acquireSem takes a slot, as --semaphoretimeout says; nil and the exit
@@ -282,10 +282,14 @@ func semBackground(p semPlan, slot *sem.Slot, stderr io.Writer) int {
 }
 
 // semRun runs the command through the shell, its output held until it
-// ends (unless -u), and returns its exit status as a shell would.
-func semRun(p semPlan, stdout, stderr io.Writer) int {
+// ends (unless -u), and returns its exit status as a shell would. The
+// command inherits the slot as its file 3, so that the slot stays held
+// while the command runs even if this process is killed: the semaphore
+// bounds the commands, not the sem processes.
+func semRun(p semPlan, slot *sem.Slot, stdout, stderr io.Writer) int {
 	cmd := exec.Command(p.shell, "-c", p.command)
 	cmd.Stdin = os.Stdin
+	cmd.ExtraFiles = []*os.File{slot.File()}
 	var outF, errF *os.File
 	if p.ungroup {
 		cmd.Stdout, cmd.Stderr = stdout, stderr

@@ -142,3 +142,46 @@ func TestSemE2E(t *testing.T) {
 		t.Errorf("ration run --semaphore: exit %d, stderr %q; want it to name ration sem", code, errOut)
 	}
 }
+
+// TestSemFgKilledHolder: a --fg sem killed with SIGKILL while its command
+// runs leaves the slot held by the command until the command ends, as a
+// background sem's command holds it: the semaphore bounds the commands,
+// not the sem processes (a -j1 --fg sem killed by a CI timeout used to
+// let the next sem in while its command still ran).
+func TestSemFgKilledHolder(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "PARALLEL_HOME=", "XDG_CACHE_HOME=", "PARALLEL_SHELL=/bin/sh"}
+	id := "fgkill"
+	ready, release := filepath.Join(home, "ready"), filepath.Join(home, "release")
+	cmd := exec.Command(buildRation(t), "sem", "--fg", "-u", "--id", id,
+		"touch "+ready+"; while [ ! -e "+release+" ]; do sleep 0.05; done")
+	cmd.Env = append(os.Environ(), env...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer os.WriteFile(release, nil, 0o644) // ends the orphaned command
+	deadline := time.Now().Add(30 * time.Second)
+	for _, err := os.Stat(ready); err != nil; _, err = os.Stat(ready) {
+		if time.Now().After(deadline) {
+			t.Fatal("the command never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	s, err := sem.Open(sem.Dir(filepath.Join(home, ".parallel", "semaphores"), id), sem.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Holders(); n != 1 || err != nil {
+		t.Errorf("after the --fg sem was killed, its command still running: %d holders (%v), want 1", n, err)
+	}
+	if err := os.WriteFile(release, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, code := rationCmd(t, "", env, "sem", "--id", id, "--wait"); code != 0 {
+		t.Errorf("sem --wait after the command ended: exit %d", code)
+	}
+}
