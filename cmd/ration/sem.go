@@ -32,8 +32,10 @@ as one shell command line) holding it: in the background by default
 (ration sem returns once the command holds the semaphore), with --fg in the
 foreground (ration sem exits with the command's status). The output of a
 command is printed when it ends, unless -u. --wait waits until none holds
-it. A holder that dies, however it dies, holds nothing: the semaphore is
-made of files locked with flock(2) under ~/.parallel/semaphores.
+it. The command holds its slot until it ends, even if sem is killed, and
+a holder that dies, however it dies, holds nothing: the semaphore is made
+of files locked with flock(2) under ~/.parallel/semaphores. SIGINT,
+SIGTERM and SIGHUP to sem are passed on to its running command.
 
 flags:`
 
