@@ -15,6 +15,7 @@ type gnuFlags struct {
 	header    string
 	trim      string
 	delimiter string
+	delimSet  bool // -d given, maybe empty (refused: Perl's paragraph mode)
 	eof       string
 	// Replacement strings.
 	replace, extReplace, baseReplace, dirReplace, baseExtReplace, seqReplace, slotReplace string

@@ -61,11 +61,11 @@ func splitSources(args []string, argSep, fileSep string) (command []string, srcs
 func planReading(p *runPlan, f *runFlags) error {
 	in, g := &p.input, &f.gnu
 	switch {
-	case f.null && g.delimiter != "":
+	case f.null && g.delimSet:
 		return flagMsg("--delimiter", "--null and --delimiter cannot be combined")
 	case f.null:
 		in.delim = "\x00"
-	case g.delimiter != "":
+	case g.delimSet:
 		d, err := input.ParseDelimiter(g.delimiter)
 		if err != nil {
 			return flagErr("--delimiter", err)

@@ -146,6 +146,9 @@ func planCases() []planCase {
 		{args: c("-d", `\t`, "-E", "END", "-r", "echo"), want: func(p *runPlan) { p.input.delim, p.input.eof, p.input.noEmpty = "\t", "END", true }},
 		{args: c("--delimiter", "xy", "--eof", "END", "--no-run-if-empty", "echo"), want: func(p *runPlan) { p.input.delim, p.input.eof, p.input.noEmpty = "xy", "END", true }},
 		{args: c("-0", "-d", ",", "echo"), err: "--null and --delimiter cannot be combined", flag: "--delimiter"},
+		// GNU parallel's -d '' is Perl's paragraph mode; it was read as no -d.
+		{args: c("-d", "", "echo"), err: "--delimiter: bad option: -d: empty delimiter (GNU parallel's -d '' is Perl's paragraph mode, records separated by blank lines, which ration does not support)", flag: "--delimiter"},
+		{args: c("-0", "-d", "", "echo"), err: "--null and --delimiter cannot be combined", flag: "--delimiter"},
 		{args: c("--files", "x", "--link", "echo"), err: "--link, --header, --colsep and -E need :::, :::: or -a inputs (or stdin), not --files", flag: "--files"},
 
 		// Replacement strings.

@@ -78,7 +78,7 @@ func ParseDelimiter(s string) (string, error) {
 		}
 	}
 	if s == "" {
-		return "", fmt.Errorf("%w: -d: empty delimiter", ErrBadOption)
+		return "", fmt.Errorf("%w: -d: empty delimiter (GNU parallel's -d '' is Perl's paragraph mode, records separated by blank lines, which ration does not support)", ErrBadOption)
 	}
 	return s, nil
 }
