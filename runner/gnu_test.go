@@ -376,3 +376,20 @@ func TestGNUJoblogAppendAndStdout(t *testing.T) {
 		t.Error("Resume with Joblog - was accepted")
 	}
 }
+
+// TestGNUSlotsUniqueAmongRunning pins what ration guarantees of {%}: no two
+// running jobs have the same slot and every slot is in 1..Jobs. Each job
+// holds a directory named by its slot while it runs (mkdir fails if another
+// running job holds it) and checks {%} against $PARALLEL_JOBSLOT. Which of
+// the free slots a job takes when several jobs start together is not
+// pinned: it is not GNU's order (docs/compat.md).
+func TestGNUSlotsUniqueAmongRunning(t *testing.T) {
+	dir := t.TempDir()
+	script := `s=$PARALLEL_JOBSLOT; [ "$s" = "$1" ] && [ "$s" -ge 1 ] && [ "$s" -le 3 ] || exit 4
+mkdir "$0/$s" || exit 3; sleep 0.01; rmdir "$0/$s"`
+	sum, out, _, err := run(t, Config{Command: []string{"sh", "-c", script, dir, "{%}"},
+		Input: input.Args(nums(60)), Jobs: 3})
+	if err != nil || sum.Succeeded != 60 {
+		t.Errorf("summary %+v, %v: a job saw a slot out of 1..3 (exit 4) or held by a running job (exit 3); output %q", sum, err, out)
+	}
+}

@@ -86,6 +86,9 @@ func TestGNUInputsCLI(t *testing.T) {
 		{"", []string{"-k", "-j1", "-n2", "echo", "{#}", "{}", ":::", "a", "b", "c"}, "1 a b\n2 c\n"},
 		{"a\n\n \nb\n", []string{"-k", "-r", "echo", "[{}]"}, "[a]\n[b]\n"},
 		{"", []string{"-k", "--tag", "echo", "x", ":::", "a"}, "a\tx a\n"},
+		// --colsep '' splits every character, as GNU parallel's split //.
+		{"", []string{"-k", "--colsep", "", "echo", "{1}-{2}-{3}", ":::", "abc", "xy", " a "}, "a-b-c\nx-y-\n-a-\n"},
+		{"a b\n", []string{"-k", "-C", "", "--trim", "n", "echo", "[{2}]"}, "[ ]\n"},
 	} {
 		out, stderr, code := rationCmd(t, c.stdin, nil, append([]string{"run", "--quiet"}, c.args...)...)
 		if code != 0 || out != c.want {

@@ -47,17 +47,21 @@ type command struct {
 
 func commands() []command { return commandsWith(nil) }
 
-// commandsWith is commands with `ration run` handling its signals through
-// h (nil: a handler of its own for the run).
+// commandsWith is commands with `ration run` and `ration sem` handling
+// their signals through h (nil: a handler of its own for the run, Go's
+// defaults for sem).
 func commandsWith(h *signalHub) []command {
 	run := func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runMainWith(h, args, os.Getenv, stdin, stdout, stderr)
+	}
+	sem := func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+		return semMain(h, args, os.Getenv, stdout, stderr)
 	}
 	return []command{
 		{"limits", "show the container's CPU and memory budget and the jobs it allows", cmdLimits},
 		{"run", "run a command once per input, in parallel, within the budget", run},
 		{"report", "render a joblog as a self-contained HTML or SVG timeline", cmdReport},
-		{"sem", "a counting semaphore shared between processes (GNU parallel's sem)", cmdSem},
+		{"sem", "a counting semaphore shared between processes (GNU parallel's sem)", sem},
 	}
 }
 

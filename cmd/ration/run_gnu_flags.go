@@ -11,9 +11,11 @@ type gnuFlags struct {
 	// Sources and fields.
 	link      bool
 	colsep    string
+	colsepSet bool // --colsep given, maybe empty (every character a field)
 	header    string
 	trim      string
 	delimiter string
+	delimSet  bool // -d given, maybe empty (refused: Perl's paragraph mode)
 	eof       string
 	// Replacement strings.
 	replace, extReplace, baseReplace, dirReplace, baseExtReplace, seqReplace, slotReplace string
@@ -80,7 +82,7 @@ func addGNUFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.StringVarP(&g.colsep, "colsep", "C", "", "split every input value into fields {1} {2} ... where `REGEXP` matches")
 	fs.StringVar(&g.header, "header", "", "the first value of every source names its fields ({name}); `REGEXP` is accepted as GNU's and only : is usual (with --pipe: the header put in front of every block, : one line, N lines, else a regular expression)")
 	fs.StringVar(&g.trim, "trim", "", "remove blanks around every value: `n|l|r|lr|rl` (default n; lr with --colsep, as GNU parallel)")
-	fs.StringVarP(&g.delimiter, "delimiter", "d", "", "input values end with `DELIM` (\\n, \\t, \\0, \\x0a escapes; several characters allowed) instead of a newline")
+	fs.StringVarP(&g.delimiter, "delimiter", "d", "", "input values end with `DELIM` (\\n, \\t, \\r and octal \\0, \\012 escapes as in GNU parallel; several characters allowed) instead of a newline")
 	fs.StringVarP(&g.eof, "eof", "E", "", "stop reading every input source at the value `STR`")
 	fs.StringVarP(&g.replace, "replace", "I", "", "use `STR` instead of {} (and {1}.. are then literal)")
 	fs.StringVar(&g.extReplace, "extensionreplace", "", "use `STR` instead of {.}")

@@ -153,7 +153,7 @@ func planPipeChecks(p *runPlan, f *runFlags) error {
 		return flagMsg("--pipe", "-N0 gives a job no records; with --pipe, -N must be at least 1")
 	case g.maxLines == 0:
 		return flagMsg("--pipe", "-L0 gives a record no lines; with --pipe, -L must be at least 1")
-	case p.input.colsep != "" || p.input.delim != "\n" || p.input.eof != "" || f.null:
+	case p.input.colsepSet || p.input.delim != "\n" || p.input.eof != "" || f.null:
 		return flagMsg("--pipe", "--colsep, -d, -0 and -E do not apply to --pipe's blocks (records end with --recend)")
 	}
 	return nil

@@ -61,11 +61,11 @@ func splitSources(args []string, argSep, fileSep string) (command []string, srcs
 func planReading(p *runPlan, f *runFlags) error {
 	in, g := &p.input, &f.gnu
 	switch {
-	case f.null && g.delimiter != "":
+	case f.null && g.delimSet:
 		return flagMsg("--delimiter", "--null and --delimiter cannot be combined")
 	case f.null:
 		in.delim = "\x00"
-	case g.delimiter != "":
+	case g.delimSet:
 		d, err := input.ParseDelimiter(g.delimiter)
 		if err != nil {
 			return flagErr("--delimiter", err)
@@ -76,7 +76,7 @@ func planReading(p *runPlan, f *runFlags) error {
 	if trim == "" {
 		// GNU parallel: --colsep implies --trim rl.
 		trim = "n"
-		if g.colsep != "" {
+		if g.colsepSet {
 			trim = "lr"
 		}
 	}
@@ -84,15 +84,16 @@ func planReading(p *runPlan, f *runFlags) error {
 	if in.trim, err = input.ParseTrim(trim); err != nil {
 		return flagErr("--trim", err)
 	}
-	if g.colsep != "" {
+	if g.colsepSet {
 		if _, err := regexp.Compile(g.colsep); err != nil {
 			return flagErr("--colsep", err)
 		}
 	}
-	if in.kind == inputFiles && (g.link || g.header != "" || g.colsep != "" || g.eof != "") {
+	if in.kind == inputFiles && (g.link || g.header != "" || g.colsepSet || g.eof != "") {
 		return flagMsg("--files", "--link, --header, --colsep and -E need :::, :::: or -a inputs (or stdin), not --files")
 	}
 	in.eof, in.noEmpty, in.link, in.header, in.colsep = g.eof, g.noRunIfEmpty, g.link, g.header != "", g.colsep
+	in.colsepSet = g.colsepSet
 	in.lines = g.maxLines >= 0
 	return nil
 }

@@ -95,6 +95,7 @@ type inputPlan struct {
 	// colsep is compiled by wire).
 	link, header bool
 	colsep       string
+	colsepSet    bool // --colsep given: "" splits every character
 	trim         input.Trim
 	patterns     []string // inputFiles
 	excludes     []string // inputFiles

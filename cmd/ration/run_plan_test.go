@@ -133,19 +133,22 @@ func planCases() []planCase {
 		{args: c("echo", ":::+", "a"), want: func(p *runPlan) {
 			p.input.kind, p.input.sources, p.input.total = inputSources, []sourcePlan{{name: ":::+", args: []string{"a"}}}, 1
 		}},
-		{args: c("--colsep", ",", "echo"), want: func(p *runPlan) { p.input.colsep, p.input.trim = ",", input.TrimBoth }},
-		{args: c("--colsep", ",", "--trim", "n", "echo"), want: func(p *runPlan) { p.input.colsep = "," }},
+		{args: c("--colsep", ",", "echo"), want: func(p *runPlan) { p.input.colsep, p.input.colsepSet, p.input.trim = ",", true, input.TrimBoth }},
+		{args: c("--colsep", ",", "--trim", "n", "echo"), want: func(p *runPlan) { p.input.colsep, p.input.colsepSet = ",", true }},
 		{args: c("echo", "::::"), err: ":::: needs a file name after it"},
 		{args: c("echo", "::::", "-", "-a", "-"), err: "standard input is named twice as an input source (-a - or :::: -)"},
 		{args: c("--link", "echo"), want: func(p *runPlan) { p.input.link = true }},
 		{args: c("--xapply", "echo"), want: func(p *runPlan) { p.input.link = true }},
-		{args: c("--colsep", ",+", "--trim", "lr", "echo"), want: func(p *runPlan) { p.input.colsep, p.input.trim = ",+", input.TrimBoth }},
+		{args: c("--colsep", ",+", "--trim", "lr", "echo"), want: func(p *runPlan) { p.input.colsep, p.input.colsepSet, p.input.trim = ",+", true, input.TrimBoth }},
 		{args: c("-C", "(", "echo"), err: "--colsep: " + errOf(regexp.Compile(strings.Repeat("(", 1))), flag: "--colsep"},
 		{args: c("--trim", "x", "echo"), err: "--trim: " + errOf(input.ParseTrim("x")), flag: "--trim"},
 		{args: c("--header", ":", "echo"), want: func(p *runPlan) { p.input.header = true }},
 		{args: c("-d", `\t`, "-E", "END", "-r", "echo"), want: func(p *runPlan) { p.input.delim, p.input.eof, p.input.noEmpty = "\t", "END", true }},
 		{args: c("--delimiter", "xy", "--eof", "END", "--no-run-if-empty", "echo"), want: func(p *runPlan) { p.input.delim, p.input.eof, p.input.noEmpty = "xy", "END", true }},
 		{args: c("-0", "-d", ",", "echo"), err: "--null and --delimiter cannot be combined", flag: "--delimiter"},
+		// GNU parallel's -d '' is Perl's paragraph mode; it was read as no -d.
+		{args: c("-d", "", "echo"), err: "--delimiter: bad option: -d: empty delimiter (GNU parallel's -d '' is Perl's paragraph mode, records separated by blank lines, which ration does not support)", flag: "--delimiter"},
+		{args: c("-0", "-d", "", "echo"), err: "--null and --delimiter cannot be combined", flag: "--delimiter"},
 		{args: c("--files", "x", "--link", "echo"), err: "--link, --header, --colsep and -E need :::, :::: or -a inputs (or stdin), not --files", flag: "--files"},
 
 		// Replacement strings.

@@ -183,7 +183,7 @@ func (w *wiring) inputs(cfg *runner.Config, stdin io.Reader) error {
 		srcs = append(srcs, src)
 	}
 	opts := input.Options{Link: in.link, Header: in.header, Trim: in.trim}
-	if in.colsep != "" {
+	if in.colsepSet {
 		opts.ColSep = regexp.MustCompile(in.colsep) // checked by plan
 	}
 	args, err := input.Open(srcs, opts)

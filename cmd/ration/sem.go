@@ -32,8 +32,10 @@ as one shell command line) holding it: in the background by default
 (ration sem returns once the command holds the semaphore), with --fg in the
 foreground (ration sem exits with the command's status). The output of a
 command is printed when it ends, unless -u. --wait waits until none holds
-it. A holder that dies, however it dies, holds nothing: the semaphore is
-made of files locked with flock(2) under ~/.parallel/semaphores.
+it. The command holds its slot until it ends, even if sem is killed, and
+a holder that dies, however it dies, holds nothing: the semaphore is made
+of files locked with flock(2) under ~/.parallel/semaphores. SIGINT,
+SIGTERM and SIGHUP to sem are passed on to its running command.
 
 flags:`
 
@@ -83,12 +85,9 @@ type semPlan struct {
 	command string // the command line
 }
 
-// cmdSem implements `ration sem`.
-func cmdSem(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return semMain(args, os.Getenv, stdout, stderr)
-}
-
-func semMain(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+// semMain implements `ration sem`, its signals handled through h (nil: by
+// Go's defaults).
+func semMain(h *signalHub, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	var f semFlags
 	fs := newSemFlagSet(&f)
 	if err := fs.Parse(args); err != nil {
@@ -104,7 +103,7 @@ func semMain(args []string, getenv func(string) string, stdout, stderr io.Writer
 	if err != nil {
 		return fail(stderr, "ration sem", err)
 	}
-	return runSem(p, stdout, stderr)
+	return runSem(h, p, stdout, stderr)
 }
 
 // planSem checks the flags of `ration sem`.
@@ -199,7 +198,7 @@ func gnuCacheDir(getenv func(string) string) string {
 }
 
 // runSem runs the planned sem and returns its exit status.
-func runSem(p semPlan, stdout, stderr io.Writer) int {
+func runSem(h *signalHub, p semPlan, stdout, stderr io.Writer) int {
 	s, err := sem.Open(p.dir, sem.Options{})
 	if err != nil {
 		return fail(stderr, "ration sem", err)
@@ -224,7 +223,7 @@ func runSem(p semPlan, stdout, stderr io.Writer) int {
 	if !p.fg {
 		return semBackground(p, slot, stderr)
 	}
-	return semRun(p, stdout, stderr)
+	return semRun(h, p, slot, stdout, stderr)
 }
 
 // acquireSem takes a slot, as --semaphoretimeout says; nil and the exit
@@ -282,10 +281,17 @@ func semBackground(p semPlan, slot *sem.Slot, stderr io.Writer) int {
 }
 
 // semRun runs the command through the shell, its output held until it
-// ends (unless -u), and returns its exit status as a shell would.
-func semRun(p semPlan, stdout, stderr io.Writer) int {
+// ends (unless -u), and returns its exit status as a shell would. The
+// command inherits the slot as its file 3, so that the slot stays held
+// while the command runs even if this process is killed: the semaphore
+// bounds the commands, not the sem processes. SIGINT, SIGTERM and SIGHUP
+// are passed on to the command while it runs, as GNU parallel's sem waits
+// for its job: sem then ends with the command, its output printed, and
+// exits with its status, instead of leaving it running unseen.
+func semRun(h *signalHub, p semPlan, slot *sem.Slot, stdout, stderr io.Writer) int {
 	cmd := exec.Command(p.shell, "-c", p.command)
 	cmd.Stdin = os.Stdin
+	cmd.ExtraFiles = []*os.File{slot.File()}
 	var outF, errF *os.File
 	if p.ungroup {
 		cmd.Stdout, cmd.Stderr = stdout, stderr
@@ -301,7 +307,18 @@ func semRun(p semPlan, stdout, stderr io.Writer) int {
 		defer errF.Close()
 		cmd.Stdout, cmd.Stderr = outF, errF
 	}
-	err := cmd.Run()
+	err := cmd.Start()
+	if err == nil {
+		if h != nil {
+			h.set(func(s os.Signal) {
+				if isStopSignal(s) {
+					_ = cmd.Process.Signal(s)
+				}
+			})
+			defer h.set(nil)
+		}
+		err = cmd.Wait()
+	}
 	if outF != nil {
 		for _, c := range []struct {
 			f *os.File

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -140,5 +141,88 @@ func TestSemE2E(t *testing.T) {
 	_, errOut, code = rationCmd(t, "", env, "run", "--semaphore", "echo")
 	if code != exitUsage || !strings.Contains(errOut, "ration sem") {
 		t.Errorf("ration run --semaphore: exit %d, stderr %q; want it to name ration sem", code, errOut)
+	}
+}
+
+// TestSemFgKilledHolder: a --fg sem killed with SIGKILL while its command
+// runs leaves the slot held by the command until the command ends, as a
+// background sem's command holds it: the semaphore bounds the commands,
+// not the sem processes (a -j1 --fg sem killed by a CI timeout used to
+// let the next sem in while its command still ran).
+func TestSemFgKilledHolder(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "PARALLEL_HOME=", "XDG_CACHE_HOME=", "PARALLEL_SHELL=/bin/sh"}
+	id := "fgkill"
+	ready, release := filepath.Join(home, "ready"), filepath.Join(home, "release")
+	cmd := exec.Command(buildRation(t), "sem", "--fg", "-u", "--id", id,
+		"touch "+ready+"; while [ ! -e "+release+" ]; do sleep 0.05; done")
+	cmd.Env = append(os.Environ(), env...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer os.WriteFile(release, nil, 0o644) // ends the orphaned command
+	deadline := time.Now().Add(30 * time.Second)
+	for _, err := os.Stat(ready); err != nil; _, err = os.Stat(ready) {
+		if time.Now().After(deadline) {
+			t.Fatal("the command never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	s, err := sem.Open(sem.Dir(filepath.Join(home, ".parallel", "semaphores"), id), sem.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Holders(); n != 1 || err != nil {
+		t.Errorf("after the --fg sem was killed, its command still running: %d holders (%v), want 1", n, err)
+	}
+	if err := os.WriteFile(release, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, code := rationCmd(t, "", env, "sem", "--id", id, "--wait"); code != 0 {
+		t.Errorf("sem --wait after the command ended: exit %d", code)
+	}
+}
+
+// TestSemFgSignal: SIGTERM to a --fg sem while its command runs goes to
+// the command, and sem exits with the command's status once it ended,
+// its output printed (it used to exit 143 at once saying "no job was
+// running", leaving the command running unseen, its output lost).
+func TestSemFgSignal(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "PARALLEL_HOME=", "XDG_CACHE_HOME=", "PARALLEL_SHELL=/bin/sh"}
+	ready, release := filepath.Join(home, "ready"), filepath.Join(home, "release")
+	defer os.WriteFile(release, nil, 0o644) // ends an orphaned command
+	cmd := exec.Command(buildRation(t), "sem", "--fg", "--id", "fgsig",
+		`trap 'echo got-term; exit 9' TERM; touch `+ready+`; while [ ! -e `+release+` ]; do sleep 0.05; done`)
+	cmd.Env = append(os.Environ(), env...)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for _, err := os.Stat(ready); err != nil; _, err = os.Stat(ready) {
+		if time.Now().After(deadline) {
+			t.Fatal("the command never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second): // hang guard
+		_ = cmd.Process.Kill()
+		t.Fatal("sem did not end after its command did")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 9 || out.String() != "got-term\n" {
+		t.Errorf("sem --fg after SIGTERM: exit %d, stdout %q, stderr %q; want 9 and the command's got-term", code, out.String(), errb.String())
 	}
 }

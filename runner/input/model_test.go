@@ -10,16 +10,21 @@ import (
 )
 
 func TestParseDelimiter(t *testing.T) {
+	// The expected values are what GNU parallel 20221122's unquote_printf
+	// makes of each -d argument (checked by splitting input with it): only
+	// \t, \n, \r, \NNN and \N are decoded, in that order of passes.
 	cases := []struct{ in, want string }{
-		{",", ","}, {`\n`, "\n"}, {`\t`, "\t"}, {`\0`, "\x00"}, {`\012`, "\n"}, {`\x41b`, "Ab"},
-		{"xy", "xy"}, {`\\`, `\`}, {`\q`, `\q`}, {`a\`, `a\`},
+		{",", ","}, {`\n`, "\n"}, {`\t`, "\t"}, {`\r`, "\r"}, {`\0`, "\x00"}, {`\012`, "\n"},
+		{`\101`, "A"}, {`\12`, "\x012"}, {`\8`, "8"}, {`\0411`, "!1"}, {`\1345`, "\x05"},
+		{"xy", "xy"}, {`\\`, `\\`}, {`\\n`, "\\\n"}, {`\q`, `\q`}, {`a\`, `a\`},
+		{`\x41b`, `\x41b`}, {`\a`, `\a`}, {`\x`, `\x`}, {`\e`, `\e`},
 	}
 	for _, c := range cases {
 		if got, err := ParseDelimiter(c.in); err != nil || got != c.want {
 			t.Errorf("ParseDelimiter(%q) = %q, %v; want %q", c.in, got, err, c.want)
 		}
 	}
-	for _, bad := range []string{"", `\x`, `\777`} {
+	for _, bad := range []string{"", `\777`, `\400`} {
 		if _, err := ParseDelimiter(bad); !errors.Is(err, ErrBadOption) {
 			t.Errorf("ParseDelimiter(%q): %v, want ErrBadOption", bad, err)
 		}

@@ -57,72 +57,69 @@ func (t Trim) Apply(s string) string {
 	return s
 }
 
-// ParseDelimiter parses the argument of -d/--delimiter as GNU parallel
-// does: C escapes (\n \t \r \a \b \f \v \\ \0), octal (\012, \0 alone is
-// NUL) and hexadecimal (\x0a) escapes are decoded, other characters are
-// taken as they are. The delimiter may be several bytes long ("xy"); it may
-// not be empty.
+// ParseDelimiter parses the argument of -d/--delimiter exactly as GNU
+// parallel's unquote_printf does, so that a -d written for GNU parallel
+// splits the same records: one pass each, in this order, replaces \t, \n
+// and \r, then \NNN (three digits), then \N (one digit), the digits read
+// as a Perl string escape (octal digits, so \8 is "8" and \189 is \1
+// followed by "89"). Nothing else is an escape: \\ is two backslashes and
+// \x41 is four characters, as in GNU parallel. A later pass may decode what
+// an earlier one made (\1345 is \134, a backslash, then \5). The
+// delimiter may be several bytes long ("xy"); it may not be empty, nor
+// hold an escape above \377 (GNU parallel would make it a wide character).
 func ParseDelimiter(s string) (string, error) {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' || i+1 == len(s) {
-			b.WriteByte(c)
-			continue
-		}
-		i++
-		switch e := s[i]; e {
-		case 'n':
-			b.WriteByte('\n')
-		case 't':
-			b.WriteByte('\t')
-		case 'r':
-			b.WriteByte('\r')
-		case 'a':
-			b.WriteByte('\a')
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'v':
-			b.WriteByte('\v')
-		case '\\':
-			b.WriteByte('\\')
-		case 'x':
-			j := i + 1
-			for j < len(s) && j < i+3 && isHex(s[j]) {
-				j++
-			}
-			if j == i+1 {
-				return "", fmt.Errorf("%w: -d %q: \\x without hex digits", ErrBadOption, s)
-			}
-			v, _ := strconv.ParseUint(s[i+1:j], 16, 8)
-			b.WriteByte(byte(v))
-			i = j - 1
-		case '0', '1', '2', '3', '4', '5', '6', '7':
-			j := i
-			for j < len(s) && j < i+3 && '0' <= s[j] && s[j] <= '7' {
-				j++
-			}
-			v, err := strconv.ParseUint(s[i:j], 8, 8)
-			if err != nil {
-				return "", fmt.Errorf("%w: -d %q: octal escape above \\377", ErrBadOption, s)
-			}
-			b.WriteByte(byte(v))
-			i = j - 1
-		default:
-			b.WriteByte('\\')
-			b.WriteByte(e)
+	s = strings.NewReplacer(`\t`, "\t").Replace(s)
+	s = strings.NewReplacer(`\n`, "\n").Replace(s)
+	s = strings.NewReplacer(`\r`, "\r").Replace(s)
+	var err error
+	for _, digits := range []int{3, 1} {
+		if s, err = perlOctalPass(s, digits); err != nil {
+			return "", fmt.Errorf("%w: -d: %w", ErrBadOption, err)
 		}
 	}
-	if b.Len() == 0 {
-		return "", fmt.Errorf("%w: -d: empty delimiter", ErrBadOption)
+	if s == "" {
+		return "", fmt.Errorf("%w: -d: empty delimiter (GNU parallel's -d '' is Perl's paragraph mode, records separated by blank lines, which ration does not support)", ErrBadOption)
+	}
+	return s, nil
+}
+
+// perlOctalPass is GNU parallel's s/\\(\d{n})/eval 'sprintf "\\'.$1.'"'/ge:
+// every backslash followed by n decimal digits becomes what Perl makes of
+// that escape in a double-quoted string.
+func perlOctalPass(s string, n int) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+n >= len(s) || !allDigits(s[i+1:i+1+n]) {
+			b.WriteByte(s[i])
+			continue
+		}
+		d := s[i+1 : i+1+n]
+		j := 0
+		for j < len(d) && d[j] <= '7' {
+			j++
+		}
+		if j == 0 { // \8 and \9 are no escapes in Perl: the digit stays
+			b.WriteString(d)
+		} else {
+			v, err := strconv.ParseUint(d[:j], 8, 8)
+			if err != nil {
+				return "", fmt.Errorf("escape \\%s is above \\377", d[:j])
+			}
+			b.WriteByte(byte(v))
+			b.WriteString(d[j:])
+		}
+		i += n
 	}
 	return b.String(), nil
 }
 
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+func allDigits(s string) bool {
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // SplitOptions configures Split.
