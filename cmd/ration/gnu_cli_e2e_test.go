@@ -82,6 +82,9 @@ func TestGNUInputsCLI(t *testing.T) {
 		{"x\ny\n", []string{"-k", "-a", "-", "-a", f, "echo"}, "x 1\nx 2\ny 1\ny 2\n"},
 		{"", []string{"-k", "echo", "{2}", ":::", "a", "b", "::::+", f}, "1\n2\n"},
 		{"", []string{"-k", "--header", ":", "echo", "{n}", ":::", "n", "1", "2"}, "1\n2\n"},
+		// --header '' is a header, as in GNU parallel (its value is a
+		// regular expression only with --pipe).
+		{"", []string{"-k", "--header", "", "echo", "{n}", ":::", "n", "1", "2"}, "1\n2\n"},
 		{"", []string{"-k", "-N0", "echo", "hi", ":::", "1", "2"}, "hi\nhi\n"},
 		{"", []string{"-k", "-j1", "-n2", "echo", "{#}", "{}", ":::", "a", "b", "c"}, "1 a b\n2 c\n"},
 		{"a\n\n \nb\n", []string{"-k", "-r", "echo", "[{}]"}, "[a]\n[b]\n"},

@@ -145,6 +145,7 @@ func parseRunFlags(args []string) (runFlags, *pflag.FlagSet, error) {
 	f.args, f.workerGiven, f.retriesSet = fs.Args(), fs.Changed("worker"), fs.Changed("retries")
 	f.gnu.recEndSet, f.gnu.recStartSet = fs.Changed("recend"), fs.Changed("recstart")
 	f.gnu.colsepSet, f.gnu.delimSet = fs.Changed("colsep"), fs.Changed("delimiter")
+	f.gnu.headerSet, f.gnu.trimSet = fs.Changed("header"), fs.Changed("trim")
 	gnuExecParsed(fs, &f) // gnuexec branch
 	for name, v := range map[string]*int{"max-args": &f.gnu.maxArgs, "max-replace-args": &f.gnu.maxReplaceArgs, "max-lines": &f.gnu.maxLines} {
 		if !fs.Changed(name) {

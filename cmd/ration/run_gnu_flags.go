@@ -13,7 +13,9 @@ type gnuFlags struct {
 	colsep    string
 	colsepSet bool // --colsep given, maybe empty (every character a field)
 	header    string
+	headerSet bool // --header given, maybe empty (GNU: a header all the same)
 	trim      string
+	trimSet   bool // --trim given, maybe empty (refused, as GNU refuses it)
 	delimiter string
 	delimSet  bool // -d given, maybe empty (refused: Perl's paragraph mode)
 	eof       string

@@ -73,6 +73,9 @@ func planReading(p *runPlan, f *runFlags) error {
 		in.delim = d
 	}
 	trim := g.trim
+	if g.trimSet && trim == "" {
+		return flagMsg("--trim", "--trim '' is not a trim: want n, l, r, lr or rl")
+	}
 	if trim == "" {
 		// GNU parallel: --colsep implies --trim rl.
 		trim = "n"
@@ -89,10 +92,10 @@ func planReading(p *runPlan, f *runFlags) error {
 			return flagErr("--colsep", err)
 		}
 	}
-	if in.kind == inputFiles && (g.link || g.header != "" || g.colsepSet || g.eof != "") {
+	if in.kind == inputFiles && (g.link || g.headerSet || g.colsepSet || g.eof != "") {
 		return flagMsg("--files", "--link, --header, --colsep and -E need :::, :::: or -a inputs (or stdin), not --files")
 	}
-	in.eof, in.noEmpty, in.link, in.header, in.colsep = g.eof, g.noRunIfEmpty, g.link, g.header != "", g.colsep
+	in.eof, in.noEmpty, in.link, in.header, in.colsep = g.eof, g.noRunIfEmpty, g.link, g.headerSet, g.colsep
 	in.colsepSet = g.colsepSet
 	in.lines = g.maxLines >= 0
 	return nil

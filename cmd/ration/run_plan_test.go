@@ -143,6 +143,10 @@ func planCases() []planCase {
 		{args: c("-C", "(", "echo"), err: "--colsep: " + errOf(regexp.Compile(strings.Repeat("(", 1))), flag: "--colsep"},
 		{args: c("--trim", "x", "echo"), err: "--trim: " + errOf(input.ParseTrim("x")), flag: "--trim"},
 		{args: c("--header", ":", "echo"), want: func(p *runPlan) { p.input.header = true }},
+		// GNU parallel refuses --trim '' and reads --header '' as a header
+		// (any --header is one); ration read them as no flag.
+		{args: c("--trim", "", "echo"), err: "--trim '' is not a trim: want n, l, r, lr or rl", flag: "--trim"},
+		{args: c("--header", "", "echo"), want: func(p *runPlan) { p.input.header = true }},
 		{args: c("-d", `\t`, "-E", "END", "-r", "echo"), want: func(p *runPlan) { p.input.delim, p.input.eof, p.input.noEmpty = "\t", "END", true }},
 		{args: c("--delimiter", "xy", "--eof", "END", "--no-run-if-empty", "echo"), want: func(p *runPlan) { p.input.delim, p.input.eof, p.input.noEmpty = "xy", "END", true }},
 		{args: c("-0", "-d", ",", "echo"), err: "--null and --delimiter cannot be combined", flag: "--delimiter"},
