@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -128,5 +129,30 @@ func TestGNUJoblogKilled(t *testing.T) {
 		if len(f) < 8 || f[6]+"\t"+f[7] != c.want {
 			t.Errorf("%q: joblog line %q, want Exitval and Signal %q", c.args, lines[len(lines)-1], c.want)
 		}
+	}
+}
+
+// TestBareRun: a bare `ration run` reads command lines from stdin, as
+// GNU parallel's `parallel < jobs` (docs/compat.md), and is refused with
+// a one-line usage error only when stdin is a terminal, where it is a
+// mistake far more often than commands typed by hand. It was refused
+// whatever stdin was. The terminal is script(1)'s.
+func TestBareRun(t *testing.T) {
+	out, stderr, code := rationCmd(t, "echo a\necho b\n", nil, "run")
+	if code != 0 || out != "a\nb\n" && out != "b\na\n" {
+		t.Errorf("ration run < jobs: exit %d, stdout %q; stderr %s", code, out, stderr)
+	}
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("script(1) is needed for a terminal on stdin")
+	}
+	// script -e exits with the command's status; its own stdin is
+	// /dev/null, so nothing is typed into the terminal.
+	cmd := exec.Command(script, "-qec", buildRation(t)+" run", "/dev/null")
+	tty, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitUsage ||
+		!strings.Contains(string(tty), "ration run: "+errNoCommand) || strings.Count(strings.TrimSpace(string(tty)), "\n") != 0 {
+		t.Errorf("ration run on a terminal: %v, output %q; want exit %d and one line %q", err, tty, exitUsage, errNoCommand)
 	}
 }

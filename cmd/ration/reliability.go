@@ -59,6 +59,11 @@ func (w *wiring) checkRun(cfg *runner.Config, stdin io.Reader, stdout io.Writer)
 		}
 	}
 	if f, ok := stdin.(*os.File); ok && in.kind == inputStdin && logs.IsTerminal(f) {
+		if w.plan.bare {
+			// Typed by mistake far more often than a list of command
+			// lines typed on the terminal.
+			return flagMsg("", errNoCommand)
+		}
 		w.say.say(slog.LevelWarn, "ration run: ", "reading inputs from the terminal, one per line; end them with Ctrl-D (or give inputs after :::, with -a FILE or --files)")
 	}
 	return nil

@@ -24,6 +24,9 @@ import (
 type runPlan struct {
 	// help asks for the help text; nothing else is planned.
 	help bool
+	// bare: `ration run` with no argument at all, which reads command
+	// lines from stdin unless it is a terminal (errNoCommand).
+	bare bool
 	// cfg is the runner's configuration, less what the wiring adds:
 	// Input, Jobs and JobsReason, Logger, Observer, Executor, OOMKills,
 	// Stdout and Stderr.
@@ -163,6 +166,9 @@ const (
 // part of p. Steps run in order; the first error is the plan's.
 type planStep func(p *runPlan, f *runFlags, getenv func(string) string) error
 
+// errNoCommand refuses a bare `ration run` on a terminal.
+const errNoCommand = "no command given (usage: ration run [flags] -- COMMAND [ARG...], or command lines on stdin)"
+
 // plan turns the flags and the environment (read through getenv only)
 // into a runPlan, or into one usage error naming the flag at fault. It
 // does no I/O: whether -a files and --fs-root exist, and whether the
@@ -245,12 +251,10 @@ func planCommand(p *runPlan, f *runFlags, getenv func(string) string) error {
 		// --dry-run shows what each worker would be sent.
 		p.cfg.DryRunLine = func(in string, seq int64) string { return worker.RequestLine(seq, in) }
 	}
-	switch {
-	case len(f.args) == 0 && len(p.args) == 0:
-		// A bare `ration run` is a mistake far more often than a list of
-		// command lines typed on the terminal.
-		return flagMsg("", "no command given (usage: ration run [flags] -- COMMAND [ARG...])")
-	case len(command) == 0:
+	// A bare `ration run` is GNU parallel's `parallel < jobs`; wire refuses
+	// it when stdin is a terminal (see checkRun).
+	p.bare = len(f.args) == 0 && len(p.args) == 0
+	if len(command) == 0 {
 		// As GNU parallel: every input is a command line for the shell.
 		command, p.cfg.GNU.InputIsCommand = []string{"{}"}, true
 	}

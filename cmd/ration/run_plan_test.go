@@ -101,9 +101,12 @@ func planCases() []planCase {
 		{args: c("echo", ":::", "a", "b"), want: func(p *runPlan) {
 			p.input.kind, p.input.sources, p.input.total = inputSources, args(":::", "a", "b"), 2
 		}},
-		// No command: every input is a command line (GNU parallel's way),
-		// but a bare `ration run` is a usage error.
-		{args: c(), err: "no command given (usage: ration run [flags] -- COMMAND [ARG...])"},
+		// No command: every input is a command line (GNU parallel's way);
+		// a bare `ration run` too, refused by wire on a terminal only
+		// (TestBareRun).
+		{args: c(), want: func(p *runPlan) {
+			p.cfg.Command, p.cfg.GNU.InputIsCommand, p.parentShell, p.bare = []string{"{}"}, true, true, true
+		}},
 		{args: c("-j", "2"), want: func(p *runPlan) {
 			p.cfg.Command, p.cfg.GNU.InputIsCommand, p.parentShell = []string{"{}"}, true, true
 			p.limits.Jobs, p.jobsSpec = "2", "2"

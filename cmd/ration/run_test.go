@@ -584,7 +584,6 @@ func (e e2e) usageErrors(t *testing.T) {
 		{[]string{"--halt", "later", "true"}, "--halt"},
 		{[]string{"-j", "zero", "true"}, `ration run: --jobs: "zero" is not a whole number >= 1`},
 		{[]string{"--bogus", "true"}, "unknown flag: --bogus"},
-		{[]string{}, "no command given"},
 		{[]string{"-a", "/does/not/exist", "true"}, "-a /does/not/exist: no such file or directory"},
 		{[]string{"--files", "/does/not/exist/**", "true"}, "/does/not/exist"},
 		{[]string{"--resume", "true"}, "need --joblog"},
