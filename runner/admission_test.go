@@ -179,7 +179,14 @@ func TestAdmissionSlowStart(t *testing.T) {
 	}
 	var rec recorder
 	log := filepath.Join(t.TempDir(), "log")
-	r, err := New(Config{Command: []string{"sh", "-c", stamped(log, "{}", "sleep 0.3")}, Input: input.Args([]string{"a", "b", "c", "d"}),
+	// The first job (the only one started) runs 0.3 s; the others wait
+	// until all four have started, or 10 s, so that "3 at once" does not
+	// depend on three processes starting within 0.3 s on a loaded
+	// machine. A wrong admission still shows: fewer than 3 then run at
+	// once (the wait times out), or more than 1 at first.
+	barrier := `if [ "$(grep -c '^S' ` + log + `)" -eq 1 ]; then sleep 0.3; else i=0; ` +
+		`while [ "$(grep -c '^S' ` + log + `)" -lt 4 ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done; fi`
+	r, err := New(Config{Command: []string{"sh", "-c", stamped(log, "{}", barrier)}, Input: input.Args([]string{"a", "b", "c", "d"}),
 		Jobs: 3, Observer: &rec, Memory: admit.SamplerFor(memFixture(t, 1, ""), 1), Admit: admit.Config{Settle: time.Hour}})
 	if err != nil {
 		t.Fatal(err)
