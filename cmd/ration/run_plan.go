@@ -171,8 +171,9 @@ const errNoCommand = "no command given (usage: ration run [flags] -- COMMAND [AR
 
 // plan turns the flags and the environment (read through getenv only)
 // into a runPlan, or into one usage error naming the flag at fault. It
-// does no I/O: whether -a files and --fs-root exist, and whether the
-// metrics address can be bound, are checked by wire.
+// does no I/O but reading the cgroup for -j +N and -j -N (planJobsOffset):
+// whether -a files and --fs-root exist, and whether the metrics address
+// can be bound, are checked by wire.
 func plan(f runFlags, getenv func(string) string, args []string) (runPlan, error) {
 	p := runPlan{help: f.help, args: args}
 	if f.help {
@@ -447,6 +448,18 @@ func planJoblog(c *runner.Config, f *runFlags) error {
 	return nil
 }
 
+// jobsOffsetCPUs is GNU parallel's -j +k or -j -k for ration run and
+// ration sem: the effective CPUs of the limits decision (eff), rounded
+// down, plus k, which may leave fewer than one job (each caller says what
+// that means).
+func jobsOffsetCPUs(k int, fsRoot string, getenv func(string) string) (n int, eff float64, err error) {
+	d, err := limits.Decide(limits.Options{FSRoot: fsRoot, Jobs: "100%", Getenv: getenv})
+	if err != nil {
+		return 0, 0, flagErr("--jobs", err)
+	}
+	return int(d.EffectiveCPUs) + k, d.EffectiveCPUs, nil
+}
+
 // planJobsOffset turns GNU parallel's -j +N and -j -N (the CPUs plus or
 // minus N) into a number: ration counts the effective CPUs of its limits
 // decision (rounded down), as for -j N%. As GNU parallel, a count below
@@ -460,13 +473,12 @@ func planJobsOffset(f *runFlags, getenv func(string) string) error {
 	if err != nil {
 		return nil // not +N or -N: checkJobs says what is wrong
 	}
-	d, err := limits.Decide(limits.Options{FSRoot: f.fsRoot, Jobs: "100%", Getenv: getenv})
+	n, eff, err := jobsOffsetCPUs(k, f.fsRoot, getenv)
 	if err != nil {
-		return flagErr("--jobs", err)
+		return err
 	}
-	n := int(d.EffectiveCPUs) + k
 	if n < 1 {
-		return flagMsg("--jobs", fmt.Sprintf("-j %s: %.2f effective CPUs %+d leave no job slot", t, d.EffectiveCPUs, k))
+		return flagMsg("--jobs", fmt.Sprintf("-j %s: %.2f effective CPUs %+d leave no job slot", t, eff, k))
 	}
 	f.jobs = strconv.Itoa(n)
 	return nil

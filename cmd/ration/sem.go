@@ -164,11 +164,11 @@ func semJobs(spec string, getenv func(string) string, readFile func(string) ([]b
 		if err != nil {
 			return 0, flagErr("--jobs", fmt.Errorf("%q is not a number like +2 or -1", s))
 		}
-		d, err := limits.Decide(limits.Options{Jobs: "100%", Getenv: getenv})
+		n, _, err := jobsOffsetCPUs(k, "", getenv)
 		if err != nil {
-			return 0, flagErr("--jobs", err)
+			return 0, err
 		}
-		return max(1, int(d.EffectiveCPUs)+k), nil
+		return max(1, n), nil
 	}
 	if s == "0" {
 		// GNU parallel's -j 0: no limit.
