@@ -141,10 +141,11 @@ func TestDecideJobsSources(t *testing.T) {
 		{"env percent", "", "200%", 1, "RATION_JOBS", ""},
 		{"flag beats env", "5", "3", 5, "-j", ""},
 		{"flag beats bad env", "5", "zz", 5, "-j", ""},
-		{"bad env", "", "zz", 0, "", `RATION_JOBS: "zz" is not a whole number >= 1 or a percentage like 50%`},
+		{"bad env", "", "zz", 0, "", `RATION_JOBS: "zz" is not a whole number >= 1, +N, -N or a percentage like 50%`},
 		{"bad env percent", "", "0%", 0, "", `RATION_JOBS: "0%" is not a percentage above 0 like 50%`},
-		{"zero", "0", "", 0, "", `jobs: "0" is not a whole number >= 1 or a percentage like 50%`},
-		{"negative", "-2", "", 0, "", `jobs: "-2" is not a whole number >= 1`},
+		{"zero", "0", "", 0, "", `jobs: "0" is not a whole number >= 1, +N, -N or a percentage like 50%`},
+		{"minus", "-2", "", 1, "-j", ""},             // 2 CPUs - 2, raised to 1 (see TestRelativeJobs)
+		{"env plus", "", "+1", 1, "RATION_JOBS", ""}, // floor(0.5) + 1
 		{"word", "many", "", 0, "", `jobs: "many" is not a whole number >= 1`},
 		{"fraction", "1.5", "", 0, "", `jobs: "1.5" is not a whole number >= 1`},
 		{"blank", " ", "", 0, "", `jobs: " " is not a whole number >= 1`},
@@ -152,7 +153,8 @@ func TestDecideJobsSources(t *testing.T) {
 		{"zero percent", "0%", "", 0, "", `jobs: "0%" is not a percentage above 0`},
 		{"negative percent", "-50%", "", 0, "", `jobs: "-50%" is not a percentage above 0`},
 		{"exponent percent", "1e2%", "", 0, "", `jobs: "1e2%" is not a percentage above 0`},
-		{"plus", "+3", "", 0, "", `jobs: "+3" is not a whole number >= 1`},
+		{"plus", "+3", "", 3, "-j", ""},
+		{"plus fraction", "+1.5", "", 0, "", `jobs: "+1.5" is not a whole number >= 1`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -30,7 +30,7 @@ func parseLimitsFlags(args []string) (limitsFlags, *pflag.FlagSet, error) {
 	fs.SetOutput(io.Discard)
 	fs.BoolVar(&f.json, "json", false, "print the decision as JSON")
 	fs.StringVar(&f.fsRoot, "fs-root", "", "read proc/ and the cgroup files below `DIR` (a snapshot) instead of the live system")
-	fs.StringVarP(&f.jobs, "jobs", "j", "", "number of jobs: `N`, or N% of the effective CPUs (default: RATION_JOBS, then 2 per CPU, at most 8)")
+	fs.StringVarP(&f.jobs, "jobs", "j", "", "number of jobs: `N`, N% of the effective CPUs, or +N/-N (the effective CPUs plus/minus N) (default: RATION_JOBS, then 2 per CPU, at most 8)")
 	fs.Var(&f.memPerJob, "mem-per-job", "expected memory of one job, `SIZE` like 512M, 100MiB, 1GiB; caps jobs at 0.9 x memory limit / SIZE; auto (ration run learns it from finished jobs) caps nothing here")
 	fs.BoolVarP(&f.help, "help", "h", false, "show this help")
 	err := fs.Parse(args)
@@ -51,7 +51,8 @@ func planLimits(f limitsFlags, getenv func(string) string) (limits.Options, erro
 	if _, err := checkJobs(f.jobs, getenv); err != nil {
 		return limits.Options{}, err
 	}
-	return limits.Options{FSRoot: f.fsRoot, Jobs: f.jobs, Getenv: getenv, MemPerJob: int64(f.memPerJob.size)}, nil
+	// As ration run: a -j -N that leaves no job slot is refused.
+	return limits.Options{FSRoot: f.fsRoot, Jobs: f.jobs, Getenv: getenv, MemPerJob: int64(f.memPerJob.size), RefuseNoSlot: true}, nil
 }
 
 // checkJobs returns the -j value in force, the flag's or else
@@ -83,8 +84,8 @@ func checkFSRoot(root string) error {
 	return nil
 }
 
-// cmdLimits implements `ration limits [--json] [--fs-root DIR] [-j N|N%]
-// [--mem-per-job SIZE|auto]`: it prints the CPU and memory budget it found and
+// cmdLimits implements `ration limits [--json] [--fs-root DIR]
+// [-j N|N%|+N|-N] [--mem-per-job SIZE|auto]`: it prints the CPU and memory budget it found and
 // the number of jobs `ration run` would start with the same flags.
 func cmdLimits(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return limitsMain(args, os.Getenv, stdout, stderr)
@@ -97,7 +98,7 @@ func limitsMain(args []string, getenv func(string) string, stdout, stderr io.Wri
 		return fail(stderr, "ration limits", err)
 	}
 	if f.help {
-		fmt.Fprintln(stdout, "usage: ration limits [--json] [--fs-root DIR] [-j N|N%] [--mem-per-job SIZE|auto]")
+		fmt.Fprintln(stdout, "usage: ration limits [--json] [--fs-root DIR] [-j N|N%|+N|-N] [--mem-per-job SIZE|auto]")
 		fmt.Fprintln(stdout)
 		fmt.Fprintln(stdout, "Show the CPU and memory budget of this container and the jobs it allows.")
 		fmt.Fprintln(stdout)

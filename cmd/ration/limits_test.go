@@ -30,7 +30,7 @@ func TestLimitsUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"-j", "zero"}, "ration limits: --jobs: " + jobsErr("zero") + "\n"},
-		{[]string{"--jobs=-1"}, "ration limits: --jobs: " + jobsErr("-1") + "\n"},
+		{[]string{"--jobs=-1.5"}, "ration limits: --jobs: " + jobsErr("-1.5") + "\n"},
 		{[]string{"--mem-per-job", "lots"}, `invalid argument "lots" for "--mem-per-job" flag: ` + errOf(limits.ParseSize("lots"))},
 		{[]string{"--mem-per-job", "-5M"}, `invalid size "-5M"`},
 		{[]string{"--fs-root", "/does/not/exist"}, "--fs-root /does/not/exist: not a directory"},

@@ -149,7 +149,8 @@ func planSem(f semFlags, args []string, getenv func(string) string, readFile fun
 }
 
 // semJobs parses sem's -j as GNU parallel does: N, +N and -N (the
-// effective CPUs plus or minus N, at least 1), N%, or a file holding one.
+// effective CPUs plus or minus N, at least 1: the limits decision without
+// RefuseNoSlot), N%, or a file holding one.
 func semJobs(spec string, getenv func(string) string, readFile func(string) ([]byte, error)) (int, error) {
 	s := strings.TrimSpace(spec)
 	if !jobsSpecRE.MatchString(s) {
@@ -158,17 +159,6 @@ func semJobs(spec string, getenv func(string) string, readFile func(string) ([]b
 			return 0, flagErr("--jobs", fmt.Errorf("%q is not a number, N%%, +N, -N or a readable file", spec))
 		}
 		s = strings.TrimSpace(string(data))
-	}
-	if strings.HasPrefix(s, "+") || (strings.HasPrefix(s, "-") && !strings.HasSuffix(s, "%")) {
-		k, err := strconv.Atoi(s)
-		if err != nil {
-			return 0, flagErr("--jobs", fmt.Errorf("%q is not a number like +2 or -1", s))
-		}
-		n, _, err := jobsOffsetCPUs(k, "", getenv)
-		if err != nil {
-			return 0, err
-		}
-		return max(1, n), nil
 	}
 	if s == "0" {
 		// GNU parallel's -j 0: no limit.
