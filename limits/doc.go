@@ -86,8 +86,15 @@
 //
 // What the runtime misses is the hierarchy: it reads only the leaf
 // cgroup's quota and keeps the file descriptors of the cgroup it started
-// in (golang/go#81180). AdjustGOMAXPROCS corrects exactly that case: when
-// our walk finds a tighter limit than the leaf, and it would give a
+// in (golang/go#81180). It also misses the cgroup itself in a cgroup
+// namespace whose hierarchy was mounted outside it (unshare -C, a sandbox
+// that keeps the host's /sys): internal/runtime/cgroup takes only a mount
+// whose root ("/../..") is a prefix of the process's path ("/"), finds
+// none, and keeps GOMAXPROCS at the CPU count for good, while package
+// cgroup finds the cgroup below the mount point
+// (cgroup.Snapshot.CPUOutsideNamespace). AdjustGOMAXPROCS corrects
+// exactly these cases: when our walk finds a tighter limit than the leaf
+// quota the runtime sees (none in such a namespace), and it would give a
 // smaller GOMAXPROCS by the runtime's own rounding, it lowers GOMAXPROCS
 // (accepting that the runtime then stops updating; callers re-run it on
 // every re-read of the limits). When the tighter limit disappears it calls

@@ -48,8 +48,13 @@ type Decision struct {
 	CPUQuotaCgroup string   `json:"cpu_quota_cgroup,omitempty"`
 	CPUQuotaFile   string   `json:"cpu_quota_file,omitempty"`
 	// LeafCPUQuota is the quota of the process's own cgroup (what the Go
-	// runtime sees), null when unlimited.
+	// runtime sees, unless CPUOutsideNamespace), null when unlimited.
 	LeafCPUQuota *float64 `json:"leaf_cpu_quota"`
+	// CPUOutsideNamespace is set when the process's CPU cgroup lies
+	// outside its cgroup namespace (cgroup.Snapshot.CPUOutsideNamespace):
+	// the Go runtime then sees no CPU quota at all, and AdjustGOMAXPROCS
+	// lowers GOMAXPROCS for it.
+	CPUOutsideNamespace bool `json:"cpu_outside_namespace"`
 	// CPUSetCPUs is the number of CPUs in the cpuset, null when unknown;
 	// CPUSetList the list in kernel syntax.
 	CPUSetCPUs *int   `json:"cpuset_cpus"`
@@ -185,17 +190,18 @@ func decide(s cgroup.Snapshot, req request, memPerJob int64) Decision {
 // nil for what is unknown or unlimited.
 func mirror(s cgroup.Snapshot, source string, memPerJob int64) Decision {
 	d := Decision{
-		Hybrid:           s.Hybrid,
-		CPUCgroup:        s.CPUCgroup,
-		AffinityCPUs:     s.AffinityCPUs,
-		HostCPUs:         s.HostCPUs,
-		MemoryCgroup:     s.MemoryCgroup,
-		MemoryUsageBytes: s.MemoryUsage,
-		HostMemoryBytes:  s.HostMemory,
-		MemPerJobBytes:   memPerJob,
-		JobsSource:       source,
-		Warnings:         append([]string{}, s.Warnings...),
-		Snapshot:         s,
+		Hybrid:              s.Hybrid,
+		CPUCgroup:           s.CPUCgroup,
+		AffinityCPUs:        s.AffinityCPUs,
+		HostCPUs:            s.HostCPUs,
+		MemoryCgroup:        s.MemoryCgroup,
+		CPUOutsideNamespace: s.CPUOutsideNamespace,
+		MemoryUsageBytes:    s.MemoryUsage,
+		HostMemoryBytes:     s.HostMemory,
+		MemPerJobBytes:      memPerJob,
+		JobsSource:          source,
+		Warnings:            append([]string{}, s.Warnings...),
+		Snapshot:            s,
 	}
 	if s.Version != 0 {
 		d.CgroupVersion = ptr(s.Version)

@@ -351,3 +351,31 @@ func TestDecideLive(t *testing.T) {
 	}
 	t.Log(d.Reason)
 }
+
+// TestAdjustGOMAXPROCSCgroupNamespace: in a cgroup namespace whose
+// hierarchy was mounted outside it (the fixture: "0::/" under a mount
+// whose root is "/../.."), the Go runtime finds no cgroup at all
+// (internal/runtime/cgroup matches mount roots as path prefixes) and keeps
+// GOMAXPROCS at the CPU count, while package cgroup finds the 1.5-CPU quota
+// there. AdjustGOMAXPROCS must lower GOMAXPROCS to the runtime's own
+// rounding of it, 2; it left 8 alone, taking the leaf's quota for one the
+// runtime sees.
+func TestAdjustGOMAXPROCSCgroupNamespace(t *testing.T) {
+	s, err := cgroup.Reader{Root: filepath.Join("..", "cgroup", "testdata", "v2-namespace-host-mount")}.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.LeafCPUQuota != 1.5 || s.AffinityCPUs != 8 {
+		t.Fatalf("fixture: leaf quota %v, affinity %d; want 1.5 and 8", s.LeafCPUQuota, s.AffinityCPUs)
+	}
+	d, err := DecideFrom(s, "", 0) // as of this process: no FSRoot
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(runtime.SetDefaultGOMAXPROCS)
+	runtime.GOMAXPROCS(8) // what the runtime keeps on the fixture's 8 CPUs
+	changed, msg := adjustGOMAXPROCS(d, func(string) string { return "" })
+	if n := runtime.GOMAXPROCS(0); !changed || n != 2 || !strings.Contains(msg, "cgroup namespace") {
+		t.Errorf("changed=%v GOMAXPROCS=%d msg=%q: want it lowered to 2, saying the cgroup namespace hides the quota", changed, n, msg)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 
 	"github.com/spf13/pflag"
@@ -117,8 +118,15 @@ func limitsMain(args []string, getenv func(string) string, stdout, stderr io.Wri
 	if err != nil {
 		return fail(stderr, "ration limits", err)
 	}
+	var procs *gomaxprocsJSON
+	if d.FSRoot == "" {
+		// What ration run does with the same limits (run_wire.go decide):
+		// done to this process, which runs where ration run would.
+		_, note := limits.AdjustGOMAXPROCS(d)
+		procs = &gomaxprocsJSON{N: runtime.GOMAXPROCS(0), Note: note}
+	}
 	if !f.json {
-		writeDecision(stdout, d, f.memPerJob.auto)
+		writeDecision(stdout, d, f.memPerJob.auto, procs)
 		return 0
 	}
 	enc := json.NewEncoder(stdout)
@@ -126,8 +134,9 @@ func limitsMain(args []string, getenv func(string) string, stdout, stderr io.Wri
 	enc.SetEscapeHTML(false) // the reason says "<"
 	out := struct {
 		limits.Decision
+		*gomaxprocsJSON
 		JobsCgroup *jobsCgroupJSON `json:"jobs_cgroup,omitempty"`
-	}{Decision: d}
+	}{Decision: d, gomaxprocsJSON: procs}
 	if d.FSRoot == "" {
 		out.JobsCgroup = jobCgroupJSON(d.Snapshot)
 	}
@@ -137,9 +146,16 @@ func limitsMain(args []string, getenv func(string) string, stdout, stderr io.Wri
 	return 0
 }
 
+// gomaxprocsJSON is the GOMAXPROCS ration runs with (after
+// limits.AdjustGOMAXPROCS) and why; absent for an --fs-root snapshot.
+type gomaxprocsJSON struct {
+	N    int    `json:"gomaxprocs"`
+	Note string `json:"gomaxprocs_note"`
+}
+
 // writeDecision prints the inputs one per line, then the decision;
-// memAuto is --mem-per-job auto.
-func writeDecision(w io.Writer, d limits.Decision, memAuto bool) {
+// memAuto is --mem-per-job auto, procs the GOMAXPROCS (nil: not shown).
+func writeDecision(w io.Writer, d limits.Decision, memAuto bool, procs *gomaxprocsJSON) {
 	s := d.Snapshot
 	line := func(k, format string, a ...any) { fmt.Fprintf(w, "%-16s %s\n", k+":", fmt.Sprintf(format, a...)) }
 	if d.FSRoot != "" {
@@ -176,6 +192,9 @@ func writeDecision(w io.Writer, d limits.Decision, memAuto bool) {
 	line("affinity", "%d CPUs (%s)", d.AffinityCPUs, s.AffinitySource)
 	line("host cpus", "%d (%s)", d.HostCPUs, s.HostCPUsSource)
 	line("effective cpus", "%s", limits.FormatCPUs(d.EffectiveCPUs))
+	if procs != nil {
+		line("gomaxprocs", "%d (%s)", procs.N, procs.Note)
+	}
 	if s.NrPeriods > 0 || s.NrThrottled > 0 {
 		line("cpu throttled", "%d of %d periods, %s", s.NrThrottled, s.NrPeriods, s.ThrottledTime)
 	}
