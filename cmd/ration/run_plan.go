@@ -57,6 +57,9 @@ type runPlan struct {
 	// exec is what wire does for GNU parallel's flags that change how
 	// jobs run (gnuexec branch).
 	exec execPlan
+	// exitCount is --exit-count: the exit status is the number of failed
+	// jobs even when --halt would give GNU parallel's (report).
+	exitCount bool
 }
 
 // inputKind is where the inputs come from.
@@ -298,6 +301,7 @@ func planRunner(p *runPlan, f *runFlags, _ func(string) string) error {
 	if c.Halt, err = runner.ParseHalt(f.halt); err != nil {
 		return flagErr("--halt", err)
 	}
+	p.exitCount = f.exitCount
 	switch {
 	case f.bar && f.noBar:
 		return flagMsg("--bar", "--bar and --no-bar cannot be combined")
