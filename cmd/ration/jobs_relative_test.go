@@ -106,3 +106,26 @@ func TestRunRelativeJobsFollowLimits(t *testing.T) {
 		t.Errorf("exit %d, resizes %v %q: want 0 and a resize to 1 explained by -j +1", code, sizes, reasons)
 	}
 }
+
+// TestLimitsJobsFile: `ration limits` says what ration run would do with
+// the same flags, and ration run takes GNU parallel's -j FILE (a value
+// that is no number and names a file holding one): so must limits. It
+// refused it ('"FILE" is not a whole number').
+func TestLimitsJobsFile(t *testing.T) {
+	procfile := filepath.Join(t.TempDir(), "procfile")
+	for _, c := range []struct{ content, want string }{
+		{"3\n", "jobs:            3 (-j, decided by explicit)"},
+		{"+1\n", "jobs:            2 (-j, decided by cpu_quota)"},
+		{"0\n", "jobs:            2 (default, decided by cpu_quota)"},
+	} {
+		testutil.WriteFile(t, procfile, c.content)
+		code, out, errs := runLimits(t, "--fs-root", nestedRoot, "-j", procfile)
+		if code != 0 || errs != "" || !strings.Contains(out, c.want) {
+			t.Errorf("-j FILE holding %q: exit %d, stderr %q; want %q in:\n%s", c.content, code, errs, c.want, out)
+		}
+	}
+	testutil.WriteFile(t, procfile, "many\n")
+	if code, _, errs := runLimits(t, "--fs-root", nestedRoot, "-j", procfile); code != exitUsage || !strings.Contains(errs, procfile+`: "many" is not`) {
+		t.Errorf("-j FILE holding many: exit %d, stderr %q; want 255 naming the file", code, errs)
+	}
+}

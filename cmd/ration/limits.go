@@ -31,7 +31,7 @@ func parseLimitsFlags(args []string) (limitsFlags, *pflag.FlagSet, error) {
 	fs.SetOutput(io.Discard)
 	fs.BoolVar(&f.json, "json", false, "print the decision as JSON")
 	fs.StringVar(&f.fsRoot, "fs-root", "", "read proc/ and the cgroup files below `DIR` (a snapshot) instead of the live system")
-	fs.StringVarP(&f.jobs, "jobs", "j", "", "number of jobs: `N`, N% of the effective CPUs, or +N/-N (the effective CPUs plus/minus N) (default: RATION_JOBS, then 2 per CPU, at most 8)")
+	fs.StringVarP(&f.jobs, "jobs", "j", "", "number of jobs: `N`, N% of the effective CPUs, +N/-N (the effective CPUs plus/minus N), or a FILE holding one (default: RATION_JOBS, then 2 per CPU, at most 8)")
 	fs.Var(&f.memPerJob, "mem-per-job", "expected memory of one job, `SIZE` like 512M, 100MiB, 1GiB; caps jobs at 0.9 x memory limit / SIZE; auto (ration run learns it from finished jobs) caps nothing here")
 	fs.BoolVarP(&f.help, "help", "h", false, "show this help")
 	err := fs.Parse(args)
@@ -86,8 +86,9 @@ func checkFSRoot(root string) error {
 }
 
 // cmdLimits implements `ration limits [--json] [--fs-root DIR]
-// [-j N|N%|+N|-N] [--mem-per-job SIZE|auto]`: it prints the CPU and memory budget it found and
-// the number of jobs `ration run` would start with the same flags.
+// [-j N|N%|+N|-N|FILE] [--mem-per-job SIZE|auto]`: it prints the CPU and
+// memory budget it found and the number of jobs `ration run` would start
+// with the same flags.
 func cmdLimits(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return limitsMain(args, os.Getenv, stdout, stderr)
 }
@@ -99,13 +100,19 @@ func limitsMain(args []string, getenv func(string) string, stdout, stderr io.Wri
 		return fail(stderr, "ration limits", err)
 	}
 	if f.help {
-		fmt.Fprintln(stdout, "usage: ration limits [--json] [--fs-root DIR] [-j N|N%|+N|-N] [--mem-per-job SIZE|auto]")
+		fmt.Fprintln(stdout, "usage: ration limits [--json] [--fs-root DIR] [-j N|N%|+N|-N|FILE] [--mem-per-job SIZE|auto]")
 		fmt.Fprintln(stdout)
 		fmt.Fprintln(stdout, "Show the CPU and memory budget of this container and the jobs it allows.")
 		fmt.Fprintln(stdout)
 		fs.SetOutput(stdout)
 		fs.PrintDefaults()
 		return 0
+	}
+	if isJobsFile(f.jobs) {
+		// As ration run: GNU parallel's -j FILE, whose value counts.
+		if f.jobs, err = readJobsFile(f.jobs); err != nil {
+			return fail(stderr, "ration limits", err)
+		}
 	}
 	opts, err := planLimits(f, getenv)
 	if err == nil {
