@@ -51,13 +51,22 @@ type Snapshot struct {
 	// prefixed). Empty when no CPU hierarchy is found.
 	CPUCgroup string
 	CPUDir    string
+	// CPUOutsideNamespace is set when no mount of the CPU hierarchy has a
+	// root that is a prefix of CPUCgroup: in a cgroup namespace whose
+	// hierarchy was mounted outside it (unshare -C, a sandbox that keeps
+	// the host's /sys) CPUCgroup reads "/" and the mount's root "/../..",
+	// and the cgroup is found by searching below the mount point (see the
+	// package doc). The Go runtime locates its cgroup by the mount roots
+	// alone (internal/runtime/cgroup), so it then finds none and sees no
+	// CPU quota at all: LeafCPUQuota is not what it sees.
+	CPUOutsideNamespace bool
 
 	// CPUQuota is the tightest CPU bandwidth limit over the walk from the
 	// process's cgroup up to the mount root, in CPUs (quota / period);
 	// 0 means unlimited. CPUQuotaUs and CPUPeriodUs are the raw values of
 	// that level, CPUQuotaCgroup its cgroup path and CPUQuotaFile the file
 	// that gave it. LeafCPUQuota is the process's own cgroup's quota (what
-	// the Go runtime sees), 0 when unlimited.
+	// the Go runtime sees, unless CPUOutsideNamespace), 0 when unlimited.
 	CPUQuota       float64
 	CPUQuotaUs     int64
 	CPUPeriodUs    int64
@@ -290,6 +299,7 @@ func mountedVersions(lines []procCgroup, mounts []mount) (v1, v2 bool) {
 func (st *state) readControllers(s *Snapshot, lines []procCgroup, mounts []mount) {
 	if h := st.locate(lines, mounts, "cpu"); h != nil {
 		s.CPUVersion, s.CPUCgroup, s.CPUDir = h.version, h.cgPath, h.levels[0].dir
+		s.CPUOutsideNamespace = h.outside
 		st.readCPU(s, h)
 	}
 	if h := st.locate(lines, mounts, "cpuset"); h != nil {

@@ -24,7 +24,10 @@
 // snapshot, the only one there is). A path that still cannot be located
 // ("/../sibling" below a mount made inside the namespace, which the kernel
 // writes when the process was moved out of it) falls back to the mount
-// point itself, and a warning says so.
+// point itself, and a warning says so. In both cases
+// Snapshot.CPUOutsideNamespace is set for the CPU hierarchy: the Go
+// runtime, which takes only a mount whose root is a prefix of the path,
+// finds no cgroup then, and no CPU quota.
 //
 // # Tightest limit
 //

@@ -13,6 +13,10 @@ type hierarchy struct {
 	version int
 	cgPath  string // the process's path, as in /proc/PID/cgroup
 	levels  []level
+	// outside is set when no mount's root is a prefix of cgPath, so the
+	// cgroup was searched for below a mount made outside the process's
+	// cgroup namespace (findOutside), or the mount point stands in.
+	outside bool
 }
 
 // level is one directory of the walk from the leaf up to the mount root.
@@ -81,7 +85,8 @@ func (st *state) walk(version int, cgPath string, cands []mount) *hierarchy {
 			best, rel = i, r
 		}
 	}
-	if best < 0 {
+	outside := best < 0
+	if outside {
 		best, rel = st.findOutside(cgPath, cands)
 	}
 	if best < 0 {
@@ -94,7 +99,7 @@ func (st *state) walk(version int, cgPath string, cands []mount) *hierarchy {
 		}
 	}
 	m := cands[best]
-	h := &hierarchy{version: version, cgPath: cgPath}
+	h := &hierarchy{version: version, cgPath: cgPath, outside: outside}
 	for {
 		h.levels = append(h.levels, level{
 			dir:    st.r.file(path.Join(m.mountPoint, rel)),

@@ -467,7 +467,7 @@ func TestRenderDefaults(t *testing.T) {
 	eq(t, "image", c.Image, "ghcr.io/ration-run/ration:0.1.0")
 	eq(t, "workingDir", c.WorkingDir, "/input")
 	wantArgs := []string{
-		"run", "--files=**/*", "--term-timeout=20s",
+		"run", "--files=**/*", "--exit-count", "--term-timeout=20s",
 		"--joblog=/output/joblog-1-$(JOB_COMPLETION_INDEX).tsv", "--resume-failed",
 		"--no-bar", "--", "wc", "-l",
 	}
@@ -565,7 +565,7 @@ func TestRenderOverrides(t *testing.T) {
 	wantArgs := []string{
 		"run", "--files=src/**/*.c", "--files=include/**/*.h", "--exclude=**/vendor/**",
 		"-j", "50%", "--mem-per-job=512Mi", "--timeout=10m", "--retries=2", "--halt=now,fail=10",
-		"--stall-timeout=300", "--term-timeout=60s", "--joblog=/output/joblog-20261120-2-$(JOB_COMPLETION_INDEX).tsv",
+		"--exit-count", "--stall-timeout=300", "--term-timeout=60s", "--joblog=/output/joblog-20261120-2-$(JOB_COMPLETION_INDEX).tsv",
 		"--log-format=text", "--no-bar", "--metrics-addr=:9191", "--keep-order",
 		"--", "sh", "-c", `analyze "$1" > "$RATION_OUTPUT_DIR/$(basename "$1").txt"`, "sh",
 	}

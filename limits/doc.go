@@ -14,13 +14,21 @@
 //   - -j N, or RATION_JOBS=N when -j is not given: exactly N (N >= 1).
 //   - -j N%, or RATION_JOBS=N%: floor(N/100 x effective CPUs), at least 1,
 //     not capped at 8 (the user asked for a share of the CPUs).
+//   - -j +N and -j -N (GNU parallel's), or RATION_JOBS=+N: floor(effective
+//     CPUs) plus or minus N, not capped at 8. Fewer than one job is an
+//     error with Options.RefuseNoSlot (ration run, as GNU parallel), else
+//     1 job (ration sem; and a decision re-made during a run, so that a
+//     shrinking container never stops it). Being the policy's own, the
+//     reason explains it ("-j +2: 4 effective CPUs + 2 = 6") and a
+//     re-decision counts from the CPUs it then finds.
 //   - Memory: when a per-job size is given, jobs <= floor(0.9 x memory
 //     limit / per-job size), never below 1 (a warning says when even one
 //     job does not fit). The memory limit is the cgroup's; when the cgroup
 //     has none, the host's MemTotal stands in, since it is the real bound.
-//     The cap applies to the default and to N%. An explicit -j N (or
-//     RATION_JOBS=N) wins over it: the user may know their jobs' real
-//     size better than the estimate; a warning says how many would fit.
+//     The cap applies to the default, to N% and to +N/-N (all counted
+//     from the CPUs). An explicit -j N (or RATION_JOBS=N) wins over it:
+//     the user may know their jobs' real size better than the estimate; a
+//     warning says how many would fit.
 //
 // Every Decision carries a Reason, one sentence naming every input and
 // the one that decided, e.g.
@@ -32,10 +40,10 @@
 // Unreadable or malformed cgroup files never fail a decision: they become
 // Warnings and the decision falls back to the CPU counts that remain
 // (ultimately the host's). Only invalid input (Options.Jobs, RATION_JOBS,
-// a negative per-job size) is an error. Errors are plain and speak this
-// package's terms ("RATION_JOBS: "x" is not a whole number >= 1 or a
-// percentage like 50%"); a command line that took the value from a flag
-// adds the flag's name, and its exit status, itself.
+// a negative per-job size, a refused +N/-N) is an error. Errors are plain
+// and speak this package's terms ("RATION_JOBS: "x" is not a whole number
+// >= 1, +N, -N or a percentage like 50%"); a command line that took the
+// value from a flag adds the flag's name, and its exit status, itself.
 //
 // # Other operating systems
 //
@@ -78,8 +86,15 @@
 //
 // What the runtime misses is the hierarchy: it reads only the leaf
 // cgroup's quota and keeps the file descriptors of the cgroup it started
-// in (golang/go#81180). AdjustGOMAXPROCS corrects exactly that case: when
-// our walk finds a tighter limit than the leaf, and it would give a
+// in (golang/go#81180). It also misses the cgroup itself in a cgroup
+// namespace whose hierarchy was mounted outside it (unshare -C, a sandbox
+// that keeps the host's /sys): internal/runtime/cgroup takes only a mount
+// whose root ("/../..") is a prefix of the process's path ("/"), finds
+// none, and keeps GOMAXPROCS at the CPU count for good, while package
+// cgroup finds the cgroup below the mount point
+// (cgroup.Snapshot.CPUOutsideNamespace). AdjustGOMAXPROCS corrects
+// exactly these cases: when our walk finds a tighter limit than the leaf
+// quota the runtime sees (none in such a namespace), and it would give a
 // smaller GOMAXPROCS by the runtime's own rounding, it lowers GOMAXPROCS
 // (accepting that the runtime then stops updating; callers re-run it on
 // every re-read of the limits). When the tighter limit disappears it calls

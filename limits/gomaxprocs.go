@@ -11,6 +11,8 @@ import (
 // AdjustGOMAXPROCS corrects GOMAXPROCS for a limit the Go runtime cannot
 // see (see the package doc): when the tightest CPU quota of d's hierarchy
 // walk gives a smaller GOMAXPROCS than the leaf quota the runtime reads
+// (none when the cgroup lies outside the process's cgroup namespace,
+// cgroup.Snapshot.CPUOutsideNamespace, where the runtime finds no cgroup)
 // (with the runtime's rounding: up, at least 2, at most the affinity
 // count), it lowers GOMAXPROCS to that; when there is no such limit but
 // GOMAXPROCS is below the runtime's leaf-based value (an earlier
@@ -34,16 +36,26 @@ func adjustGOMAXPROCS(d Decision, getenv func(string) string) (bool, string) {
 	if strings.Contains(getenv("GODEBUG"), "containermaxprocs=0") {
 		return false, "GOMAXPROCS left alone: GODEBUG=containermaxprocs=0"
 	}
+	s := d.Snapshot
+	leaf, why := s.LeafCPUQuota, ""
+	if s.CPUOutsideNamespace {
+		// The runtime found no cgroup at all (see cgroup.Snapshot).
+		leaf, why = 0, " (its cgroup lies outside this cgroup namespace)"
+	}
 	cur := runtime.GOMAXPROCS(0)
-	act, n := planGOMAXPROCS(d.Snapshot.LeafCPUQuota, d.Snapshot.CPUQuota, d.Snapshot.AffinityCPUs, cur)
+	act, n := planGOMAXPROCS(leaf, s.CPUQuota, s.AffinityCPUs, cur)
 	switch act {
 	case lower:
 		runtime.GOMAXPROCS(n)
-		return true, fmt.Sprintf("GOMAXPROCS lowered from %d to %d for the CPU quota %.2f at %s, which the Go runtime does not see",
-			cur, n, d.Snapshot.CPUQuota, d.Snapshot.CPUQuotaCgroup)
+		return true, fmt.Sprintf("GOMAXPROCS lowered from %d to %d for the CPU quota %.2f at %s, which the Go runtime does not see%s",
+			cur, n, s.CPUQuota, s.CPUQuotaCgroup, why)
 	case restore:
 		runtime.SetDefaultGOMAXPROCS()
 		return true, fmt.Sprintf("GOMAXPROCS handed back to the Go runtime (was %d, now %d): no tighter limit above the leaf cgroup", cur, runtime.GOMAXPROCS(0))
+	}
+	if s.CPUQuota > 0 && s.CPUQuota != leaf {
+		return false, fmt.Sprintf("GOMAXPROCS %d left to the Go runtime: the CPU quota %.2f at %s, which it does not see%s, calls for no fewer (rounded up, at least 2)",
+			cur, s.CPUQuota, s.CPUQuotaCgroup, why)
 	}
 	return false, fmt.Sprintf("GOMAXPROCS %d left to the Go runtime: no tighter CPU limit above the leaf cgroup", cur)
 }

@@ -9,10 +9,12 @@ import (
 
 // request is a parsed jobs request and where it came from.
 type request struct {
-	n       int     // > 0: exactly n jobs
-	percent float64 // > 0: percent of the effective CPUs
-	text    string  // as given, trimmed
-	source  string  // "default", "-j" or "RATION_JOBS" (Decision.JobsSource)
+	n        int     // > 0: exactly n jobs
+	percent  float64 // > 0: percent of the effective CPUs
+	relative bool    // +N or -N: the effective CPUs plus offset
+	offset   int
+	text     string // as given, trimmed
+	source   string // "default", "-j" or "RATION_JOBS" (Decision.JobsSource)
 }
 
 // flag is how the reason names the request: "-j 50%" or "RATION_JOBS=50%".
@@ -47,16 +49,18 @@ func requestedJobs(jobs string, getenv func(string) string) (request, error) {
 }
 
 // CheckJobs reports whether s is a valid Options.Jobs value: "" (the
-// default policy), a whole number N >= 1 ("8"), or a percentage N% of the
-// effective CPUs with N > 0 ("50%", "12.5%"); white space around it is
-// ignored. The error names the value and what it should be, not where it
+// default policy), a whole number N >= 1 ("8"), GNU parallel's +N or -N
+// (the effective CPUs, rounded down, plus or minus N: "+2", "-1"), or a
+// percentage N% of the effective CPUs with N > 0 ("50%", "12.5%"); white
+// space around it is ignored. The error names the value and what it should be, not where it
 // came from: a caller that read it from a flag or a file adds that.
 func CheckJobs(s string) error {
 	_, err := parseJobs(s)
 	return err
 }
 
-// parseJobs parses "N" (N >= 1) or "N%" (N > 0, may have a fraction).
+// parseJobs parses "N" (N >= 1), "+N" or "-N" (N >= 0), or "N%" (N > 0,
+// may have a fraction).
 func parseJobs(s string) (request, error) {
 	if s == "" {
 		return request{}, nil
@@ -70,8 +74,12 @@ func parseJobs(s string) (request, error) {
 		return request{percent: v, text: t}, nil
 	}
 	n, err := strconv.Atoi(t)
-	if err != nil || n < 1 || strings.HasPrefix(t, "+") {
-		return request{}, fmt.Errorf("%q is not a whole number >= 1 or a percentage like 50%%", s)
+	switch {
+	case err != nil:
+	case strings.HasPrefix(t, "+") || strings.HasPrefix(t, "-"):
+		return request{relative: true, offset: n, text: t}, nil
+	case n >= 1:
+		return request{n: n, text: t}, nil
 	}
-	return request{n: n, text: t}, nil
+	return request{}, fmt.Errorf("%q is not a whole number >= 1, +N, -N or a percentage like 50%%", s)
 }

@@ -11,10 +11,15 @@ import (
 type Options struct {
 	// FSRoot is the filesystem root to read from; "" is the live system.
 	FSRoot string
-	// Jobs is the requested number of jobs (ration's -j): "", "N" or
-	// "N%" (see CheckJobs). "" falls back to the RATION_JOBS environment
-	// variable, then to the default policy.
+	// Jobs is the requested number of jobs (ration's -j): "", "N", "+N",
+	// "-N" or "N%" (see CheckJobs). "" falls back to the RATION_JOBS
+	// environment variable, then to the default policy.
 	Jobs string
+	// RefuseNoSlot makes a +N or -N request that leaves fewer than one
+	// job an error, as GNU parallel's -j does (ration run, ration
+	// limits); without it such a request runs 1 job (ration sem, and every
+	// DecideFrom: a run whose CPUs shrink keeps going).
+	RefuseNoSlot bool
 	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
 	// MemPerJob is the expected memory of one job in bytes; 0 means no
@@ -43,8 +48,13 @@ type Decision struct {
 	CPUQuotaCgroup string   `json:"cpu_quota_cgroup,omitempty"`
 	CPUQuotaFile   string   `json:"cpu_quota_file,omitempty"`
 	// LeafCPUQuota is the quota of the process's own cgroup (what the Go
-	// runtime sees), null when unlimited.
+	// runtime sees, unless CPUOutsideNamespace), null when unlimited.
 	LeafCPUQuota *float64 `json:"leaf_cpu_quota"`
+	// CPUOutsideNamespace is set when the process's CPU cgroup lies
+	// outside its cgroup namespace (cgroup.Snapshot.CPUOutsideNamespace):
+	// the Go runtime then sees no CPU quota at all, and AdjustGOMAXPROCS
+	// lowers GOMAXPROCS for it.
+	CPUOutsideNamespace bool `json:"cpu_outside_namespace"`
 	// CPUSetCPUs is the number of CPUs in the cpuset, null when unknown;
 	// CPUSetList the list in kernel syntax.
 	CPUSetCPUs *int   `json:"cpuset_cpus"`
@@ -77,7 +87,7 @@ type Decision struct {
 	// or "RATION_JOBS".
 	JobsSource string `json:"jobs_source"`
 	// DecidedBy names the input that decided: "cpu_quota", "cpuset",
-	// "affinity", "host" (default policy or N%), "max" (the cap of 8),
+	// "affinity", "host" (default policy, N%, +N or -N), "max" (the cap of 8),
 	// "min" (raised to 1), "memory", or "explicit" (-j N).
 	DecidedBy string `json:"decided_by"`
 	// Reason is one human sentence naming every input and the decider.
@@ -92,8 +102,11 @@ type Decision struct {
 
 // Decide reads the kernel's limits (below opts.FSRoot) and applies the
 // policy. The error is non-nil only for invalid input: an invalid
-// opts.Jobs ("jobs: ..."), an invalid RATION_JOBS ("RATION_JOBS: ...") or
-// a negative opts.MemPerJob; cgroup problems become Decision.Warnings.
+// opts.Jobs ("jobs: ..."), an invalid RATION_JOBS ("RATION_JOBS: ..."), a
+// negative opts.MemPerJob, or with opts.RefuseNoSlot a +N or -N that
+// leaves no job slot ("-j -4 leaves no job slot: 2 effective CPUs - 4 =
+// -2", naming the request as the reason does); cgroup problems become
+// Decision.Warnings.
 func Decide(opts Options) (Decision, error) {
 	getenv := opts.Getenv
 	if getenv == nil {
@@ -108,6 +121,9 @@ func Decide(opts Options) (Decision, error) {
 	}
 	snap, _ := cgroup.Reader{Root: opts.FSRoot}.Read() // a read error is also in snap.Warnings
 	d := decide(snap, req, opts.MemPerJob)
+	if n, sum := relativeSum(d.EffectiveCPUs, req); opts.RefuseNoSlot && req.relative && n < 1 {
+		return Decision{Warnings: []string{}}, fmt.Errorf("%s leaves no job slot: %s", req.flag(), sum)
+	}
 	d.FSRoot = opts.FSRoot
 	if d.FSRoot == "/" {
 		d.FSRoot = ""
@@ -116,8 +132,9 @@ func Decide(opts Options) (Decision, error) {
 }
 
 // DecideFrom applies the policy to an existing Snapshot, e.g. one re-read
-// during a run. jobs is as Options.Jobs ("", "N", "N%"), but unlike Decide
-// it does not consult RATION_JOBS. The error is non-nil only for an
+// during a run. jobs is as Options.Jobs ("", "N", "+N", "-N", "N%"), but
+// unlike Decide it does not consult RATION_JOBS, and a +N or -N that
+// leaves no job slot runs 1 job. The error is non-nil only for an
 // invalid jobs value ("jobs: ...") or a negative memPerJob.
 func DecideFrom(snap cgroup.Snapshot, jobs string, memPerJob int64) (Decision, error) {
 	req, err := requestedJobs(jobs, func(string) string { return "" })
@@ -159,6 +176,8 @@ func decide(s cgroup.Snapshot, req request, memPerJob int64) Decision {
 		}
 	case req.percent > 0:
 		c = mem.apply(percentPolicy(cpu, req))
+	case req.relative:
+		c = mem.apply(relativePolicy(cpu, req))
 	default:
 		c = def
 	}
@@ -171,17 +190,18 @@ func decide(s cgroup.Snapshot, req request, memPerJob int64) Decision {
 // nil for what is unknown or unlimited.
 func mirror(s cgroup.Snapshot, source string, memPerJob int64) Decision {
 	d := Decision{
-		Hybrid:           s.Hybrid,
-		CPUCgroup:        s.CPUCgroup,
-		AffinityCPUs:     s.AffinityCPUs,
-		HostCPUs:         s.HostCPUs,
-		MemoryCgroup:     s.MemoryCgroup,
-		MemoryUsageBytes: s.MemoryUsage,
-		HostMemoryBytes:  s.HostMemory,
-		MemPerJobBytes:   memPerJob,
-		JobsSource:       source,
-		Warnings:         append([]string{}, s.Warnings...),
-		Snapshot:         s,
+		Hybrid:              s.Hybrid,
+		CPUCgroup:           s.CPUCgroup,
+		AffinityCPUs:        s.AffinityCPUs,
+		HostCPUs:            s.HostCPUs,
+		MemoryCgroup:        s.MemoryCgroup,
+		CPUOutsideNamespace: s.CPUOutsideNamespace,
+		MemoryUsageBytes:    s.MemoryUsage,
+		HostMemoryBytes:     s.HostMemory,
+		MemPerJobBytes:      memPerJob,
+		JobsSource:          source,
+		Warnings:            append([]string{}, s.Warnings...),
+		Snapshot:            s,
 	}
 	if s.Version != 0 {
 		d.CgroupVersion = ptr(s.Version)

@@ -141,10 +141,11 @@ func TestDecideJobsSources(t *testing.T) {
 		{"env percent", "", "200%", 1, "RATION_JOBS", ""},
 		{"flag beats env", "5", "3", 5, "-j", ""},
 		{"flag beats bad env", "5", "zz", 5, "-j", ""},
-		{"bad env", "", "zz", 0, "", `RATION_JOBS: "zz" is not a whole number >= 1 or a percentage like 50%`},
+		{"bad env", "", "zz", 0, "", `RATION_JOBS: "zz" is not a whole number >= 1, +N, -N or a percentage like 50%`},
 		{"bad env percent", "", "0%", 0, "", `RATION_JOBS: "0%" is not a percentage above 0 like 50%`},
-		{"zero", "0", "", 0, "", `jobs: "0" is not a whole number >= 1 or a percentage like 50%`},
-		{"negative", "-2", "", 0, "", `jobs: "-2" is not a whole number >= 1`},
+		{"zero", "0", "", 0, "", `jobs: "0" is not a whole number >= 1, +N, -N or a percentage like 50%`},
+		{"minus", "-2", "", 1, "-j", ""},             // 2 CPUs - 2, raised to 1 (see TestRelativeJobs)
+		{"env plus", "", "+1", 1, "RATION_JOBS", ""}, // floor(0.5) + 1
 		{"word", "many", "", 0, "", `jobs: "many" is not a whole number >= 1`},
 		{"fraction", "1.5", "", 0, "", `jobs: "1.5" is not a whole number >= 1`},
 		{"blank", " ", "", 0, "", `jobs: " " is not a whole number >= 1`},
@@ -152,7 +153,8 @@ func TestDecideJobsSources(t *testing.T) {
 		{"zero percent", "0%", "", 0, "", `jobs: "0%" is not a percentage above 0`},
 		{"negative percent", "-50%", "", 0, "", `jobs: "-50%" is not a percentage above 0`},
 		{"exponent percent", "1e2%", "", 0, "", `jobs: "1e2%" is not a percentage above 0`},
-		{"plus", "+3", "", 0, "", `jobs: "+3" is not a whole number >= 1`},
+		{"plus", "+3", "", 3, "-j", ""},
+		{"plus fraction", "+1.5", "", 0, "", `jobs: "+1.5" is not a whole number >= 1`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -348,4 +350,32 @@ func TestDecideLive(t *testing.T) {
 		t.Errorf("effective %v jobs %d reason %q; want %v, %d", d.EffectiveCPUs, d.Jobs, d.Reason, eff, want)
 	}
 	t.Log(d.Reason)
+}
+
+// TestAdjustGOMAXPROCSCgroupNamespace: in a cgroup namespace whose
+// hierarchy was mounted outside it (the fixture: "0::/" under a mount
+// whose root is "/../.."), the Go runtime finds no cgroup at all
+// (internal/runtime/cgroup matches mount roots as path prefixes) and keeps
+// GOMAXPROCS at the CPU count, while package cgroup finds the 1.5-CPU quota
+// there. AdjustGOMAXPROCS must lower GOMAXPROCS to the runtime's own
+// rounding of it, 2; it left 8 alone, taking the leaf's quota for one the
+// runtime sees.
+func TestAdjustGOMAXPROCSCgroupNamespace(t *testing.T) {
+	s, err := cgroup.Reader{Root: filepath.Join("..", "cgroup", "testdata", "v2-namespace-host-mount")}.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.LeafCPUQuota != 1.5 || s.AffinityCPUs != 8 {
+		t.Fatalf("fixture: leaf quota %v, affinity %d; want 1.5 and 8", s.LeafCPUQuota, s.AffinityCPUs)
+	}
+	d, err := DecideFrom(s, "", 0) // as of this process: no FSRoot
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(runtime.SetDefaultGOMAXPROCS)
+	runtime.GOMAXPROCS(8) // what the runtime keeps on the fixture's 8 CPUs
+	changed, msg := adjustGOMAXPROCS(d, func(string) string { return "" })
+	if n := runtime.GOMAXPROCS(0); !changed || n != 2 || !strings.Contains(msg, "cgroup namespace") {
+		t.Errorf("changed=%v GOMAXPROCS=%d msg=%q: want it lowered to 2, saying the cgroup namespace hides the quota", changed, n, msg)
+	}
 }

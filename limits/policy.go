@@ -151,6 +151,40 @@ func percentPolicy(b cpuBudget, req request) choice {
 	return c
 }
 
+// relativePolicy is GNU parallel's -j +N or -j -N: the effective CPUs,
+// rounded down (GNU parallel counts whole CPU threads), plus or minus N,
+// at least 1 and not capped at 8. Fewer than one job is raised to 1 here;
+// Options.RefuseNoSlot makes Decide refuse it instead.
+func relativePolicy(b cpuBudget, req request) choice {
+	n, sum := relativeSum(b.value(), req)
+	c := choice{n: n, by: b.by(), why: req.flag() + ": " + sum}
+	if c.n < 1 {
+		c.n, c.by = 1, "min"
+		c.why += ", raised to 1"
+	}
+	return c
+}
+
+// relativeSum is the job count of -j +N or -j -N on eff effective CPUs,
+// and its arithmetic for the reason: "4 effective CPUs + 2 = 6", or
+// "floor(1.50 effective CPUs) + 2 = 3".
+func relativeSum(eff float64, req request) (int, string) {
+	cpus := floorish(eff)
+	n := cpus + req.offset
+	if req.offset > 0 && n < cpus { // "+9223372036854775807"
+		n = math.MaxInt
+	}
+	desc := fmt.Sprintf("%d effective CPUs", cpus)
+	if math.Abs(eff-float64(cpus)) > 1e-9 {
+		desc = fmt.Sprintf("floor(%s effective CPUs)", FormatCPUs(eff))
+	}
+	op, k := "+", req.offset
+	if strings.HasPrefix(req.text, "-") {
+		op, k = "-", -k
+	}
+	return n, fmt.Sprintf("%s %s %d = %d", desc, op, k, n)
+}
+
 // explicit is -j N (or RATION_JOBS=N): exactly N, whatever the default
 // would be.
 func explicit(req request, def choice) choice {

@@ -1,7 +1,9 @@
 package limits
 
 import (
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ration-run/ration/cgroup"
@@ -174,8 +176,9 @@ func TestRequestedJobs(t *testing.T) {
 		{"12.5%", "", request{percent: 12.5, text: "12.5%", source: "-j"}, ""},
 		{"", "200%", request{percent: 200, text: "200%", source: "RATION_JOBS"}, ""},
 		{"5", "zz", request{n: 5, text: "5", source: "-j"}, ""},
-		{"0", "", request{}, `jobs: "0" is not a whole number >= 1 or a percentage like 50%`},
-		{"", "x", request{}, `RATION_JOBS: "x" is not a whole number >= 1 or a percentage like 50%`},
+		{"0", "", request{}, `jobs: "0" is not a whole number >= 1, +N, -N or a percentage like 50%`},
+		{"", "x", request{}, `RATION_JOBS: "x" is not a whole number >= 1, +N, -N or a percentage like 50%`},
+		{"-2", "", request{relative: true, offset: -2, text: "-2", source: "-j"}, ""},
 		{"", "-5%", request{}, `RATION_JOBS: "-5%" is not a percentage above 0 like 50%`},
 	}
 	for _, tt := range tests {
@@ -260,5 +263,87 @@ func TestReasonShowsTheFloor(t *testing.T) {
 		if d.Reason != tt.want {
 			t.Errorf("%s:\n got  %q\n want %q", tt.name, d.Reason, tt.want)
 		}
+	}
+}
+
+// TestRelativeJobs: GNU parallel's -j +N and -j -N (the effective CPUs,
+// rounded down, plus or minus N) are the policy's own, so that the reason
+// explains them and a decision re-made during a run (DecideFrom, with the
+// same jobs value) counts from the CPUs it then finds. They were turned
+// into a fixed number by the command line before, which limits refused to
+// explain ("+3" is not a whole number) and a re-decision never revisited.
+func TestRelativeJobs(t *testing.T) {
+	tests := []struct {
+		name      string
+		snap      cgroup.Snapshot
+		jobs      string
+		memPerJob int64
+		want      int
+		by        string
+		why       string
+	}{
+		{"plus", quota(host(8), 4), "+2", 0, 6, "cpu_quota", "-j +2: 4 effective CPUs + 2 = 6"},
+		{"minus", host(8), "-3", 0, 5, "host", "-j -3: 8 effective CPUs - 3 = 5"},
+		{"plus zero", host(2), "+0", 0, 2, "host", "-j +0: 2 effective CPUs + 0 = 2"},
+		{"fractional CPUs round down", quota(host(8), 1.5), "+2", 0, 3, "cpu_quota", "-j +2: floor(1.50 effective CPUs) + 2 = 3"},
+		{"not capped at 8", host(16), "+4", 0, 20, "host", "-j +4: 16 effective CPUs + 4 = 20"},
+		{"no slot left is raised to 1", host(2), "-5", 0, 1, "min", "-j -5: 2 effective CPUs - 5 = -3, raised to 1"},
+		{"memory caps it, as N%", memLimit(host(8), 1000*MiB), "+2", 300 * MiB, 3, "memory",
+			"-j +2: 8 effective CPUs + 2 = 10; memory: 0.9 x cgroup v1 memory limit 1000 MiB at /mem-test / 300 MiB per job = 3.00, caps jobs at 3"},
+	}
+	for _, tt := range tests {
+		d, err := DecideFrom(tt.snap, tt.jobs, tt.memPerJob)
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		if d.Jobs != tt.want || d.DecidedBy != tt.by || !strings.HasSuffix(d.Reason, "; "+tt.why) || d.JobsSource != "-j" {
+			t.Errorf("%s: jobs=%d by %s source %s, reason %q\nwant jobs=%d by %s, reason ending %q", tt.name, d.Jobs, d.DecidedBy, d.JobsSource, d.Reason, tt.want, tt.by, tt.why)
+		}
+	}
+	// The same value re-decided on a smaller machine follows it.
+	if d, err := DecideFrom(quota(host(8), 1), "+2", 0); err != nil || d.Jobs != 3 {
+		t.Errorf("-j +2 on 1 CPU: jobs=%d, %v; want 3", d.Jobs, err)
+	}
+	for _, s := range []string{"+2", "-1", " +0 ", "-0"} {
+		if err := CheckJobs(s); err != nil {
+			t.Errorf("CheckJobs(%q) = %v, want nil", s, err)
+		}
+	}
+	for _, s := range []string{"+", "++2", "+-2", "+ 2", "+2.5", "+x", "-2%"} {
+		if err := CheckJobs(s); err == nil {
+			t.Errorf("CheckJobs(%q) = nil, want an error", s)
+		}
+	}
+}
+
+// TestRelativeJobsNoSlot: with Options.RefuseNoSlot (ration run and ration
+// limits, as GNU parallel) a relative request that leaves no job slot is
+// an error naming it and the arithmetic; RATION_JOBS takes it too.
+func TestRelativeJobsNoSlot(t *testing.T) {
+	root := filepath.Join("..", "cgroup", "testdata", "v2") // 1.5 CPUs
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == "RATION_JOBS" {
+				return v
+			}
+			return ""
+		}
+	}
+	_, err := Decide(Options{FSRoot: root, Jobs: "-2", RefuseNoSlot: true, Getenv: env("")})
+	if want := "-j -2 leaves no job slot: floor(1.50 effective CPUs) - 2 = -1"; err == nil || err.Error() != want {
+		t.Errorf("-j -2 on 1.5 CPUs: err = %v, want %q", err, want)
+	}
+	_, err = Decide(Options{FSRoot: root, RefuseNoSlot: true, Getenv: env("-1")})
+	if want := "RATION_JOBS=-1 leaves no job slot: floor(1.50 effective CPUs) - 1 = 0"; err == nil || err.Error() != want {
+		t.Errorf("RATION_JOBS=-1 on 1.5 CPUs: err = %v, want %q", err, want)
+	}
+	d, err := Decide(Options{FSRoot: root, Getenv: env("+1")})
+	if err != nil || d.Jobs != 2 || d.JobsSource != "RATION_JOBS" || !strings.HasSuffix(d.Reason, "; RATION_JOBS=+1: floor(1.50 effective CPUs) + 1 = 2") {
+		t.Errorf("RATION_JOBS=+1: jobs=%d source %s, %v; reason %q", d.Jobs, d.JobsSource, err, d.Reason)
+	}
+	d, err = Decide(Options{FSRoot: root, Jobs: "-2", Getenv: env("")})
+	if err != nil || d.Jobs != 1 || d.DecidedBy != "min" {
+		t.Errorf("-j -2 without RefuseNoSlot: jobs=%d by %s, %v; want 1 by min", d.Jobs, d.DecidedBy, err)
 	}
 }

@@ -84,7 +84,7 @@ func FuzzParseSize(f *testing.F) {
 }
 
 func FuzzParseJobs(f *testing.F) {
-	for _, s := range []string{"4", "50%", "0", "-1", "1.5%", "%", "abc", "1e2%", "+3", " 8 ", "100000000000000000000"} {
+	for _, s := range []string{"4", "50%", "0", "-1", "1.5%", "%", "abc", "1e2%", "+3", " 8 ", "100000000000000000000", "+9223372036854775807", "-9223372036854775808"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -101,8 +101,8 @@ func FuzzParseJobs(f *testing.F) {
 		if CheckJobs(s) != nil {
 			t.Fatalf("CheckJobs(%q) rejects what parseJobs accepts", s)
 		}
-		if s != "" && r.n < 1 && !(r.percent > 0) {
-			t.Fatalf("parseJobs(%q) = %+v: neither a count nor a percentage", s, r)
+		if s != "" && r.n < 1 && !(r.percent > 0) && !r.relative {
+			t.Fatalf("parseJobs(%q) = %+v: neither a count, a percentage nor +N/-N", s, r)
 		}
 		// Whatever was accepted must give at least one job.
 		d, err := DecideFrom(host(2), s, 0)

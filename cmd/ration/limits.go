@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 
 	"github.com/spf13/pflag"
@@ -30,7 +31,7 @@ func parseLimitsFlags(args []string) (limitsFlags, *pflag.FlagSet, error) {
 	fs.SetOutput(io.Discard)
 	fs.BoolVar(&f.json, "json", false, "print the decision as JSON")
 	fs.StringVar(&f.fsRoot, "fs-root", "", "read proc/ and the cgroup files below `DIR` (a snapshot) instead of the live system")
-	fs.StringVarP(&f.jobs, "jobs", "j", "", "number of jobs: `N`, or N% of the effective CPUs (default: RATION_JOBS, then 2 per CPU, at most 8)")
+	fs.StringVarP(&f.jobs, "jobs", "j", "", "number of jobs: `N`, N% of the effective CPUs, +N/-N (the effective CPUs plus/minus N), or a FILE holding one (default: RATION_JOBS, then 2 per CPU, at most 8)")
 	fs.Var(&f.memPerJob, "mem-per-job", "expected memory of one job, `SIZE` like 512M, 100MiB, 1GiB; caps jobs at 0.9 x memory limit / SIZE; auto (ration run learns it from finished jobs) caps nothing here")
 	fs.BoolVarP(&f.help, "help", "h", false, "show this help")
 	err := fs.Parse(args)
@@ -51,7 +52,8 @@ func planLimits(f limitsFlags, getenv func(string) string) (limits.Options, erro
 	if _, err := checkJobs(f.jobs, getenv); err != nil {
 		return limits.Options{}, err
 	}
-	return limits.Options{FSRoot: f.fsRoot, Jobs: f.jobs, Getenv: getenv, MemPerJob: int64(f.memPerJob.size)}, nil
+	// As ration run: a -j -N that leaves no job slot is refused.
+	return limits.Options{FSRoot: f.fsRoot, Jobs: f.jobs, Getenv: getenv, MemPerJob: int64(f.memPerJob.size), RefuseNoSlot: true}, nil
 }
 
 // checkJobs returns the -j value in force, the flag's or else
@@ -83,9 +85,10 @@ func checkFSRoot(root string) error {
 	return nil
 }
 
-// cmdLimits implements `ration limits [--json] [--fs-root DIR] [-j N|N%]
-// [--mem-per-job SIZE|auto]`: it prints the CPU and memory budget it found and
-// the number of jobs `ration run` would start with the same flags.
+// cmdLimits implements `ration limits [--json] [--fs-root DIR]
+// [-j N|N%|+N|-N|FILE] [--mem-per-job SIZE|auto]`: it prints the CPU and
+// memory budget it found and the number of jobs `ration run` would start
+// with the same flags.
 func cmdLimits(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return limitsMain(args, os.Getenv, stdout, stderr)
 }
@@ -97,13 +100,19 @@ func limitsMain(args []string, getenv func(string) string, stdout, stderr io.Wri
 		return fail(stderr, "ration limits", err)
 	}
 	if f.help {
-		fmt.Fprintln(stdout, "usage: ration limits [--json] [--fs-root DIR] [-j N|N%] [--mem-per-job SIZE|auto]")
+		fmt.Fprintln(stdout, "usage: ration limits [--json] [--fs-root DIR] [-j N|N%|+N|-N|FILE] [--mem-per-job SIZE|auto]")
 		fmt.Fprintln(stdout)
 		fmt.Fprintln(stdout, "Show the CPU and memory budget of this container and the jobs it allows.")
 		fmt.Fprintln(stdout)
 		fs.SetOutput(stdout)
 		fs.PrintDefaults()
 		return 0
+	}
+	if isJobsFile(f.jobs) {
+		// As ration run: GNU parallel's -j FILE, whose value counts.
+		if f.jobs, err = readJobsFile(f.jobs); err != nil {
+			return fail(stderr, "ration limits", err)
+		}
 	}
 	opts, err := planLimits(f, getenv)
 	if err == nil {
@@ -116,8 +125,15 @@ func limitsMain(args []string, getenv func(string) string, stdout, stderr io.Wri
 	if err != nil {
 		return fail(stderr, "ration limits", err)
 	}
+	var procs *gomaxprocsJSON
+	if d.FSRoot == "" {
+		// What ration run does with the same limits (run_wire.go decide):
+		// done to this process, which runs where ration run would.
+		_, note := limits.AdjustGOMAXPROCS(d)
+		procs = &gomaxprocsJSON{N: runtime.GOMAXPROCS(0), Note: note}
+	}
 	if !f.json {
-		writeDecision(stdout, d, f.memPerJob.auto)
+		writeDecision(stdout, d, f.memPerJob.auto, procs)
 		return 0
 	}
 	enc := json.NewEncoder(stdout)
@@ -125,8 +141,9 @@ func limitsMain(args []string, getenv func(string) string, stdout, stderr io.Wri
 	enc.SetEscapeHTML(false) // the reason says "<"
 	out := struct {
 		limits.Decision
+		*gomaxprocsJSON
 		JobsCgroup *jobsCgroupJSON `json:"jobs_cgroup,omitempty"`
-	}{Decision: d}
+	}{Decision: d, gomaxprocsJSON: procs}
 	if d.FSRoot == "" {
 		out.JobsCgroup = jobCgroupJSON(d.Snapshot)
 	}
@@ -136,9 +153,16 @@ func limitsMain(args []string, getenv func(string) string, stdout, stderr io.Wri
 	return 0
 }
 
+// gomaxprocsJSON is the GOMAXPROCS ration runs with (after
+// limits.AdjustGOMAXPROCS) and why; absent for an --fs-root snapshot.
+type gomaxprocsJSON struct {
+	N    int    `json:"gomaxprocs"`
+	Note string `json:"gomaxprocs_note"`
+}
+
 // writeDecision prints the inputs one per line, then the decision;
-// memAuto is --mem-per-job auto.
-func writeDecision(w io.Writer, d limits.Decision, memAuto bool) {
+// memAuto is --mem-per-job auto, procs the GOMAXPROCS (nil: not shown).
+func writeDecision(w io.Writer, d limits.Decision, memAuto bool, procs *gomaxprocsJSON) {
 	s := d.Snapshot
 	line := func(k, format string, a ...any) { fmt.Fprintf(w, "%-16s %s\n", k+":", fmt.Sprintf(format, a...)) }
 	if d.FSRoot != "" {
@@ -175,6 +199,9 @@ func writeDecision(w io.Writer, d limits.Decision, memAuto bool) {
 	line("affinity", "%d CPUs (%s)", d.AffinityCPUs, s.AffinitySource)
 	line("host cpus", "%d (%s)", d.HostCPUs, s.HostCPUsSource)
 	line("effective cpus", "%s", limits.FormatCPUs(d.EffectiveCPUs))
+	if procs != nil {
+		line("gomaxprocs", "%d (%s)", procs.N, procs.Note)
+	}
 	if s.NrPeriods > 0 || s.NrThrottled > 0 {
 		line("cpu throttled", "%d of %d periods, %s", s.NrThrottled, s.NrPeriods, s.ThrottledTime)
 	}

@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -30,7 +33,7 @@ func TestLimitsUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"-j", "zero"}, "ration limits: --jobs: " + jobsErr("zero") + "\n"},
-		{[]string{"--jobs=-1"}, "ration limits: --jobs: " + jobsErr("-1") + "\n"},
+		{[]string{"--jobs=-1.5"}, "ration limits: --jobs: " + jobsErr("-1.5") + "\n"},
 		{[]string{"--mem-per-job", "lots"}, `invalid argument "lots" for "--mem-per-job" flag: ` + errOf(limits.ParseSize("lots"))},
 		{[]string{"--mem-per-job", "-5M"}, `invalid size "-5M"`},
 		{[]string{"--fs-root", "/does/not/exist"}, "--fs-root /does/not/exist: not a directory"},
@@ -308,4 +311,81 @@ func TestLimitsRealMemory(t *testing.T) {
 		t.Errorf("jobs_cgroup %v: want a limit of 256 MiB less a reserve of 12 to 64 MiB", m["jobs_cgroup"])
 	}
 	t.Logf("%v", m["reason"])
+}
+
+// TestLimitsRealCgroupNamespace runs `ration limits --json` in a cgroup
+// namespace of its own (unshare -C) inside a child cgroup with a 0.5-CPU
+// quota, the hierarchy staying mounted from outside the namespace. The Go
+// runtime finds no cgroup there (its cgroupOK stays false: it matches the
+// mount's root "/.." as a prefix of "/", which fails) and keeps GOMAXPROCS
+// at the CPU count; ration finds the quota. The output must say that the
+// runtime does not see it and give the GOMAXPROCS ration runs with, the
+// runtime's rounding of the quota (ceil, at least 2, at most the CPUs).
+// Before, it claimed the quota as the leaf's that the runtime sees, and
+// ration run kept the host's GOMAXPROCS.
+func TestLimitsRealCgroupNamespace(t *testing.T) {
+	s := ownCgroup(t)
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("no unshare")
+	}
+	dir, _ := testutil.ChildCgroup(t, "cpu")
+	testutil.SetCPUQuota(t, dir, 0.5)
+	bin := buildRation(t)
+	script := `echo $$ > "$1/cgroup.procs" && shift && exec "$@"`
+	cmd := exec.Command("/bin/sh", "-c", script, "sh", dir, unshare, "-C", bin, "limits", "--json")
+	cmd.Env = append(os.Environ(), "RATION_JOBS=", "GOMAXPROCS=", "GODEBUG=")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("ration limits in a cgroup namespace: %v\n%s", err, stderr.String())
+	}
+	var m map[string]any
+	if err := json.Unmarshal(out, &m); err != nil {
+		t.Fatalf("%v in %s", err, out)
+	}
+	if m["cpu_quota"] != 0.5 || m["cpu_cgroup"] != "/" {
+		t.Fatalf("cpu_quota %v in %v: want 0.5 in the namespace's root /\n%s", m["cpu_quota"], m["cpu_cgroup"], out)
+	}
+	want := float64(min(s.AffinityCPUs, 2))
+	note, _ := m["gomaxprocs_note"].(string)
+	if m["cpu_outside_namespace"] != true || m["gomaxprocs"] != want || !strings.Contains(note, "cgroup namespace") {
+		t.Errorf("cpu_outside_namespace %v, gomaxprocs %v (%q); want true, %v, and a note naming the cgroup namespace\n%s",
+			m["cpu_outside_namespace"], m["gomaxprocs"], note, want, out)
+	}
+}
+
+// TestWatchAdjustsGOMAXPROCS: each re-read of the limits while running
+// (--watch-limits) applies limits.AdjustGOMAXPROCS again, as its doc asks
+// of callers: where ration lowered GOMAXPROCS for a limit the Go runtime
+// does not see (a parent's quota, or any quota in a cgroup namespace,
+// where the runtime never re-reads one), a changed limit must change it
+// too. Here GOMAXPROCS stands lowered to 1 for a limit that is gone: the
+// next re-read must hand it back (it stayed at 1: only the start adjusted).
+func TestWatchAdjustsGOMAXPROCS(t *testing.T) {
+	s, err := cgroup.Reader{}.Read()
+	switch {
+	case err != nil:
+		t.Skipf("no cgroup: %v", err)
+	case runtime.NumCPU() < 2:
+		t.Skip("needs 2 CPUs to tell 1 from the runtime's default")
+	case s.CPUQuota != s.LeafCPUQuota || s.CPUOutsideNamespace || (s.CPUQuota > 0 && s.CPUQuota <= 1):
+		t.Skip("this process has a CPU limit of its own that ration would correct")
+	case os.Getenv("GOMAXPROCS") != "" || strings.Contains(os.Getenv("GODEBUG"), "containermaxprocs=0"):
+		t.Skip("GOMAXPROCS is set in the environment")
+	}
+	p := basePlan()
+	a, _ := newAdaptation(&p, slog.New(slog.DiscardHandler), limits.Decision{}, nil)
+	if a.watch == nil {
+		t.Fatal("no watch with --watch-limits")
+	}
+	t.Cleanup(runtime.SetDefaultGOMAXPROCS)
+	runtime.GOMAXPROCS(1)
+	if _, err := a.watch(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := runtime.GOMAXPROCS(0); n < 2 {
+		t.Errorf("GOMAXPROCS %d after a re-read of the limits: want the runtime's default (>= 2) back", n)
+	}
 }

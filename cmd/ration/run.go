@@ -36,7 +36,8 @@ Exit status: 0 all jobs succeeded; 1-100 the number of failed jobs
 (quarantined tasks count as failed); 101 more than 100 failed; 128+N
 interrupted by signal N (141: standard output closed by its reader);
 255 usage or input error. With --halt, GNU parallel's: the failing job's
-status after now|soon,fail, 0 after success.
+status after now|soon,fail, 0 after success; with --exit-count as well,
+the number of failed jobs still.
 
 flags:`
 

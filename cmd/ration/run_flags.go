@@ -33,6 +33,7 @@ type runFlags struct {
 	retries      int
 	retriesSet   bool // --retries was given (--retries 0 is for ever)
 	halt         string
+	exitCount    bool
 	dryRun       bool
 	joblog       string
 	resume       bool
@@ -94,6 +95,7 @@ func newRunFlagSet(f *runFlags) *pflag.FlagSet {
 	fs.StringVar(&f.termTimeout, "term-timeout", defaultTermTimeout.String(), "on SIGINT/SIGTERM, let running jobs finish for `DURATION`, then stop them")
 	fs.IntVar(&f.retries, "retries", 0, "run a failing job up to `N` times in all (0: until it succeeds, as GNU parallel)")
 	fs.StringVar(&f.halt, "halt", "never", "stop early at `WHEN,COND`: now|soon,fail|success|done=N|P% (e.g. now,fail=1)")
+	fs.BoolVar(&f.exitCount, "exit-count", false, "exit with the number of failed jobs (0, 1-100, 101 for more) even when --halt would exit with a job's own status or a percentage; 255 stays ration's usage errors, 128+N its signals (the Helm chart sets it)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the commands instead of running them (with --worker: the task line each input would be sent as)")
 	fs.StringVar(&f.joblog, "joblog", "", "write GNU parallel's joblog to `FILE`")
 	fs.BoolVar(&f.resume, "resume", false, "skip the jobs the joblog records")

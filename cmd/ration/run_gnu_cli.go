@@ -155,8 +155,7 @@ func planGNUCLI(p *runPlan, f *runFlags, _ func(string) string) error {
 		}
 		p.cfg.DryRun, p.bar = true, barOff
 	}
-	// As GNU parallel: a -j value that is no number and names a file.
-	if st, err := os.Stat(f.jobs); f.jobs != "" && !jobsSpecRE.MatchString(f.jobs) && err == nil && st.Mode().IsRegular() {
+	if isJobsFile(f.jobs) {
 		p.cli.jobsFile, f.jobs = f.jobs, ""
 		if p.worker.command != "" {
 			return flagMsg("--jobs", "-j FILE cannot be combined with --worker")
@@ -222,6 +221,16 @@ func (w *wiring) gnuCLIObserve(cfg *runner.Config, ref *runnerRef) {
 		jf.mtime = st.ModTime()
 	}
 	cfg.Observer = event.Multi{cfg.Observer, jf}
+}
+
+// isJobsFile reports whether the -j value v is GNU parallel's -j FILE: no
+// number, and the name of a regular file.
+func isJobsFile(v string) bool {
+	if v == "" || jobsSpecRE.MatchString(v) {
+		return false
+	}
+	st, err := os.Stat(v)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // readJobsFile reads -j FILE's value: the file's text, as -j takes it,

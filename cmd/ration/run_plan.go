@@ -57,6 +57,9 @@ type runPlan struct {
 	// exec is what wire does for GNU parallel's flags that change how
 	// jobs run (gnuexec branch).
 	exec execPlan
+	// exitCount is --exit-count: the exit status is the number of failed
+	// jobs even when --halt would give GNU parallel's (report).
+	exitCount bool
 }
 
 // inputKind is where the inputs come from.
@@ -171,9 +174,10 @@ const errNoCommand = "no command given (usage: ration run [flags] -- COMMAND [AR
 
 // plan turns the flags and the environment (read through getenv only)
 // into a runPlan, or into one usage error naming the flag at fault. It
-// does no I/O but reading the cgroup for -j +N and -j -N (planJobsOffset):
-// whether -a files and --fs-root exist, and whether the metrics address
-// can be bound, are checked by wire.
+// does no I/O (but whether -j names a file): whether -a files and
+// --fs-root exist, whether -j +N or -j -N leaves a job slot (the limits
+// decision), and whether the metrics address can be bound, are checked by
+// wire.
 func plan(f runFlags, getenv func(string) string, args []string) (runPlan, error) {
 	p := runPlan{help: f.help, args: args}
 	if f.help {
@@ -297,6 +301,7 @@ func planRunner(p *runPlan, f *runFlags, _ func(string) string) error {
 	if c.Halt, err = runner.ParseHalt(f.halt); err != nil {
 		return flagErr("--halt", err)
 	}
+	p.exitCount = f.exitCount
 	switch {
 	case f.bar && f.noBar:
 		return flagMsg("--bar", "--bar and --no-bar cannot be combined")
@@ -413,22 +418,21 @@ func planInput(p *runPlan, f *runFlags, _ func(string) string) error {
 }
 
 // planJobs checks the -j value in force, the flag's or else RATION_JOBS,
-// and sets the options of the limits decision.
+// and sets the options of the limits decision. GNU parallel's -j +N and
+// -j -N go to the decision as they are: it counts them from the CPUs it
+// finds, explains them, and refuses one that leaves no job slot.
 func planJobs(p *runPlan, f *runFlags, getenv func(string) string) error {
 	if f.jobs == "0" {
 		// GNU parallel's -j0 is as many jobs as possible: ration's most is
 		// what the limits decide, as without -j.
 		f.jobs = ""
 	}
-	if err := planJobsOffset(f, getenv); err != nil {
-		return err
-	}
 	spec, err := checkJobs(f.jobs, getenv)
 	if err != nil {
 		return err
 	}
 	p.jobsSpec, p.memAuto = spec, f.memPerJob.auto
-	p.limits = limits.Options{FSRoot: f.fsRoot, Jobs: f.jobs, Getenv: getenv, MemPerJob: int64(f.memPerJob.size)}
+	p.limits = limits.Options{FSRoot: f.fsRoot, Jobs: f.jobs, Getenv: getenv, MemPerJob: int64(f.memPerJob.size), RefuseNoSlot: true}
 	return nil
 }
 
@@ -445,42 +449,6 @@ func planJoblog(c *runner.Config, f *runFlags) error {
 	if c.Joblog == "-" && (c.Resume || c.ResumeFailed) {
 		return flagMsg("--resume", "--resume and --resume-failed need a --joblog file to read, not - (standard output)")
 	}
-	return nil
-}
-
-// jobsOffsetCPUs is GNU parallel's -j +k or -j -k for ration run and
-// ration sem: the effective CPUs of the limits decision (eff), rounded
-// down, plus k, which may leave fewer than one job (each caller says what
-// that means).
-func jobsOffsetCPUs(k int, fsRoot string, getenv func(string) string) (n int, eff float64, err error) {
-	d, err := limits.Decide(limits.Options{FSRoot: fsRoot, Jobs: "100%", Getenv: getenv})
-	if err != nil {
-		return 0, 0, flagErr("--jobs", err)
-	}
-	return int(d.EffectiveCPUs) + k, d.EffectiveCPUs, nil
-}
-
-// planJobsOffset turns GNU parallel's -j +N and -j -N (the CPUs plus or
-// minus N) into a number: ration counts the effective CPUs of its limits
-// decision (rounded down), as for -j N%. As GNU parallel, a count below
-// one job is an error.
-func planJobsOffset(f *runFlags, getenv func(string) string) error {
-	t := strings.TrimSpace(f.jobs)
-	if len(t) < 2 || (t[0] != '+' && t[0] != '-') {
-		return nil
-	}
-	k, err := strconv.Atoi(t)
-	if err != nil {
-		return nil // not +N or -N: checkJobs says what is wrong
-	}
-	n, eff, err := jobsOffsetCPUs(k, f.fsRoot, getenv)
-	if err != nil {
-		return err
-	}
-	if n < 1 {
-		return flagMsg("--jobs", fmt.Sprintf("-j %s: %.2f effective CPUs %+d leave no job slot", t, eff, k))
-	}
-	f.jobs = strconv.Itoa(n)
 	return nil
 }
 

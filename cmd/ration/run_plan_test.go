@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -50,7 +49,7 @@ func errOf[T any](_ T, err error) string {
 // jobsErr is the exact message of limits.CheckJobs for a -j value that is
 // not a whole number (the CLI puts the flag or variable name before it).
 func jobsErr(spec string) string {
-	return fmt.Sprintf("%q is not a whole number >= 1 or a percentage like 50%%", spec)
+	return fmt.Sprintf("%q is not a whole number >= 1, +N, -N or a percentage like 50%%", spec)
 }
 
 func mustHalt(s string) runner.Halt {
@@ -67,21 +66,12 @@ func basePlan() runPlan {
 	return runPlan{
 		cfg:     runner.Config{Command: []string{"echo"}, TermTimeout: defaultTermTimeout, Halt: mustHalt("never"), OmitErrorLines: true},
 		input:   inputPlan{kind: inputStdin, delim: "\n", total: -1},
+		limits:  limits.Options{RefuseNoSlot: true},
 		log:     logs.Options{Format: logs.FormatAuto},
 		observe: observePlan{slowFactor: 5},
 		worker:  workerPlan{maxBreaks: worker.DefaultMaxBreaks, watch: true, interval: 5 * time.Second},
 		bar:     barIfTerminal,
 	}
-}
-
-// hostEffectiveCPUs is the effective CPUs of this machine's limits
-// decision, what -j +N and -j -N count from.
-func hostEffectiveCPUs() float64 {
-	d, err := limits.Decide(limits.Options{Jobs: "100%", Getenv: func(string) string { return "" }})
-	if err != nil {
-		panic(err)
-	}
-	return d.EffectiveCPUs
 }
 
 // planCases cover every flag of `ration run` and the environment it
@@ -296,11 +286,9 @@ func planCases() []planCase {
 		// -j0 is GNU parallel's "as many as possible": the limits decision.
 		{args: c("-j", "0", "echo")},
 		// GNU parallel's -j +N and -j -N: the effective CPUs plus or minus N.
-		{args: c("-j", "+1000", "echo"), want: func(p *runPlan) {
-			n := strconv.Itoa(int(hostEffectiveCPUs()) + 1000)
-			p.limits.Jobs, p.jobsSpec = n, n
-		}},
-		{args: c("-j", "-1000", "echo"), err: fmt.Sprintf("-j -1000: %.2f effective CPUs -1000 leave no job slot", hostEffectiveCPUs()), flag: "--jobs"},
+		// They go to the limits decision as they are (TestRunRelativeJobs).
+		{args: c("-j", "+1000", "echo"), want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec = "+1000", "+1000" }},
+		{args: c("-j", "-1000", "echo"), want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec = "-1000", "-1000" }},
 		{args: c("-j", "+x", "echo"), err: "--jobs: " + jobsErr("+x"), flag: "--jobs"},
 		{args: c("-j"), err: "flag needs an argument: 'j' in -j"},
 		{args: c("echo"), env: map[string]string{"RATION_JOBS": "2"}, want: func(p *runPlan) { p.jobsSpec = "2" }},
@@ -325,6 +313,7 @@ func planCases() []planCase {
 		{args: c("--retries", "0", "echo"), want: func(p *runPlan) { p.cfg.Retries = math.MaxInt32 }},
 		{args: c("--retries", "x", "echo"), err: `invalid argument "x" for "--retries" flag: strconv.ParseInt: parsing "x": invalid syntax`},
 		{args: c("--halt", "now,fail=1", "echo"), want: func(p *runPlan) { p.cfg.Halt = mustHalt("now,fail=1") }},
+		{args: c("--halt", "now,fail=1", "--exit-count", "echo"), want: func(p *runPlan) { p.cfg.Halt, p.exitCount = mustHalt("now,fail=1"), true }},
 		{args: c("--halt", "later", "echo"), err: "--halt: " + errOf(runner.ParseHalt("later")), flag: "--halt"},
 		{args: c("--dry-run", "echo"), want: func(p *runPlan) { p.cfg.DryRun, p.bar = true, barOff }},
 		{args: c("--joblog", "jl", "echo"), want: func(p *runPlan) { p.cfg.Joblog = "jl" }},

@@ -365,7 +365,10 @@ func (w *wiring) report(sum runner.Summary, runErr error, got os.Signal) int {
 	case runErr != nil:
 		return exitUsage
 	}
-	if st, halted := w.runner.HaltStatus(); halted {
+	// --exit-count keeps the status a count (the chart's podFailurePolicy
+	// reads 1..101 as failed jobs, 255 as ration's usage error): GNU's
+	// --halt status would be a job's own, which may be 255 or 137.
+	if st, halted := w.runner.HaltStatus(); halted && !w.plan.exitCount {
 		return st
 	}
 	return int(min(sum.Failed, 101))

@@ -87,8 +87,8 @@ func oomCounter(fsRoot string, jobs *jobcgroup.Group) func() (int64, error) {
 // and returns the configuration of the runner's controller: in process
 // mode with the OOM rule (a job OOM-killed halves the size; the worker
 // pool has its own rule for broken workers). With --watch-limits it
-// re-decides the limits as they change, and keeps the metrics' limits (m,
-// nil without metrics) up to date.
+// re-decides the limits as they change, keeps the metrics' limits (m,
+// nil without metrics) up to date, and GOMAXPROCS with them.
 func newAdaptation(p *runPlan, log *slog.Logger, d limits.Decision, m *metrics.Metrics) (*adaptation, *adapt.Config) {
 	a := &adaptation{log: log, interval: p.worker.interval}
 	ac := &adapt.Config{LimitReason: d.Reason, LearnMemory: p.memAuto, MemoryLimit: adapt.MemoryOf(d),
@@ -100,6 +100,13 @@ func newAdaptation(p *runPlan, log *slog.Logger, d limits.Decision, m *metrics.M
 			nd, err := decide(ctx)
 			if err == nil && m != nil {
 				m.SetLimits(nd)
+			}
+			if err == nil {
+				// As at the start (wiring.decide): a limit the Go runtime
+				// does not see changed, or went away.
+				if changed, msg := limits.AdjustGOMAXPROCS(nd); changed {
+					log.Info(msg)
+				}
 			}
 			if err == nil && a.jobs != nil && nd.MemoryLimitBytes != nil {
 				// The jobs' cgroup follows a resized limit, and the jobs

@@ -149,30 +149,28 @@ func planSem(f semFlags, args []string, getenv func(string) string, readFile fun
 }
 
 // semJobs parses sem's -j as GNU parallel does: N, +N and -N (the
-// effective CPUs plus or minus N, at least 1), N%, or a file holding one.
+// effective CPUs plus or minus N, at least 1: the limits decision without
+// RefuseNoSlot), N%, or a file holding one.
 func semJobs(spec string, getenv func(string) string, readFile func(string) ([]byte, error)) (int, error) {
-	s := strings.TrimSpace(spec)
+	s, file := strings.TrimSpace(spec), ""
 	if !jobsSpecRE.MatchString(s) {
 		data, err := readFile(spec)
 		if err != nil {
 			return 0, flagErr("--jobs", fmt.Errorf("%q is not a number, N%%, +N, -N or a readable file", spec))
 		}
-		s = strings.TrimSpace(string(data))
-	}
-	if strings.HasPrefix(s, "+") || (strings.HasPrefix(s, "-") && !strings.HasSuffix(s, "%")) {
-		k, err := strconv.Atoi(s)
-		if err != nil {
-			return 0, flagErr("--jobs", fmt.Errorf("%q is not a number like +2 or -1", s))
-		}
-		n, _, err := jobsOffsetCPUs(k, "", getenv)
-		if err != nil {
-			return 0, err
-		}
-		return max(1, n), nil
+		s, file = strings.TrimSpace(string(data)), spec
 	}
 	if s == "0" {
 		// GNU parallel's -j 0: no limit.
 		return math.MaxInt32, nil
+	}
+	// The value is checked first for an error in the flag's terms, naming
+	// the file it came from (limits.Decide's would say "jobs: ...").
+	if err := limits.CheckJobs(s); err != nil {
+		if file != "" {
+			err = fmt.Errorf("%s: %w", file, err)
+		}
+		return 0, flagErr("--jobs", err)
 	}
 	d, err := limits.Decide(limits.Options{Jobs: s, Getenv: getenv})
 	if err != nil {

@@ -20,7 +20,7 @@ func TestPlanSem(t *testing.T) {
 	home := t.TempDir()
 	env := map[string]string{"HOME": home, "PARALLEL_SHELL": "/bin/bash", "RATION_JOBS": ""}
 	getenv := func(k string) string { return env[k] }
-	files := map[string]string{"procfile": "3\n"}
+	files := map[string]string{"procfile": "3\n", "badfile": "many\n"}
 	readFile := func(p string) ([]byte, error) {
 		if s, ok := files[p]; ok {
 			return []byte(s), nil
@@ -53,6 +53,9 @@ func TestPlanSem(t *testing.T) {
 		{args: []string{"-j", "200%", "echo", "a b"}, want: func(p *semPlan) { p.jobs = max(1, int(2*d.EffectiveCPUs)) }},
 		{args: []string{"-j", "0", "echo", "a b"}, want: func(p *semPlan) { p.jobs = 1<<31 - 1 }},
 		{args: []string{"-j", "nofile", "echo"}, err: `--jobs: "nofile" is not a number, N%, +N, -N or a readable file`},
+		// One prefix, as ration run's; a file's value names the file.
+		{args: []string{"-j", "0%", "echo"}, err: `--jobs: "0%" is not a percentage above 0 like 50%`},
+		{args: []string{"-j", "badfile", "echo"}, err: `--jobs: badfile: "many" is not a whole number >= 1, +N, -N or a percentage like 50%`},
 		{args: []string{"--semaphoretimeout", "-2", "echo", "a b"}, want: func(p *semPlan) { p.timeout = -2 * time.Second }},
 		{args: []string{"--st", "1.5", "echo", "a b"}, want: func(p *semPlan) { p.timeout = 1500 * time.Millisecond }},
 		{args: []string{"--st", "2m", "echo", "a b"}, want: func(p *semPlan) { p.timeout = 2 * time.Minute }},

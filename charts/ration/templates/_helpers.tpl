@@ -146,6 +146,12 @@ scalars) so that any pattern or command survives YAML intact.
 {{- with $r.halt }}
 - {{ printf "--halt=%s" . | quote }}
 {{- end }}
+{{- /*
+--exit-count: the exit status is the number of failed jobs (1..101) even
+with --halt, whose GNU status would be the failing job's own (255 would
+fail the Job by the podFailurePolicy, 137 or 200 retry the pod).
+*/}}
+- "--exit-count"
 {{- with $r.stallTimeout }}
 - {{ printf "--stall-timeout=%s" . | quote }}
 {{- end }}
