@@ -666,6 +666,8 @@ func TestRejectedValues(t *testing.T) {
 		{"margin too small", "terminationGraceMarginSeconds: 1", []string{"/terminationGraceMarginSeconds", "minimum"}},
 		{"metrics port out of range", "metrics: {port: 70000}", []string{"/metrics/port", "maximum"}},
 		{"jobs zero", "run: {jobs: '0'}", []string{"/run/jobs", "does not match pattern"}},
+		{"jobs zero percent", "run: {jobs: '0%'}", []string{"/run/jobs", "does not match pattern"}},
+		{"jobs sign only", "run: {jobs: '+'}", []string{"/run/jobs", "does not match pattern"}},
 		{"bad timeout", "run: {timeout: soon}", []string{"/run/timeout", "does not match pattern"}},
 		{"empty command", "run: {command: []}", []string{"/run/command", "minItems"}},
 		{"relative mount", "input: {mountPath: data}", []string{"/input/mountPath", "does not match pattern"}},
@@ -704,6 +706,8 @@ func TestAcceptedEdgeValues(t *testing.T) {
 		"parallelism: null\nactiveDeadlineSeconds: null\nttlSecondsAfterFinished: null",
 		"resources: {limits: {cpu: 0.5, memory: 268435456}, requests: {cpu: 250m, memory: 128Mi}}",
 		"run: {jobs: '4'}\ntermTimeoutSeconds: 0",
+		// -j as ration run takes it: GNU parallel's +N/-N and a fractional share.
+		"run: {jobs: '+2'}", "run: {jobs: '-1'}", "run: {jobs: '12.5%'}", "run: {jobs: '.5%'}",
 		"run: {memPerJob: 1.5GiB, timeout: '0.5', stallTimeout: 1h30m}",
 		"tmpSizeLimit: ''",
 		"global: {imageRegistry: example.com}",
