@@ -187,7 +187,9 @@ func (p *Pool) Do(ctx context.Context, input string) (json.RawMessage, error) {
 // When ctx is done before a worker took the task, Run returns ctx's error
 // with Outcome NotStarted; when it is done while a worker runs the task,
 // that worker is killed (it is replaced; this is not a break) and Run
-// returns ctx's error, unless the answer was already there.
+// returns ctx's error with Outcome Stopped, unless the answer was already
+// there (also Stopped when ctx ends while the task waits to be
+// re-dispatched).
 //
 // The pool reports worker events only: the task's own events (a job's
 // start, retry and end) are its owner's to report (the runner's), from
@@ -213,8 +215,11 @@ func (p *Pool) Run(ctx context.Context, t Task) Result {
 			}
 		}
 		if err != nil {
-			if res.Attempts == 0 {
+			switch {
+			case res.Attempts == 0:
 				return p.finish(res, event.NotStarted, err)
+			case ownerStopped(err):
+				return p.finish(res, event.Stopped, err)
 			}
 			return p.finish(res, event.Failed, err)
 		}
@@ -297,16 +302,24 @@ func await(ctx context.Context, a *attempt) attemptResult {
 	}
 }
 
+// ownerStopped reports whether err, which ended a task that a worker had
+// taken before, is its context's (its owner stopped it) rather than the
+// pool's (closed, or given up).
+func ownerStopped(err error) bool {
+	var be *BrokenError
+	return !errors.Is(err, ErrClosed) && !errors.As(err, &be)
+}
+
 // settle is the outcome and error of an attempt whose worker did not
-// break, with its output and RSS put into res.
+// break, with its output and RSS put into res. An attempt cut short by
+// its context is Stopped, as a job the run stopped is: neither a success
+// nor a failure (the runner runs it again on --resume).
 func settle(ctx context.Context, r attemptResult, res *Result) (event.Outcome, error) {
 	switch {
+	case errors.Is(r.aborted, errAborted):
+		return event.Stopped, context.Cause(ctx)
 	case r.aborted != nil:
-		err := r.aborted
-		if errors.Is(err, errAborted) {
-			err = context.Cause(ctx)
-		}
-		return event.Failed, err
+		return event.Failed, r.aborted
 	case r.taskErr != nil:
 		res.PeakRSS = r.rss
 		return event.Failed, r.taskErr
@@ -331,6 +344,8 @@ func (p *Pool) finish(res Result, outcome event.Outcome, err error) Result {
 		p.st.Failed++
 	case event.Quarantined:
 		p.st.Quarantined++
+	case event.Stopped:
+		p.st.Stopped++
 	case event.NotStarted:
 		// No worker took it, but the pool itself failed it (it gave up,
 		// or was closed): a failed task for the counts, which must add

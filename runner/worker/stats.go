@@ -28,6 +28,7 @@ type Stats struct {
 	Succeeded   int64
 	Failed      int64
 	Quarantined int64
+	Stopped     int64 // tasks whose context ended after a worker took them (their owner stopped them)
 	Retries     int64 // re-dispatches after a break
 
 	// Adapt is the concurrency controller's snapshot. The pool has no
@@ -36,7 +37,8 @@ type Stats struct {
 	Adapt adapt.Stats
 }
 
-// String summarizes s in one line for the end-of-run summary, e.g.
+// String summarizes s in one line for the end-of-run summary (stopped
+// tasks only when there are some), e.g.
 //
 //	workers: 6 started, 2 replaced, 1 recreation, breaks: oom 2; tasks: 49 succeeded, 0 failed, 1 quarantined; concurrency 2 (limit 4): systemic OOM breakage at 4 jobs: halved to 2 (will grow back to at most 3)
 func (s Stats) String() string {
@@ -59,6 +61,9 @@ func (s Stats) String() string {
 		}
 	}
 	fmt.Fprintf(&b, "; tasks: %d succeeded, %d failed, %d quarantined", s.Succeeded, s.Failed, s.Quarantined)
+	if s.Stopped > 0 {
+		fmt.Fprintf(&b, ", %d stopped", s.Stopped)
+	}
 	fmt.Fprintf(&b, "; concurrency %d", s.Size)
 	if s.Adapt.Limit == 0 {
 		return b.String()

@@ -197,9 +197,10 @@ func result(r worker.Result, stopped bool) runner.AttemptResult {
 		if errors.As(r.Err, &q) && q.Last != nil {
 			res.ExitCode, res.Signal = q.Last.ExitCode, int(q.Last.Signal)
 		}
-	case !errors.As(r.Err, &taskErr) && stopped:
-		// The run stopped the task (timeout of the run, interrupt): the
-		// pool killed its worker.
+	case r.Outcome == event.Stopped || (!errors.As(r.Err, &taskErr) && stopped):
+		// The run stopped the task (its timeout, an interrupt, --halt
+		// now): the pool killed its worker, or the task waited to be
+		// re-dispatched.
 		res.Outcome, res.Stopped, res.ExitCode, res.Err = event.Failed, true, -1, r.Err
 	default:
 		// A task error, or the pool gave up (*worker.BrokenError, also

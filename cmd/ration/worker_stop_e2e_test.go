@@ -1,0 +1,72 @@
+//go:build linux
+
+package main
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ration-run/ration/internal/testutil"
+)
+
+// busyWorker is a worker that says "took N" on stderr when it has read
+// task N, then sits on it for a minute.
+const busyWorker = `while read -r l; do
+` + idOf + `  echo "took $id" >&2
+  sleep 60
+  printf '{"id":%s,"ok":true,"output":"x"}\n' "$id"
+done
+`
+
+// TestWorkerSIGTERMStopsTasks: a task stopped because ration got SIGTERM
+// (its --term-timeout ran out) is a stopped task, in worker mode as in
+// one-process-per-job mode: the workers' counts in the summary line say
+// "stopped", not "failed", the exit status is 143, the joblog does not
+// record it, and --resume runs it again. Before, the pool counted every
+// stopped task as failed ("tasks: 0 succeeded, 2 failed").
+func TestWorkerSIGTERMStopsTasks(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	jl := filepath.Join(dir, "joblog")
+	w := writeWorker(t, dir, busyWorker)
+	args := []string{"run", "-j", "2", "--term-timeout", "200ms", "--worker", w, "--joblog", jl, ":::", "a", "b"}
+	cmd, out, errb := rcmd{dir: dir, args: args}.start(t)
+	testutil.Eventually(t, 30*time.Second, "both tasks taken", func() bool {
+		return strings.Contains(errb.String(), "took 1") && strings.Contains(errb.String(), "took 2")
+	})
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	r := waitRation(t, cmd, out, errb, 60*time.Second)
+	if r.code != 128+int(syscall.SIGTERM) {
+		t.Errorf("exit %d, want 143", r.code)
+	}
+	tasks := regexp.MustCompile(`tasks: [^;]*`).FindString(r.stderr)
+	if tasks != "tasks: 0 succeeded, 0 failed, 0 quarantined, 2 stopped" {
+		t.Errorf("summary says %q, want the 2 tasks stopped and none failed", tasks)
+	}
+	if !strings.Contains(r.stderr, "0 failed, 2 killed") {
+		t.Errorf("summary line does not count the 2 jobs as killed")
+	}
+	if n := countRecords(jl); n != 0 {
+		t.Errorf("joblog records %d jobs, want none (stopped jobs are run again by --resume)", n)
+	}
+	if t.Failed() {
+		t.Logf("stderr:\n%s", r.stderr)
+	}
+	// --resume runs both again.
+	done := writeWorker(t, dir, `while read -r l; do
+`+idOf+`  printf '{"id":%s,"ok":true,"output":"again"}\n' "$id"
+done
+`)
+	args = []string{"run", "-j", "2", "--worker", done, "--joblog", jl, "--resume", ":::", "a", "b"}
+	r = rcmd{dir: dir, args: args}.run(t)
+	if r.code != 0 || r.stdout != "again\nagain\n" || countRecords(jl) != 2 {
+		t.Errorf("--resume: exit %d, stdout %q, %d joblog records; want 0, both run again, 2 records\nstderr:\n%s",
+			r.code, r.stdout, countRecords(jl), r.stderr)
+	}
+}
