@@ -42,7 +42,11 @@
 // it is replaced at once; its task is re-dispatched to another worker,
 // ahead of new tasks. A task that has broken Config.MaxBreaks workers is
 // quarantined with the cause and the last stderr lines of the worker; no
-// other task is affected. A [*BreakError] describes each break.
+// other task is affected. A worker that breaks before it read any of its
+// task (its request was still all in the pipe, on Linux, or could not be
+// written) broke as if idle: the task is re-dispatched and not charged,
+// except on a timeout (which counts from the handing over). A
+// [*BreakError] describes each break.
 //
 // # OOM kills
 //

@@ -182,6 +182,7 @@ func (p *Pool) Do(ctx context.Context, input string) (json.RawMessage, error) {
 // is always attributed to one task. When the worker breaks, the task is
 // re-dispatched to another worker (re-dispatches are served before new
 // tasks); once it has broken Config.MaxBreaks workers it is quarantined.
+// A worker that broke before it read the task does not count.
 // A worker OOM-killed under the task is not counted against MaxBreaks:
 // the OOM rule of the package documentation applies instead.
 // When ctx is done before a worker took the task, Run returns ctx's error
@@ -243,6 +244,17 @@ func (p *Pool) Run(ctx context.Context, t Task) Result {
 			return p.finish(res, outcome, err)
 		}
 		res.Cause = r.brk.Cause
+		if r.brk.unread {
+			// The worker broke before it read the task (it died idle
+			// as the task reached it, or was killed with the request
+			// unread in its stdin): as with a break while idle, the
+			// task goes to another worker, and nothing is charged.
+			waiting(t, r.slot)
+			p.mu.Lock()
+			p.st.Retries++
+			p.mu.Unlock()
+			continue
+		}
 		if r.brk.Cause == event.CauseOOM {
 			oomKills++
 			v := p.oomVerdict(oomKills, r.others)

@@ -41,7 +41,9 @@ func (p *Pool) runWorker(w *worker) {
 	case end.brk != nil:
 		e := event.Event{Kind: event.WorkerBroken, Slot: w.slot, PID: pr.pid, Cause: end.brk.Cause,
 			ExitCode: end.brk.ExitCode, Signal: int(end.brk.Signal), Err: end.brk}
-		if a := end.pending; a != nil {
+		if a := end.pending; a != nil && !end.brk.unread {
+			// A break on a task; one before the worker read it is the
+			// worker's own, as while idle.
 			task = a.id
 			e.Seq, e.Input, e.Attempt = a.task.Seq, a.task.Input, a.n
 		}
