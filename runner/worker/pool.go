@@ -107,6 +107,8 @@ type worker struct {
 	busy     bool          // under Pool.mu
 	pid      int           // under Pool.mu, 0 before start
 	input    string        // of the task it runs, under Pool.mu
+	seq      int64         // of the task it runs, under Pool.mu
+	since    time.Time     // when it was created, started, took its task or finished one; under Pool.mu
 }
 
 // New validates cfg, starts cfg.Size worker processes (asynchronously:

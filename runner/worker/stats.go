@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner/adapt"
@@ -110,8 +111,12 @@ type WorkerInfo struct {
 	PID      int    // 0 while the process is starting
 	Busy     bool   // running a task
 	Input    string // the input of that task
+	Seq      int64  // the Task.Seq of that task
 	Retiring bool   // finishing its last task; never restarted
 	Reason   string // why it is retiring
+	// Since is when the worker took its task (busy), or else when it
+	// finished its last one or started (idle), or was created (PID 0).
+	Since time.Time
 }
 
 // Workers lists the pool's worker processes, ordered by slot, to show what
@@ -121,7 +126,8 @@ func (p *Pool) Workers() []WorkerInfo {
 	defer p.mu.Unlock()
 	out := make([]WorkerInfo, 0, len(p.workers))
 	for w := range p.workers {
-		out = append(out, WorkerInfo{Slot: w.slot, PID: w.pid, Busy: w.busy, Input: w.input, Retiring: w.retiring, Reason: w.why})
+		out = append(out, WorkerInfo{Slot: w.slot, PID: w.pid, Busy: w.busy, Input: w.input, Seq: w.seq,
+			Retiring: w.retiring, Reason: w.why, Since: w.since})
 	}
 	slices.SortFunc(out, func(a, b WorkerInfo) int { return a.Slot - b.Slot })
 	return out

@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"sync"
@@ -113,6 +114,18 @@ func (e *Executor) Resize(n int, reason string) {
 		p.Resize(n, reason)
 	}
 }
+
+// WriteStatus writes what every worker is doing (worker.Pool.WriteStatus)
+// for the run's SIGUSR1 report (runner.StatusWriter); nothing before
+// Start.
+func (e *Executor) WriteStatus(w io.Writer, now time.Time) error {
+	if p := e.Pool(); p != nil {
+		return p.WriteStatus(w, now)
+	}
+	return nil
+}
+
+var _ runner.StatusWriter = (*Executor)(nil)
 
 // Pool returns the worker pool, nil before Start.
 func (e *Executor) Pool() *worker.Pool {
