@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -68,5 +69,46 @@ done
 	if r.code != 0 || r.stdout != "again\nagain\n" || countRecords(jl) != 2 {
 		t.Errorf("--resume: exit %d, stdout %q, %d joblog records; want 0, both run again, 2 records\nstderr:\n%s",
 			r.code, r.stdout, countRecords(jl), r.stderr)
+	}
+}
+
+// TestWorkerStopAfterSIGTERMIsPrompt: once ration run --worker stopped its
+// tasks on SIGTERM, it gives its workers the run's grace to exit after
+// their stdin closed (none after a second SIGTERM), as it gives jobs, so
+// the run ends with its summary before the last-resort hatch. Before, the
+// workers got the full stop timeout (5 s): an idle worker that takes its
+// time to exit (cleaning up; or the replacement of a worker killed with
+// its task, still loading) held the run past the hatch, which ended
+// ration saying its input or output was blocked, with no summary.
+func TestWorkerStopAfterSIGTERMIsPrompt(t *testing.T) {
+	t.Parallel()
+	for _, signals := range []int{1, 2} {
+		t.Run(fmt.Sprintf("%dSIGTERM", signals), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			// A worker that cleans up for half a minute when its stdin
+			// closes.
+			w := writeWorker(t, dir, `while :; do
+  read -r l || { echo "cleaning up" >&2; sleep 30; exit 0; }
+`+idOf+`  echo "took $id" >&2
+  sleep 60
+  printf '{"id":%s,"ok":true,"output":"x"}\n' "$id"
+done
+`)
+			args := []string{"run", "-j", "2", "--term-timeout", "200ms", "--worker", w, ":::", "a"}
+			cmd, out, errb := rcmd{dir: dir, args: args}.start(t)
+			testutil.Eventually(t, 30*time.Second, "the task taken", func() bool {
+				return strings.Contains(errb.String(), "took 1") && len(childrenOf(cmd.Process.Pid)) == 2
+			})
+			for range signals {
+				if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := waitRation(t, cmd, out, errb, 60*time.Second)
+			if r.code != 128+int(syscall.SIGTERM) || strings.Contains(r.stderr, "blocked") || !strings.Contains(r.stderr, "0 done, 0 failed, 1 killed") {
+				t.Errorf("exit %d; want 143 with the summary, not the hatch's \"blocked\"\nstderr:\n%s", r.code, r.stderr)
+			}
+		})
 	}
 }
