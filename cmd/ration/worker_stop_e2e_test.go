@@ -112,3 +112,26 @@ done
 		})
 	}
 }
+
+// TestWorkerTimeoutJoblog: a task quarantined because its workers
+// exceeded --timeout was stopped by ration's own timeout, and its joblog
+// line says so as in one-process-per-job mode: Exitval -1 with the signal
+// (GNU parallel's "-1 SIG" for the runner's kill, "0 SIG" for a kill from
+// outside), and --halt now,fail=1 exits with GNU parallel's 255 for it.
+// Before, the line read "0 9", as if something outside had killed it,
+// and the halted run exited 137.
+func TestWorkerTimeoutJoblog(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	jl := filepath.Join(dir, "joblog")
+	w := writeWorker(t, dir, busyWorker)
+	r := rcmd{dir: dir, args: []string{"run", "--timeout", "300ms", "--max-breaks", "1", "--halt", "now,fail=1",
+		"--worker", w, "--joblog", jl, ":::", "a"}}.run(t)
+	e, ok := readJoblog(t, jl)[1]
+	if !ok || e.Exitval != -1 || e.Signal != int(syscall.SIGKILL) {
+		t.Errorf("joblog line %+v, want Exitval -1, Signal 9", e)
+	}
+	if r.code != 255 {
+		t.Errorf("exit %d, want 255 (--halt now,fail=1 after a job with Exitval -1)\nstderr:\n%s", r.code, r.stderr)
+	}
+}
