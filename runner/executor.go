@@ -139,3 +139,12 @@ type Starter interface {
 	Start(ctx context.Context, obs event.Observer) error
 	Stop()
 }
+
+// A StatusWriter is an Executor with processes of its own to show (a pool
+// of workers): the SIGUSR1 report (Runner.WriteStatus) adds what
+// WriteStatus writes after the running-jobs table, so that a hang in
+// those processes is explained too. now is the report's time.
+type StatusWriter interface {
+	Executor
+	WriteStatus(w io.Writer, now time.Time) error
+}

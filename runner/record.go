@@ -127,9 +127,11 @@ func (r *Runner) entry(j *job, received int64) joblog.Entry {
 // does.
 func exitColumns(j *job) (exitval, signal int) {
 	// As GNU parallel writes them: "0 SIG" for a kill from outside, "-1
-	// SIG" for the runner's own (--timeout), the status of a job that
-	// exited on its own after the runner's SIGTERM.
-	exitval, signal = joblog.ExitColumns(j.res.ExitCode, j.res.Signal, j.res.Stopped)
+	// SIG" for the runner's own (--timeout: also an executor's, the
+	// worker pool's kill of a task's worker at the timeout), the status
+	// of a job that exited on its own after the runner's SIGTERM.
+	byRunner := j.res.Stopped || j.cause == event.CauseTimeout
+	exitval, signal = joblog.ExitColumns(j.res.ExitCode, j.res.Signal, byRunner)
 	if j.outcome != event.Succeeded && exitval == 0 && signal == 0 {
 		exitval = -1
 	}

@@ -261,14 +261,20 @@ func (r *Runner) Rows() []event.Row {
 
 // WriteStatus writes the SIGUSR1 report to w: one line of counters, then
 // the running-jobs table (event.WriteTable, as the stall watchdog writes
-// it). The report goes out in one Write call.
+// it), then, with an executor that is a StatusWriter, its own processes
+// (ration run --worker: the workers). The report goes out in one Write
+// call.
 func (r *Runner) WriteStatus(w io.Writer) error {
 	rows := r.Rows()
 	st := r.PoolStats()
+	now := time.Now()
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "ration: %d running, %d done, %d failed, %d killed; pool size %d, busy %d, completed %d\n",
 		len(rows), r.succeeded.Load(), r.failed.Load(), r.killed.Load(), st.Size, st.Busy, st.Completed)
-	_ = event.WriteTable(&b, rows, time.Now()) // a bytes.Buffer does not fail
+	_ = event.WriteTable(&b, rows, now) // a bytes.Buffer does not fail
+	if sw, ok := r.exec.(StatusWriter); ok {
+		_ = sw.WriteStatus(&b, now)
+	}
 	if _, err := w.Write(b.Bytes()); err != nil {
 		return fmt.Errorf("runner: write status: %w", err)
 	}

@@ -91,6 +91,11 @@ func planReading(p *runPlan, f *runFlags) error {
 		if _, err := regexp.Compile(g.colsep); err != nil {
 			return flagErr("--colsep", err)
 		}
+		if p.worker.command != "" {
+			// Its fields would reach the worker joined with spaces ("a,b"
+			// as "a b"): a worker has no {1} {2} to use them.
+			return flagMsg("--colsep", "--colsep cannot be combined with --worker (a worker gets each input as it was read)")
+		}
 	}
 	if in.kind == inputFiles && (g.link || g.headerSet || g.colsepSet || g.eof != "") {
 		return flagMsg("--files", "--link, --header, --colsep and -E need :::, :::: or -a inputs (or stdin), not --files")

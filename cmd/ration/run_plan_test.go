@@ -189,6 +189,9 @@ func planCases() []planCase {
 		{args: c("-X", "-m", "echo"), err: "give one of -X, -m and --xargs", flag: "-X"},
 		{args: c("-s", "-1", "echo"), err: "--max-chars: -1 is negative", flag: "--max-chars"},
 		{args: c("--worker", "cat", "-X"), err: "--worker sends one input per task: -n, -N, -L, -X, -m, --xargs and -s do not apply", flag: "--worker"},
+		// A worker gets each input line as it is: --colsep would join its
+		// fields with spaces ("a,b" sent as "a b").
+		{args: c("--worker", "cat", "--colsep", ","), err: "--colsep cannot be combined with --worker (a worker gets each input as it was read)", flag: "--colsep"},
 
 		// Output and bookkeeping.
 		{args: c("--tag", "echo"), want: func(p *runPlan) { p.cfg.GNU.Tag = true }},

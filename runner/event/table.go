@@ -55,7 +55,7 @@ func WriteTable(w io.Writer, rows []Row, now time.Time) error {
 				pid = strconv.Itoa(r.PID)
 			}
 			fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\n", r.Slot, pid, r.Seq,
-				fmtRunning(now.Sub(r.Started)), Clip(r.Input, 80), Clip(r.LastLine, 80))
+				FormatRunning(now.Sub(r.Started)), Clip(r.Input, 80), Clip(r.LastLine, 80))
 		}
 		tw.Flush()
 	}
@@ -65,9 +65,9 @@ func WriteTable(w io.Writer, rows []Row, now time.Time) error {
 	return nil
 }
 
-// fmtRunning rounds a running time to what a person reads: tenths of a
-// second under a minute, seconds above.
-func fmtRunning(d time.Duration) string {
+// FormatRunning rounds a running time to what a person reads: tenths of
+// a second under a minute, seconds above.
+func FormatRunning(d time.Duration) string {
 	if d < 0 {
 		d = 0
 	}

@@ -177,8 +177,9 @@ type Result struct {
 	// Err is nil on success; otherwise a *TaskError, a *QuarantinedError,
 	// a *BrokenError, ErrClosed or the context's error.
 	Err error
-	// Outcome is Succeeded, Failed, Quarantined, or NotStarted when the
-	// task never reached a worker.
+	// Outcome is Succeeded, Failed, Quarantined, Stopped when the task's
+	// context ended after a worker took it (Err is the context's), or
+	// NotStarted when the task never reached a worker.
 	Outcome event.Outcome
 	// Cause is the cause of the last break, CauseNone when no worker broke.
 	Cause event.Cause

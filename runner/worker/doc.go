@@ -23,9 +23,9 @@
 // # Every task ends exactly once
 //
 // [Pool.Run] (and [Pool.Do]) returns once per task, as succeeded (the
-// worker said ok:true), failed (ok:false: a [*TaskError]; or the task's
-// context ended: its error; or the pool closed: [ErrClosed]) or quarantined
-// ([*QuarantinedError]). The pool reports worker and pool events only
+// worker said ok:true), failed (ok:false: a [*TaskError]; or the pool
+// closed: [ErrClosed]), quarantined ([*QuarantinedError]), stopped (the
+// task's context ended after a worker took it: its error) or not started. The pool reports worker and pool events only
 // (event.WorkerStarted, WorkerBroken, WorkerRetired, PoolRecreated): a
 // task's own start and end are its owner's to report, from Task.Started
 // and the Result (the runner does, once per job). All errors are
@@ -42,7 +42,11 @@
 // it is replaced at once; its task is re-dispatched to another worker,
 // ahead of new tasks. A task that has broken Config.MaxBreaks workers is
 // quarantined with the cause and the last stderr lines of the worker; no
-// other task is affected. A [*BreakError] describes each break.
+// other task is affected. A worker that breaks before it read any of its
+// task (its request was still all in the pipe, on Linux, or could not be
+// written) broke as if idle: the task is re-dispatched and not charged,
+// except on a timeout (which counts from the handing over). A
+// [*BreakError] describes each break.
 //
 // # OOM kills
 //

@@ -39,6 +39,9 @@ type BreakError struct {
 	// workerOnly: the break is the worker's alone (an answer with another
 	// task's id), not the task in flight's.
 	workerOnly bool
+	// unread: the worker broke before it read any of the task in flight
+	// (its request was still all in the pipe, or could not be written).
+	unread bool
 }
 
 // Error names the worker, what happened to it and when, e.g. "worker:

@@ -107,6 +107,8 @@ type worker struct {
 	busy     bool          // under Pool.mu
 	pid      int           // under Pool.mu, 0 before start
 	input    string        // of the task it runs, under Pool.mu
+	seq      int64         // of the task it runs, under Pool.mu
+	since    time.Time     // when it was created, started, took its task or finished one; under Pool.mu
 }
 
 // New validates cfg, starts cfg.Size worker processes (asynchronously:
@@ -182,12 +184,15 @@ func (p *Pool) Do(ctx context.Context, input string) (json.RawMessage, error) {
 // is always attributed to one task. When the worker breaks, the task is
 // re-dispatched to another worker (re-dispatches are served before new
 // tasks); once it has broken Config.MaxBreaks workers it is quarantined.
+// A worker that broke before it read the task does not count.
 // A worker OOM-killed under the task is not counted against MaxBreaks:
 // the OOM rule of the package documentation applies instead.
 // When ctx is done before a worker took the task, Run returns ctx's error
 // with Outcome NotStarted; when it is done while a worker runs the task,
 // that worker is killed (it is replaced; this is not a break) and Run
-// returns ctx's error, unless the answer was already there.
+// returns ctx's error with Outcome Stopped, unless the answer was already
+// there (also Stopped when ctx ends while the task waits to be
+// re-dispatched).
 //
 // The pool reports worker events only: the task's own events (a job's
 // start, retry and end) are its owner's to report (the runner's), from
@@ -213,8 +218,11 @@ func (p *Pool) Run(ctx context.Context, t Task) Result {
 			}
 		}
 		if err != nil {
-			if res.Attempts == 0 {
+			switch {
+			case res.Attempts == 0:
 				return p.finish(res, event.NotStarted, err)
+			case ownerStopped(err):
+				return p.finish(res, event.Stopped, err)
 			}
 			return p.finish(res, event.Failed, err)
 		}
@@ -238,6 +246,17 @@ func (p *Pool) Run(ctx context.Context, t Task) Result {
 			return p.finish(res, outcome, err)
 		}
 		res.Cause = r.brk.Cause
+		if r.brk.unread {
+			// The worker broke before it read the task (it died idle
+			// as the task reached it, or was killed with the request
+			// unread in its stdin): as with a break while idle, the
+			// task goes to another worker, and nothing is charged.
+			waiting(t, r.slot)
+			p.mu.Lock()
+			p.st.Retries++
+			p.mu.Unlock()
+			continue
+		}
 		if r.brk.Cause == event.CauseOOM {
 			oomKills++
 			v := p.oomVerdict(oomKills, r.others)
@@ -297,16 +316,24 @@ func await(ctx context.Context, a *attempt) attemptResult {
 	}
 }
 
+// ownerStopped reports whether err, which ended a task that a worker had
+// taken before, is its context's (its owner stopped it) rather than the
+// pool's (closed, or given up).
+func ownerStopped(err error) bool {
+	var be *BrokenError
+	return !errors.Is(err, ErrClosed) && !errors.As(err, &be)
+}
+
 // settle is the outcome and error of an attempt whose worker did not
-// break, with its output and RSS put into res.
+// break, with its output and RSS put into res. An attempt cut short by
+// its context is Stopped, as a job the run stopped is: neither a success
+// nor a failure (the runner runs it again on --resume).
 func settle(ctx context.Context, r attemptResult, res *Result) (event.Outcome, error) {
 	switch {
+	case errors.Is(r.aborted, errAborted):
+		return event.Stopped, context.Cause(ctx)
 	case r.aborted != nil:
-		err := r.aborted
-		if errors.Is(err, errAborted) {
-			err = context.Cause(ctx)
-		}
-		return event.Failed, err
+		return event.Failed, r.aborted
 	case r.taskErr != nil:
 		res.PeakRSS = r.rss
 		return event.Failed, r.taskErr
@@ -331,6 +358,8 @@ func (p *Pool) finish(res Result, outcome event.Outcome, err error) Result {
 		p.st.Failed++
 	case event.Quarantined:
 		p.st.Quarantined++
+	case event.Stopped:
+		p.st.Stopped++
 	case event.NotStarted:
 		// No worker took it, but the pool itself failed it (it gave up,
 		// or was closed): a failed task for the counts, which must add

@@ -179,8 +179,8 @@ func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	r := p.Run(ctx, worker.Task{Input: "sleep:10000"})
-	if !errors.Is(r.Err, context.DeadlineExceeded) || r.Outcome != event.Failed {
-		t.Fatalf("got %v %v, want DeadlineExceeded, failed", r.Err, r.Outcome)
+	if !errors.Is(r.Err, context.DeadlineExceeded) || r.Outcome != event.Stopped {
+		t.Fatalf("got %v %v, want DeadlineExceeded, stopped", r.Err, r.Outcome)
 	}
 	if _, err := p.Do(context.Background(), "after"); err != nil {
 		t.Fatalf("pool unusable after a cancel: %v", err)

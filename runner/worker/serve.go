@@ -30,7 +30,7 @@ func (p *Pool) runWorker(w *worker) {
 		return
 	}
 	p.mu.Lock()
-	w.pid = pr.pid
+	w.pid, w.since = pr.pid, time.Now()
 	p.mu.Unlock()
 	p.emit(event.Event{Kind: event.WorkerStarted, Slot: w.slot, PID: pr.pid})
 
@@ -41,7 +41,9 @@ func (p *Pool) runWorker(w *worker) {
 	case end.brk != nil:
 		e := event.Event{Kind: event.WorkerBroken, Slot: w.slot, PID: pr.pid, Cause: end.brk.Cause,
 			ExitCode: end.brk.ExitCode, Signal: int(end.brk.Signal), Err: end.brk}
-		if a := end.pending; a != nil {
+		if a := end.pending; a != nil && !end.brk.unread {
+			// A break on a task; one before the worker read it is the
+			// worker's own, as while idle.
 			task = a.id
 			e.Seq, e.Input, e.Attempt = a.task.Seq, a.task.Input, a.n
 		}
@@ -84,7 +86,7 @@ func (p *Pool) serve(w *worker, pr *proc) workerEnd {
 		}
 		r, brk := p.runTask(w, pr, a)
 		p.mu.Lock()
-		w.busy, w.input = false, ""
+		w.busy, w.input, w.seq, w.since = false, "", 0, time.Now()
 		delete(p.oomCaps, a)
 		others := p.busyLocked()
 		p.signalLocked()
@@ -204,7 +206,7 @@ func (p *Pool) take(w *worker, a *attempt) (got *attempt, again bool) {
 		a.done <- attemptResult{notTaken: true} // buffered, and this attempt's only result
 		return nil, !w.retiring
 	}
-	w.busy, w.input = true, a.task.Input
+	w.busy, w.input, w.seq, w.since = true, a.task.Input, a.task.Seq, time.Now()
 	if a.below > 0 {
 		p.oomCaps[a] = a.below
 	}

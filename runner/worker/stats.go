@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner/adapt"
@@ -28,6 +29,7 @@ type Stats struct {
 	Succeeded   int64
 	Failed      int64
 	Quarantined int64
+	Stopped     int64 // tasks whose context ended after a worker took them (their owner stopped them)
 	Retries     int64 // re-dispatches after a break
 
 	// Adapt is the concurrency controller's snapshot. The pool has no
@@ -36,7 +38,8 @@ type Stats struct {
 	Adapt adapt.Stats
 }
 
-// String summarizes s in one line for the end-of-run summary, e.g.
+// String summarizes s in one line for the end-of-run summary (stopped
+// tasks only when there are some), e.g.
 //
 //	workers: 6 started, 2 replaced, 1 recreation, breaks: oom 2; tasks: 49 succeeded, 0 failed, 1 quarantined; concurrency 2 (limit 4): systemic OOM breakage at 4 jobs: halved to 2 (will grow back to at most 3)
 func (s Stats) String() string {
@@ -59,6 +62,9 @@ func (s Stats) String() string {
 		}
 	}
 	fmt.Fprintf(&b, "; tasks: %d succeeded, %d failed, %d quarantined", s.Succeeded, s.Failed, s.Quarantined)
+	if s.Stopped > 0 {
+		fmt.Fprintf(&b, ", %d stopped", s.Stopped)
+	}
 	fmt.Fprintf(&b, "; concurrency %d", s.Size)
 	if s.Adapt.Limit == 0 {
 		return b.String()
@@ -105,8 +111,12 @@ type WorkerInfo struct {
 	PID      int    // 0 while the process is starting
 	Busy     bool   // running a task
 	Input    string // the input of that task
+	Seq      int64  // the Task.Seq of that task
 	Retiring bool   // finishing its last task; never restarted
 	Reason   string // why it is retiring
+	// Since is when the worker took its task (busy), or else when it
+	// finished its last one or started (idle), or was created (PID 0).
+	Since time.Time
 }
 
 // Workers lists the pool's worker processes, ordered by slot, to show what
@@ -116,7 +126,8 @@ func (p *Pool) Workers() []WorkerInfo {
 	defer p.mu.Unlock()
 	out := make([]WorkerInfo, 0, len(p.workers))
 	for w := range p.workers {
-		out = append(out, WorkerInfo{Slot: w.slot, PID: w.pid, Busy: w.busy, Input: w.input, Retiring: w.retiring, Reason: w.why})
+		out = append(out, WorkerInfo{Slot: w.slot, PID: w.pid, Busy: w.busy, Input: w.input, Seq: w.seq,
+			Retiring: w.retiring, Reason: w.why, Since: w.since})
 	}
 	slices.SortFunc(out, func(a, b WorkerInfo) int { return a.Slot - b.Slot })
 	return out

@@ -76,7 +76,7 @@ func (p *Pool) reconcileLocked(replacement bool) {
 			slot++
 		}
 		p.slots[slot] = true
-		w := &worker{slot: slot, retire: make(chan struct{})}
+		w := &worker{slot: slot, retire: make(chan struct{}), since: time.Now()}
 		p.workers[w] = struct{}{}
 		p.st.Starts++
 		if replacement {

@@ -21,8 +21,11 @@ type taskRun struct {
 	start time.Time // when the worker took the task
 	base  int64     // the OOM counter before the task, -1 when unknown
 
+	req     []byte
 	written chan error // the request's write returned
 	writing bool       // it has not yet
+	wrote   int        // bytes of req written, set before the send on written
+	wErr    error      // the write's error, likewise
 	r       attemptResult
 }
 
@@ -77,9 +80,27 @@ func (p *Pool) runTask(w *worker, pr *proc, a *attempt) (attemptResult, *BreakEr
 // cancellation.
 func (t *taskRun) write() {
 	t.written = make(chan error, 1)
-	req := encodeRequest(t.id, t.a.task.Input)
-	go func() { _, err := t.pr.stdin.Write(req); t.written <- err }()
+	t.req = encodeRequest(t.id, t.a.task.Input)
+	go func() {
+		t.wrote, t.wErr = t.pr.stdin.Write(t.req)
+		t.written <- t.wErr
+	}()
 	t.writing = true
+}
+
+// unread reports, once the worker is dead and the write returned, that
+// the worker had not read any of its request: none of it could be written
+// (no reader was left), or all that was written (a request larger than
+// the pipe: until the worker died) is still in the pipe. Such a worker
+// did not break on the task, which is not charged for it (Pool.Run).
+func (t *taskRun) unread() bool {
+	switch {
+	case t.writing:
+		return false // not known
+	case t.wrote == 0:
+		return t.wErr != nil
+	}
+	return pipeBuffered(t.pr.stdin) >= t.wrote
 }
 
 // waitWrite waits for the request's write to return: at once when the
@@ -100,10 +121,19 @@ func (t *taskRun) waitWrite() {
 	}
 }
 
-// fail kills the worker and returns its break.
+// fail kills the worker and returns its break, marked unread when the
+// worker broke before it read the task. A timeout is the task's even
+// then: Config.Timeout counts from the handing over, a fresh worker's
+// startup included.
 func (t *taskRun) fail(b *BreakError) (attemptResult, *BreakError) {
 	t.pr.killAndWait()
 	t.waitWrite()
+	if b.Cause != event.CauseTimeout && t.unread() {
+		b.unread = true
+		if b.Cause != event.CauseProtocol {
+			b.When = "before reading its task"
+		}
+	}
 	t.r.duration = time.Since(t.start)
 	return t.r, b
 }

@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"sync"
@@ -52,6 +53,24 @@ type Executor struct {
 
 	mu   sync.Mutex
 	pool *worker.Pool // nil before Start
+	run  runStop      // how the run stops, from its attempts
+}
+
+// runStop is how the run stops, as its attempts carry it: every attempt
+// of a run has the same Drain and Kill channels and Grace.
+type runStop struct {
+	drain, kill <-chan struct{}
+	grace       time.Duration
+}
+
+// closed reports whether ch is closed (false for nil).
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 // New checks cfg (worker.Config.Check) and returns an Executor whose pool
@@ -73,13 +92,18 @@ func (e *Executor) Start(ctx context.Context, obs event.Observer) error {
 		return err
 	}
 	e.mu.Lock()
-	e.pool = p
+	e.pool, e.run = p, runStop{} // this run's attempts will say how it stops
 	e.mu.Unlock()
 	return nil
 }
 
 // Stop closes the pool: each worker gets its stdin closed and StopTimeout
-// to exit, then it is killed (logged as a warning).
+// to exit, then it is killed (logged as a warning). When the run was
+// interrupted (its attempts' Drain is closed), a worker gets at most the
+// run's grace (Attempt.Grace), as a stopped job gets between SIGTERM and
+// SIGKILL; when it was killed (Attempt.Kill), none: the workers are killed
+// at once. So an interrupted run ends when ration's signal handling
+// expects it to, however long a worker would take to exit.
 func (e *Executor) Stop() {
 	p := e.Pool()
 	if p == nil {
@@ -89,9 +113,23 @@ func (e *Executor) Stop() {
 	if d <= 0 {
 		d = DefaultStopTimeout
 	}
+	e.mu.Lock()
+	run := e.run
+	e.mu.Unlock()
+	killed := closed(run.kill)
+	switch {
+	case killed:
+		d = 0
+	case closed(run.drain):
+		grace := run.grace
+		if grace <= 0 {
+			grace = runner.DefaultGrace
+		}
+		d = min(d, grace)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	if err := p.Close(ctx); err != nil {
+	if err := p.Close(ctx); err != nil && !killed {
 		log := e.cfg.Logger
 		if log == nil {
 			log = slog.New(slog.DiscardHandler)
@@ -113,6 +151,18 @@ func (e *Executor) Resize(n int, reason string) {
 		p.Resize(n, reason)
 	}
 }
+
+// WriteStatus writes what every worker is doing (worker.Pool.WriteStatus)
+// for the run's SIGUSR1 report (runner.StatusWriter); nothing before
+// Start.
+func (e *Executor) WriteStatus(w io.Writer, now time.Time) error {
+	if p := e.Pool(); p != nil {
+		return p.WriteStatus(w, now)
+	}
+	return nil
+}
+
+var _ runner.StatusWriter = (*Executor)(nil)
 
 // Pool returns the worker pool, nil before Start.
 func (e *Executor) Pool() *worker.Pool {
@@ -140,6 +190,11 @@ func (e *Executor) Exec(ctx context.Context, a *runner.Attempt) runner.AttemptRe
 		return runner.AttemptResult{Outcome: event.NotStarted, Start: time.Now(), ExitCode: -1,
 			Err: errors.New("workerexec: Exec before Start")}
 	}
+	e.mu.Lock()
+	if e.run.drain == nil && e.run.kill == nil {
+		e.run = runStop{drain: a.Drain, kill: a.Kill, grace: a.Grace}
+	}
+	e.mu.Unlock()
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var taken atomic.Bool
@@ -197,9 +252,10 @@ func result(r worker.Result, stopped bool) runner.AttemptResult {
 		if errors.As(r.Err, &q) && q.Last != nil {
 			res.ExitCode, res.Signal = q.Last.ExitCode, int(q.Last.Signal)
 		}
-	case !errors.As(r.Err, &taskErr) && stopped:
-		// The run stopped the task (timeout of the run, interrupt): the
-		// pool killed its worker.
+	case r.Outcome == event.Stopped || (!errors.As(r.Err, &taskErr) && stopped):
+		// The run stopped the task (its timeout, an interrupt, --halt
+		// now): the pool killed its worker, or the task waited to be
+		// re-dispatched.
 		res.Outcome, res.Stopped, res.ExitCode, res.Err = event.Failed, true, -1, r.Err
 	default:
 		// A task error, or the pool gave up (*worker.BrokenError, also
