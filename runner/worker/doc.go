@@ -25,11 +25,11 @@
 // [Pool.Run] (and [Pool.Do]) returns once per task, as succeeded (the
 // worker said ok:true), failed (ok:false: a [*TaskError]; or the pool
 // closed: [ErrClosed]), quarantined ([*QuarantinedError]), stopped (the
-// task's context ended after a worker took it: its error) or not started. The pool reports worker and pool events only
-// (event.WorkerStarted, WorkerBroken, WorkerRetired, PoolRecreated): a
-// task's own start and end are its owner's to report, from Task.Started
-// and the Result (the runner does, once per job). All errors are
-// errors.Is/As-able.
+// task's context ended after a worker took it: its error) or not started.
+// The pool reports worker and pool events only (event.WorkerStarted,
+// WorkerBroken, WorkerRetired, PoolRecreated): a task's own start and end
+// are its owner's to report, from Task.Started and the Result (the runner
+// does, once per job). All errors are errors.Is/As-able.
 //
 // # Breakage
 //
