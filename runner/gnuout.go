@@ -44,6 +44,15 @@ func (r *Runner) attemptWriters(j *job) (stdout, stderr io.Writer, done func(), 
 	} else if tag, ok := r.tag(j.it, j.slot); ok {
 		stdout, stderr = &tagWriter{w: stdout, tag: tag}, &tagWriter{w: stderr, tag: tag}
 	}
+	// Receive counts what the job writes (and -v's command), before any
+	// --tag, as GNU parallel: its stdout, with --line-buffer its stderr
+	// too, with -u nothing.
+	if !g.Ungroup {
+		stdout = receiveWriter{w: stdout, o: j.out}
+		if r.cfg.LineBuffer {
+			stderr = receiveWriter{w: stderr, o: j.out}
+		}
+	}
 	if g.Verbose {
 		fmt.Fprintln(stdout, r.displayOf(j.it, j.slot))
 	}

@@ -236,7 +236,6 @@ type streamWriter struct {
 func (w streamWriter) Write(p []byte) (int, error) {
 	o := w.o
 	o.tailMu.Lock()
-	o.received += int64(len(p))
 	o.tail = append(o.tail, p[max(len(p)-tailMax, 0):]...)
 	if len(o.tail) > 2*tailMax {
 		o.tail = append(o.tail[:0], o.tail[len(o.tail)-tailMax:]...)
@@ -308,6 +307,22 @@ func (o *output) lastLine() string {
 	return string(t)
 }
 
+// receiveWriter counts into o's bytesReceived what passes through it to
+// w: the job's output as GNU parallel's joblog counts it (Receive).
+type receiveWriter struct {
+	w io.Writer
+	o *output
+}
+
+func (c receiveWriter) Write(p []byte) (int, error) {
+	c.o.tailMu.Lock()
+	c.o.received += int64(len(p))
+	c.o.tailMu.Unlock()
+	return c.w.Write(p)
+}
+
+// bytesReceived is the joblog's Receive of the job's attempt: what went
+// through its receiveWriters (Runner.attemptWriters).
 func (o *output) bytesReceived() int64 {
 	o.tailMu.Lock()
 	defer o.tailMu.Unlock()

@@ -215,7 +215,7 @@ func planCases() []planCase {
 		{args: c("--eta", "echo"), want: func(p *runPlan) { p.bar = barOn }},
 		{args: c("--progress", "echo"), want: func(p *runPlan) { p.bar = barOn }},
 		{args: c("--progress", "--no-bar", "echo"), err: "--eta and --progress show the bar; they cannot be combined with --no-bar", flag: "--bar"},
-		{args: c("-u", "echo"), want: func(p *runPlan) { p.cfg.LineBuffer = true }},
+		{args: c("-u", "echo"), want: func(p *runPlan) { p.cfg.LineBuffer, p.cfg.GNU.Ungroup = true, true }},
 		{args: c("--ungroup", "-k", "echo"), err: "--ungroup and --keep-order cannot be combined", flag: "--ungroup"},
 		{args: c("--timeout", "200%", "echo"), want: func(p *runPlan) { p.cfg.GNU.TimeoutPercent = 200 }},
 		{args: c("--timeout", "x%", "echo"), err: `--timeout: "x%" is not a percentage > 0`, flag: "--timeout"},
