@@ -60,7 +60,9 @@ func (r *Runner) runJob(ctx context.Context, it item, jl *joblog.Writer) jobResu
 // newJob registers a job as running (not yet started).
 func (r *Runner) newJob(ctx context.Context, it item) *job {
 	slot := pool.Slot(ctx)
-	out := newOutput(r.out, r.cfg.LineBuffer, r.cfg.SpillBytes, r.cfg.TempDir)
+	// With -k, a job prints line by line only once it is first in order
+	// (liveAdd).
+	out := newOutput(r.out, r.cfg.LineBuffer && !r.cfg.KeepOrder, r.cfg.SpillBytes, r.cfg.TempDir)
 	out.out.compress, out.err.compress = r.cfg.GNU.Exec.Compress, r.cfg.GNU.Exec.Compress
 	out.onGone = func(err error) { r.outputGone(fmt.Errorf("job %d: %w", it.seq, err)) }
 	j := &job{it: it, slot: slot, out: out, argv: r.argvOf(it, slot),
@@ -68,11 +70,17 @@ func (r *Runner) newJob(ctx context.Context, it item) *job {
 	r.mu.Lock()
 	r.running[it.seq] = j.rj
 	r.mu.Unlock()
+	if r.printsLive() {
+		r.liveAdd(it.pos, out)
+	}
 	return j
 }
 
 // jobGone removes an ended job from the running ones.
 func (r *Runner) jobGone(j *job) {
+	if r.printsLive() {
+		r.liveRemove(j.it.pos)
+	}
 	r.mu.Lock()
 	delete(r.running, j.it.seq)
 	r.wakeLocked()

@@ -297,11 +297,8 @@ func planRunner(p *runPlan, f *runFlags, _ func(string) string) error {
 	if c.Halt, err = runner.ParseHalt(f.halt); err != nil {
 		return flagErr("--halt", err)
 	}
-	switch {
-	case f.bar && f.noBar:
+	if f.bar && f.noBar {
 		return flagMsg("--bar", "--bar and --no-bar cannot be combined")
-	case f.keepOrder && f.lineBuffer:
-		return flagMsg("--line-buffer", "--line-buffer and --keep-order cannot be combined")
 	}
 	c.Retries, c.DryRun, c.KeepOrder, c.LineBuffer = f.retries, f.dryRun, f.keepOrder, f.lineBuffer
 	if f.retriesSet && f.retries == 0 {

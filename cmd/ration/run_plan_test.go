@@ -342,7 +342,7 @@ func planCases() []planCase {
 		{args: c("-k", "echo"), want: func(p *runPlan) { p.cfg.KeepOrder = true }},
 		{args: c("--keep-order", "echo"), want: func(p *runPlan) { p.cfg.KeepOrder = true }},
 		{args: c("--line-buffer", "echo"), want: func(p *runPlan) { p.cfg.LineBuffer = true }},
-		{args: c("-k", "--line-buffer", "echo"), err: "--line-buffer and --keep-order cannot be combined", flag: "--line-buffer"},
+		{args: c("-k", "--line-buffer", "echo"), want: func(p *runPlan) { p.cfg.KeepOrder, p.cfg.LineBuffer = true, true }},
 
 		// Shards: the flag, else the environment of an Indexed Job.
 		{args: c("--shard", "1/3", "echo", ":::", "a", "b", "c", "d", "e", "f"), want: func(p *runPlan) {

@@ -590,7 +590,7 @@ func (e e2e) usageErrors(t *testing.T) {
 		// Errors found when the run starts are one line too, no summary.
 		{[]string{"--joblog", "/does/not/exist/x.log", "true", ":::", "a"}, "/does/not/exist/x.log: no such file or directory"},
 		{[]string{"--files", "no-such-file-*", "true"}, "no-such-file-*: no file matches"},
-		{[]string{"-k", "--line-buffer", "true"}, "cannot be combined"},
+		{[]string{"-k", "-u", "true"}, "cannot be combined"},
 		{[]string{"true", ":::", "a"}, ""}, // not an error: control
 	} {
 		r := e.run("", c.args...)
