@@ -353,7 +353,12 @@ func planCases() []planCase {
 		{args: c("--shard", "3/3", "echo"), err: "--shard: " + errOf(runner.ParseShard("3/3")), flag: "--shard"},
 		{args: c("echo"), env: map[string]string{"RATION_SHARD_COUNT": "3", "JOB_COMPLETION_INDEX": "2"}, want: func(p *runPlan) { p.cfg.Shard = runner.Shard{Index: 2, Count: 3} }},
 		{args: c("--shard", "0/2", "echo"), env: map[string]string{"RATION_SHARD_COUNT": "3", "JOB_COMPLETION_INDEX": "2"}, want: func(p *runPlan) { p.cfg.Shard = runner.Shard{Index: 0, Count: 2} }},
-		{args: c("echo"), env: map[string]string{"JOB_COMPLETION_INDEX": "2"}},
+		// An Indexed Job's pod without the shard count would run every
+		// input in every pod: refused, --shard 0/1 runs them all.
+		{args: c("echo"), env: map[string]string{"JOB_COMPLETION_INDEX": "2"}, flag: "RATION_SHARD_COUNT",
+			err: "JOB_COMPLETION_INDEX=2 is set but RATION_SHARD_COUNT is not: every pod of the Indexed Job would run every input; set RATION_SHARD_COUNT to the Job's completions, or give --shard 0/1 to run every input in this pod"},
+		{args: c("--shard", "0/1", "echo"), env: map[string]string{"JOB_COMPLETION_INDEX": "2"}, want: func(p *runPlan) { p.cfg.Shard = runner.Shard{Index: 0, Count: 1} }},
+		{args: c("echo"), env: map[string]string{"JOB_COMPLETION_INDEX": ""}},
 		{args: c("echo"), env: map[string]string{"RATION_SHARD_COUNT": "3"}, err: "RATION_SHARD_COUNT=3 is set but JOB_COMPLETION_INDEX is not", flag: "JOB_COMPLETION_INDEX"},
 		{args: c("echo"), env: map[string]string{"RATION_SHARD_COUNT": "3", "JOB_COMPLETION_INDEX": "3"},
 			err: "JOB_COMPLETION_INDEX/RATION_SHARD_COUNT: " + errOf(runner.NewShard("3", "3")), flag: "JOB_COMPLETION_INDEX/RATION_SHARD_COUNT"},

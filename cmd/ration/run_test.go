@@ -657,6 +657,17 @@ func (e e2e) shardFromEnv(t *testing.T) {
 	if err := c.Run(); c.ProcessState.ExitCode() != 255 {
 		t.Errorf("index 3 of 3: %v", err)
 	}
+	// An Indexed Job's index without the count ran every input in every
+	// pod: a usage error of one line, nothing run.
+	c = e.cmd(in, "--dry-run", "echo")
+	c.Env = append(c.Env, "JOB_COMPLETION_INDEX=1")
+	var stdout, stderr strings.Builder
+	c.Stdout, c.Stderr = &stdout, &stderr
+	_ = c.Run() // its exit status is checked
+	if c.ProcessState.ExitCode() != 255 || stdout.Len() != 0 || strings.Count(stderr.String(), "\n") != 1 ||
+		!strings.Contains(stderr.String(), "RATION_SHARD_COUNT is not") {
+		t.Errorf("index without count: exit %d, stdout %d bytes, stderr %q", c.ProcessState.ExitCode(), stdout.Len(), stderr.String())
+	}
 }
 
 func (e e2e) argFileDryRunBar(t *testing.T) {
