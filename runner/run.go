@@ -244,9 +244,11 @@ func (r *Runner) runPool(ctx context.Context, items iter.Seq[item], jl *joblog.W
 		case res.Err == nil:
 			r.deliver(res.Value.out)
 		case errors.Is(res.Err, pool.ErrNotStarted) || errors.Is(res.Err, pool.ErrClosed):
+			r.slots.skip(res.Input.pos)
 			r.jobNotStarted(res.Input)
 		default:
 			// A panic in the runner's own code: report it, keep the run.
+			r.slots.skip(res.Input.pos)
 			r.setErr(fmt.Errorf("job %d: %w", res.Input.seq, res.Err))
 		}
 		if r.printsLive() {
