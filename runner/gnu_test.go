@@ -116,6 +116,24 @@ func TestGNUTag(t *testing.T) {
 	}
 }
 
+// TestGNUTagCarriageReturn: --tag tags what follows a carriage return as
+// it tags a new line, as GNU parallel 20221122 does (its tag goes after
+// every \r or \n followed by more output, so a progress line redrawn with
+// \r keeps its tag, and a CRLF gets one between \r and \n): GNU's
+// output for printf 'a\rb\r\nc' is "x\ta\rx\tb\rx\t\nx\tc". ration
+// tagged after \n only, in group and line mode.
+func TestGNUTagCarriageReturn(t *testing.T) {
+	for _, line := range []bool{false, true} {
+		for _, redirect := range []string{"", ">&2"} {
+			_, out, _, err := run(t, Config{Command: []string{"sh", "-c", `printf 'a\rb\r\nc' ` + redirect, "sh"},
+				Input: input.Args([]string{"x"}), LineBuffer: line, GNU: GNU{Tag: true}})
+			if want := "x\ta\rx\tb\rx\t\nx\tc"; err != nil || out != want {
+				t.Errorf("line mode %v, %q: %q (%v), want %q", line, redirect, out, err, want)
+			}
+		}
+	}
+}
+
 // TestTagWriterConcurrent: writes from several goroutines keep each
 // line's tag (run under -race).
 func TestTagWriterConcurrent(t *testing.T) {

@@ -96,7 +96,9 @@ func parseTag(cfg *Config) (*template.Template, error) {
 }
 
 // tagWriter puts tag before every line written through it, the last
-// line included when it has no newline.
+// line included when it has no newline. As GNU parallel's, a line ends at
+// \n or \r (so what a progress display redraws after \r keeps the tag,
+// and a \r\n gets one before the \n).
 type tagWriter struct {
 	mu     sync.Mutex
 	w      io.Writer
@@ -113,7 +115,7 @@ func (t *tagWriter) Write(p []byte) (int, error) {
 			b.Write(t.tag)
 			t.inLine = true
 		}
-		i := bytes.IndexByte(rest, '\n')
+		i := bytes.IndexAny(rest, "\n\r")
 		if i < 0 {
 			b.Write(rest)
 			break
