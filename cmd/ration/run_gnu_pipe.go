@@ -84,6 +84,12 @@ func planPipe(p *runPlan, f *runFlags, _ func(string) string) error {
 	if !g.pipe && !pf.pipePart {
 		return planNoPipe(f)
 	}
+	if pf.roundRobin && p.cfg.Shard.Count > 1 {
+		// A shard would run some of the streams; the others never take
+		// their blocks, and the input stalls (planShard comes first).
+		return flagMsg("--round-robin", "--round-robin cannot be combined with --shard or RATION_SHARD_COUNT: "+
+			"its jobs are streams that take whichever blocks come, so no shard owns a block")
+	}
 	if err := planPipeChecks(p, f); err != nil {
 		return err
 	}

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/input"
 )
+
+const robinShard = "--round-robin cannot be combined with --shard or RATION_SHARD_COUNT: its jobs are streams that take whichever blocks come, so no shard owns a block"
 
 // planCasesGNUPipe are the plan rows of --pipe's modes.
 func planCasesGNUPipe() []planCase {
@@ -51,6 +54,15 @@ func planCasesGNUPipe() []planCase {
 		{args: c("--round-robin", "echo"), err: "--round-robin needs --pipe or --pipepart (GNU parallel 20221122 ignores it without them)", flag: "--round-robin"},
 		{args: c("--pipe", "--round-robin", "--retries", "2", "echo"), err: "--round-robin cannot be combined with --retries (GNU parallel neither): a block a job took is not given again", flag: "--round-robin"},
 		{args: c("--pipe", "--round-robin", "--header", ":", "echo"), err: "--header with --round-robin is not supported", flag: "--round-robin"},
+		// A shard of --round-robin's streams hung (the streams it did not
+		// run never took a block) or ran most of the input in every shard.
+		{args: c("--pipe", "--round-robin", "--shard", "0/2", "wc"), err: robinShard, flag: "--round-robin"},
+		{args: c("--pipe", "--round-robin", "wc"), env: map[string]string{"RATION_SHARD_COUNT": "3", "JOB_COMPLETION_INDEX": "2"}, err: robinShard, flag: "--round-robin"},
+		{args: c("--pipepart", "-a", "big", "--round-robin", "--block", "1M", "--shard", "1/2", "wc"), err: robinShard, flag: "--round-robin"},
+		{args: c("--pipe", "--round-robin", "--shard", "0/1", "wc"), want: func(p *runPlan) {
+			robin(input.BlockOptions{RecEnd: "\n"})(p)
+			p.cfg.Command, p.cfg.Shard = []string{"wc"}, runner.Shard{Index: 0, Count: 1}
+		}},
 
 		{args: c("--pipe", "--regexp", "--recend", ",_+", "-N1", "echo"), want: pipe(input.BlockOptions{RecEnd: ",_+", Regexp: true, Records: 1})},
 		{args: c("--pipe", "--regex", "--recstart", ">", "echo"), want: pipe(input.BlockOptions{RecStart: ">", Regexp: true})},
