@@ -248,6 +248,12 @@ func pipePartOptions(p *runPlan, f *runFlags, o input.BlockOptions, file string)
 			m.part.Size, m.perSlot = int64(n), 0
 		}
 	}
+	if m.perSlot > 0 && p.cfg.Shard.Count > 1 {
+		// A part is a shard's input by its byte range, the same in every
+		// run only when the part size is (planShard comes first).
+		return flagMsg("--pipepart", "--pipepart with --shard or RATION_SHARD_COUNT needs --block SIZE: "+
+			"parts sized by the job slots follow each run's -j, so the shards would overlap and miss parts")
+	}
 	gc := &p.cfg.GNU
 	gc.Batch, gc.NoFields, gc.Pipe = input.BatchOptions{MaxArgs: 1}, false, true
 	gc.Template.Context = false

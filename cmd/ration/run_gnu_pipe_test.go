@@ -5,6 +5,8 @@ import (
 	"github.com/ration-run/ration/runner/input"
 )
 
+const partShard = "--pipepart with --shard or RATION_SHARD_COUNT needs --block SIZE: parts sized by the job slots follow each run's -j, so the shards would overlap and miss parts"
+
 const robinShard = "--round-robin cannot be combined with --shard or RATION_SHARD_COUNT: its jobs are streams that take whichever blocks come, so no shard owns a block"
 
 // planCasesGNUPipe are the plan rows of --pipe's modes.
@@ -100,5 +102,13 @@ func planCasesGNUPipe() []planCase {
 		{args: c("--pipepart", "-a", "f", "--rrs", "wc"), err: "--rrs does not apply to --pipepart (GNU parallel 20221122 ignores it there)", flag: "--pipepart"},
 		{args: c("--pipepart", "-a", "big", "--round-robin", "--block", "1M", "wc"), want: part("big", input.PartOptions{RecEnd: "\n"}, 1)},
 		{args: c("--pipepart", "-a", "f", "--block", "-x", "wc"), err: "--block: " + errOf(input.ParseBlockSize("x")), flag: "--block"},
+		// Parts sized by the job slots differ with each run's -j: shards
+		// of runs whose -j differ overlapped and missed parts.
+		{args: c("--pipepart", "-a", "big", "--shard", "0/2", "wc"), err: partShard, flag: "--pipepart"},
+		{args: c("--pipepart", "-a", "big", "--block", "-3", "wc"), env: map[string]string{"RATION_SHARD_COUNT": "2", "JOB_COMPLETION_INDEX": "1"}, err: partShard, flag: "--pipepart"},
+		{args: c("--pipepart", "-a", "big", "--block", "1M", "--shard", "1/2", "wc"), want: func(p *runPlan) {
+			part("big", input.PartOptions{RecEnd: "\n", Size: 1 << 20}, 0)(p)
+			p.cfg.Shard = runner.Shard{Index: 1, Count: 2}
+		}},
 	}
 }
