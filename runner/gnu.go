@@ -44,6 +44,11 @@ type GNU struct {
 	// Stdin (the input is the block, its header included), else 0
 	// (--pipepart), as GNU parallel 20221122 counts it.
 	SendSize func(input string) int64
+	// InShard, when set, says whether an argument is Config.Shard's,
+	// instead of the hash of its fields: --cat's and --fifo's arguments
+	// are names of files made per process, so the shard must hash the
+	// block each stands for. It is asked once per argument, as it is read.
+	InShard func(a input.Arg) bool
 	// PipeArg, with Pipe, makes a job's input its one field, so {} is it
 	// (--cat, --fifo: the name of a file Stdin's hook makes, which then
 	// returns a nil stdin: /dev/null).
@@ -135,6 +140,9 @@ func (r *Runner) batches() iter.Seq2[item, error] {
 	}
 	if r.cfg.Shard.Count > 1 {
 		opts.Keep = func(a input.Arg) bool { return r.cfg.Shard.Contains(a.Key()) }
+		if g.InShard != nil {
+			opts.Keep = g.InShard
+		}
 	}
 	one := g.oneArg()
 	return func(yield func(item, error) bool) {
