@@ -79,8 +79,9 @@ type Config struct {
 	// KeepOrder prints the output of jobs in input order (-k); a job's
 	// output waits for the jobs before it, within a window of Jobs+1 jobs.
 	KeepOrder bool
-	// LineBuffer prints output line by line as jobs write it; it cannot be
-	// combined with KeepOrder.
+	// LineBuffer prints output line by line as jobs write it. With
+	// KeepOrder only the job first in input order does; the others' output
+	// is held until it is their turn, as GNU parallel's -k --line-buffer.
 	LineBuffer bool
 
 	// Joblog is the path of a GNU parallel joblog to write ("" for none);
@@ -150,8 +151,6 @@ func (c *Config) check() error {
 	switch {
 	case len(c.Command) == 0:
 		return errors.New("runner: no command given")
-	case c.KeepOrder && c.LineBuffer:
-		return errors.New("runner: LineBuffer and KeepOrder cannot be combined")
 	case (c.Resume || c.ResumeFailed) && c.Joblog == "":
 		return errors.New("runner: Resume and ResumeFailed need Joblog")
 	case (c.Resume || c.ResumeFailed || c.JoblogAppend) && c.Joblog == "-":

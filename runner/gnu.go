@@ -37,6 +37,18 @@ type GNU struct {
 	// (--cat's file could not be written) fails the attempt without
 	// running it: a job must never run on part of its input.
 	Stdin func(input string) (stdin io.Reader, done func(), err error)
+	// SendSize, when set with Pipe, is the joblog's Send of the job of
+	// input, asked once when the job is recorded: the bytes of the
+	// block(s) Stdin gave it (--cat's and --fifo's file, --round-robin's
+	// blocks). Without it, Send is the input's length with Pipe and no
+	// Stdin (the input is the block, its header included), else 0
+	// (--pipepart), as GNU parallel 20221122 counts it.
+	SendSize func(input string) int64
+	// InShard, when set, says whether an argument is Config.Shard's,
+	// instead of the hash of its fields: --cat's and --fifo's arguments
+	// are names of files made per process, so the shard must hash the
+	// block each stands for. It is asked once per argument, as it is read.
+	InShard func(a input.Arg) bool
 	// PipeArg, with Pipe, makes a job's input its one field, so {} is it
 	// (--cat, --fifo: the name of a file Stdin's hook makes, which then
 	// returns a nil stdin: /dev/null).
@@ -55,6 +67,10 @@ type GNU struct {
 	// --header names for the source numbers, and a seq file), not to
 	// Stdout and Stderr.
 	Results string
+	// Ungroup is -u: GNU parallel's joblog then has a Receive of 0 (it
+	// never sees the output); ration prints as with Config.LineBuffer,
+	// which must be set too.
+	Ungroup bool
 	// Verbose prints each job's command on its stdout before its output
 	// (-v, as GNU parallel does); VerboseStderr prints it on its stderr
 	// (-t, --verbose).
@@ -124,6 +140,9 @@ func (r *Runner) batches() iter.Seq2[item, error] {
 	}
 	if r.cfg.Shard.Count > 1 {
 		opts.Keep = func(a input.Arg) bool { return r.cfg.Shard.Contains(a.Key()) }
+		if g.InShard != nil {
+			opts.Keep = g.InShard
+		}
 	}
 	one := g.oneArg()
 	return func(yield func(item, error) bool) {

@@ -44,6 +44,15 @@ func (r *Runner) attemptWriters(j *job) (stdout, stderr io.Writer, done func(), 
 	} else if tag, ok := r.tag(j.it, j.slot); ok {
 		stdout, stderr = &tagWriter{w: stdout, tag: tag}, &tagWriter{w: stderr, tag: tag}
 	}
+	// Receive counts what the job writes (and -v's command), before any
+	// --tag, as GNU parallel: its stdout, with --line-buffer its stderr
+	// too, with -u nothing.
+	if !g.Ungroup {
+		stdout = receiveWriter{w: stdout, o: j.out}
+		if r.cfg.LineBuffer {
+			stderr = receiveWriter{w: stderr, o: j.out}
+		}
+	}
 	if g.Verbose {
 		fmt.Fprintln(stdout, r.displayOf(j.it, j.slot))
 	}
@@ -87,7 +96,9 @@ func parseTag(cfg *Config) (*template.Template, error) {
 }
 
 // tagWriter puts tag before every line written through it, the last
-// line included when it has no newline.
+// line included when it has no newline. As GNU parallel's, a line ends at
+// \n or \r (so what a progress display redraws after \r keeps the tag,
+// and a \r\n gets one before the \n).
 type tagWriter struct {
 	mu     sync.Mutex
 	w      io.Writer
@@ -104,7 +115,7 @@ func (t *tagWriter) Write(p []byte) (int, error) {
 			b.Write(t.tag)
 			t.inLine = true
 		}
-		i := bytes.IndexByte(rest, '\n')
+		i := bytes.IndexAny(rest, "\n\r")
 		if i < 0 {
 			b.Write(rest)
 			break

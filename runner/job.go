@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ration-run/ration/pool"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/joblog"
 )
@@ -44,10 +43,11 @@ type job struct {
 // events, halt.
 func (r *Runner) runJob(ctx context.Context, it item, jl *joblog.Writer) jobResult {
 	if r.stopping.Load() || ctx.Err() != nil {
+		r.slots.skip(it.pos)
 		r.jobNotStarted(it)
 		return jobResult{}
 	}
-	j := r.newJob(ctx, it)
+	j := r.newJob(it)
 	defer r.jobGone(j)
 	if !r.attempts(ctx, j) {
 		r.jobNotStarted(it)
@@ -57,10 +57,15 @@ func (r *Runner) runJob(ctx context.Context, it item, jl *joblog.Writer) jobResu
 	return r.finishJob(ctx, j, jl)
 }
 
-// newJob registers a job as running (not yet started).
-func (r *Runner) newJob(ctx context.Context, it item) *job {
-	slot := pool.Slot(ctx)
-	out := newOutput(r.out, r.cfg.LineBuffer, r.cfg.SpillBytes, r.cfg.TempDir)
+// newJob registers a job as running (not yet started), in its slot.
+func (r *Runner) newJob(it item) *job {
+	r.mu.Lock()
+	size := r.size
+	r.mu.Unlock()
+	slot := r.slots.take(it.pos, size)
+	// With -k, a job prints line by line only once it is first in order
+	// (liveAdd).
+	out := newOutput(r.out, r.cfg.LineBuffer && !r.cfg.KeepOrder, r.cfg.SpillBytes, r.cfg.TempDir)
 	out.out.compress, out.err.compress = r.cfg.GNU.Exec.Compress, r.cfg.GNU.Exec.Compress
 	out.onGone = func(err error) { r.outputGone(fmt.Errorf("job %d: %w", it.seq, err)) }
 	j := &job{it: it, slot: slot, out: out, argv: r.argvOf(it, slot),
@@ -68,11 +73,18 @@ func (r *Runner) newJob(ctx context.Context, it item) *job {
 	r.mu.Lock()
 	r.running[it.seq] = j.rj
 	r.mu.Unlock()
+	if r.printsLive() {
+		r.liveAdd(it.pos, out)
+	}
 	return j
 }
 
 // jobGone removes an ended job from the running ones.
 func (r *Runner) jobGone(j *job) {
+	if r.printsLive() {
+		r.liveRemove(j.it.pos)
+	}
+	r.slots.release(j.slot)
 	r.mu.Lock()
 	delete(r.running, j.it.seq)
 	r.wakeLocked()

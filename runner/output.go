@@ -199,6 +199,9 @@ type output struct {
 	// delivered, when set (-k), is called after flush with its error:
 	// the job's record waits for its output.
 	delivered func(error)
+	// heldLost is why output held before goLive was incomplete
+	// (ErrOutputLost), for lost.
+	heldLost error
 
 	tailMu   sync.Mutex
 	received int64
@@ -236,7 +239,6 @@ type streamWriter struct {
 func (w streamWriter) Write(p []byte) (int, error) {
 	o := w.o
 	o.tailMu.Lock()
-	o.received += int64(len(p))
 	o.tail = append(o.tail, p[max(len(p)-tailMax, 0):]...)
 	if len(o.tail) > 2*tailMax {
 		o.tail = append(o.tail[:0], o.tail[len(o.tail)-tailMax:]...)
@@ -308,6 +310,22 @@ func (o *output) lastLine() string {
 	return string(t)
 }
 
+// receiveWriter counts into o's bytesReceived what passes through it to
+// w: the job's output as GNU parallel's joblog counts it (Receive).
+type receiveWriter struct {
+	w io.Writer
+	o *output
+}
+
+func (c receiveWriter) Write(p []byte) (int, error) {
+	c.o.tailMu.Lock()
+	c.o.received += int64(len(p))
+	c.o.tailMu.Unlock()
+	return c.w.Write(p)
+}
+
+// bytesReceived is the joblog's Receive of the job's attempt: what went
+// through its receiveWriters (Runner.attemptWriters).
 func (o *output) bytesReceived() int64 {
 	o.tailMu.Lock()
 	defer o.tailMu.Unlock()
@@ -319,7 +337,40 @@ func (o *output) bytesReceived() int64 {
 func (o *output) lost() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return errors.Join(o.out.err, o.err.err)
+	return errors.Join(o.out.err, o.err.err, o.heldLost)
+}
+
+// goLive prints what a held job wrote so far (stdout, then stderr, as
+// flush) and switches it to line mode: -k --line-buffer's job that is
+// first in order (liveOrder). A failed print is kept as flush's error
+// would be. It does nothing in line mode, so it may be called twice.
+func (o *output) goLive() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.line {
+		return
+	}
+	s := o.shared
+	s.mu.Lock()
+	err := o.out.writeTo(s.stdout)
+	if err == nil {
+		err = o.err.writeTo(s.stderr)
+	}
+	s.mu.Unlock()
+	o.heldLost = errors.Join(o.out.err, o.err.err)
+	o.out.reset()
+	o.err.reset()
+	o.line = true
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrOutputLost):
+		o.heldLost = errors.Join(o.heldLost, err)
+	default:
+		o.gone = err
+		if o.onGone != nil {
+			go o.onGone(fmt.Errorf("%w: %w", ErrOutputGone, err))
+		}
+	}
 }
 
 // discard forgets what a failed attempt wrote (group mode), so that only

@@ -117,7 +117,7 @@ func TestLastLineWhileStdoutBlocks(t *testing.T) {
 	for _, line := range []bool{false, true} {
 		bw := &blockingWriter{entered: make(chan struct{}), release: make(chan struct{})}
 		o := newOutput(&sharedOut{stdout: bw, stderr: io.Discard}, line, DefaultSpill, "")
-		w := streamWriter{o: o}
+		w := receiveWriter{w: streamWriter{o: o}, o: o}
 		done := make(chan struct{})
 		go func() {
 			defer close(done)

@@ -115,10 +115,10 @@ func (r *Runner) Abandon() error {
 // job that failed for a reason of ration's while exiting 0 (its output
 // was lost, a worker task that failed) gets Exitval -1, so that no failed
 // job ever reads as succeeded.
-func (r *Runner) entry(j *job, received int64) joblog.Entry {
+func (r *Runner) entry(j *job, send, received int64) joblog.Entry {
 	res := j.res
 	exitval, signal := exitColumns(j)
-	return joblog.Entry{Seq: j.it.seq, Start: res.Start, Runtime: res.Duration, Receive: received,
+	return joblog.Entry{Seq: j.it.seq, Start: res.Start, Runtime: res.Duration, Send: send, Receive: received,
 		Exitval: exitval, Signal: signal, Command: r.displayOf(j.it, j.slot)}
 }
 
@@ -185,17 +185,35 @@ func (r *Runner) outputGone(err error) {
 // could not be delivered, to ration's stdout or stderr or to the row,
 // fails the job (outputFailed) before it is recorded.
 func (r *Runner) record(j *job, jl *joblog.Writer, received int64, flushErr error) {
+	send := r.sendOf(j)
 	if flushErr != nil {
 		r.outputFailed(j, flushErr)
 	}
 	if j.recorded() {
-		if err := r.tableRow(j); err != nil {
+		if err := r.tableRow(j, send, received); err != nil {
 			r.outputFailed(j, err)
 		}
 	}
 	if jl != nil && j.recorded() {
-		r.writeJoblog(jl, r.entry(j, received))
+		r.writeJoblog(jl, r.entry(j, send, received))
 	}
+}
+
+// sendOf is the joblog's Send of ended job j, as GNU parallel 20221122
+// counts it for local jobs: the bytes of a --pipe job's block (GNU's
+// SendSize), else 0. It is asked once per job that started, so that
+// SendSize may forget the job.
+func (r *Runner) sendOf(j *job) int64 {
+	g := &r.cfg.GNU
+	switch {
+	case !g.Pipe:
+		return 0
+	case g.SendSize != nil:
+		return g.SendSize(j.it.input)
+	case g.Stdin == nil:
+		return int64(len(j.it.input))
+	}
+	return 0
 }
 
 // deliver prints the output of a -k job once the jobs before it were

@@ -110,13 +110,13 @@ func (r *Runner) tableWriters(j *job) (stdout, stderr io.Writer) {
 }
 
 // tableRow writes the row of ended job j to --results NAME.csv: Seq, Host,
-// Starttime, JobRuntime, Send, Receive (bytes of stdout), Exitval, Signal,
+// Starttime, JobRuntime, Send, Receive (as in the joblog), Exitval, Signal,
 // Command, the job's values V1..Vn (or the --header names), Stdout,
 // Stderr. The first row truncates the file and writes the header. The
 // row holds the job's output: a failed write (a full disk) is cut back, so
 // that no torn row is left, and returned wrapping ErrOutputGone: the job's
 // output was lost, and the run stops (Runner.record).
-func (r *Runner) tableRow(j *job) error {
+func (r *Runner) tableRow(j *job, send, received int64) error {
 	x := &r.cfg.GNU.Exec
 	if x.ResultsTable == "" {
 		return nil
@@ -130,7 +130,7 @@ func (r *Runner) tableRow(j *job) error {
 		bufs = &[2]lockedBuffer{}
 	}
 	stdout, stderr := bufs[0].String(), bufs[1].String()
-	e := r.entry(j, int64(len(stdout)))
+	e := r.entry(j, send, received)
 	sep := x.tableSep()
 	var b strings.Builder
 	flag := os.O_WRONLY | os.O_CREATE | os.O_APPEND
@@ -149,7 +149,7 @@ func (r *Runner) tableRow(j *job) error {
 		writeRow(&b, sep, append(head, "Stdout", "Stderr"))
 	}
 	row := []string{strconv.FormatInt(e.Seq, 10), ":", epochMillis(e.Start.UnixMilli()), epochMillis(e.Runtime.Milliseconds()),
-		"0", strconv.FormatInt(e.Receive, 10), strconv.Itoa(e.Exitval), strconv.Itoa(e.Signal), e.Command}
+		strconv.FormatInt(e.Send, 10), strconv.FormatInt(e.Receive, 10), strconv.Itoa(e.Exitval), strconv.Itoa(e.Signal), e.Command}
 	row = append(append(row, vals...), stdout, stderr)
 	writeRow(&b, sep, row)
 	if err := appendRows(x.ResultsTable, flag, b.String()); err != nil {

@@ -23,6 +23,9 @@ type item struct {
 	fields []string
 	args   []input.Arg
 	read   time.Time
+	// pos is its place among the items pulled, 0-based: its place in
+	// the order -k prints in.
+	pos int64
 }
 
 // jobResult is what a job hands back to Run's loop.
@@ -152,6 +155,7 @@ func (r *Runner) items(rec *joblog.Record, st *inputState) iter.Seq[item] {
 			return
 		}
 		dl := delayer{d: r.cfg.GNU.Delay}
+		var pos int64
 		for it, err := range src {
 			if err != nil {
 				// Stop reading; the jobs already pulled still run.
@@ -166,7 +170,8 @@ func (r *Runner) items(rec *joblog.Record, st *inputState) iter.Seq[item] {
 			if r.stopping.Load() || !dl.wait(r.stopCh) {
 				return
 			}
-			it.read = time.Now()
+			it.read, it.pos = time.Now(), pos
+			pos++
 			if !yield(it) {
 				return
 			}
@@ -235,16 +240,21 @@ func (r *Runner) runPool(ctx context.Context, items iter.Seq[item], jl *joblog.W
 		results = pool.Map(jobsCtx, p, items, fn)
 	}
 	for res := range results {
-		if res.Err != nil {
-			if errors.Is(res.Err, pool.ErrNotStarted) || errors.Is(res.Err, pool.ErrClosed) {
-				r.jobNotStarted(res.Input)
-				continue
-			}
+		switch {
+		case res.Err == nil:
+			r.deliver(res.Value.out)
+		case errors.Is(res.Err, pool.ErrNotStarted) || errors.Is(res.Err, pool.ErrClosed):
+			r.slots.skip(res.Input.pos)
+			r.jobNotStarted(res.Input)
+		default:
 			// A panic in the runner's own code: report it, keep the run.
+			r.slots.skip(res.Input.pos)
 			r.setErr(fmt.Errorf("job %d: %w", res.Input.seq, res.Err))
-			continue
 		}
-		r.deliver(res.Value.out)
+		if r.printsLive() {
+			// -k yields in input order: the next job's turn.
+			r.liveNext(res.Input.pos + 1)
+		}
 	}
 }
 

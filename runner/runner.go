@@ -61,8 +61,10 @@ type Runner struct {
 	rss                                            rssHist
 	firstErr                                       atomic.Pointer[error]
 
-	oom oomCounter
-	adm *admission // memory admission and OOM re-queue (admission.go)
+	oom   oomCounter
+	adm   *admission // memory admission and OOM re-queue (admission.go)
+	live  liveOrder  // -k --line-buffer (keeporder.go)
+	slots slotTable  // the jobs' slots, {%} (slots.go)
 }
 
 type runningJob struct {

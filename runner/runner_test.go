@@ -373,7 +373,6 @@ func TestNewErrors(t *testing.T) {
 		want string
 	}{
 		{Config{}, "no command"},
-		{Config{Command: []string{"true"}, KeepOrder: true, LineBuffer: true}, "LineBuffer and KeepOrder"},
 		{Config{Command: []string{"true"}, Resume: true}, "need Joblog"},
 		{Config{Command: []string{"true"}, Retries: -1}, "negative"},
 		{Config{Command: []string{"true"}, Shard: Shard{Index: 3, Count: 3}}, "Shard 3/3"},
@@ -382,5 +381,37 @@ func TestNewErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "--") {
 			t.Errorf("New(%+v) = %v, want an error about %q without flag names", tc.cfg, err, tc.want)
 		}
+	}
+}
+
+// TestKeepOrderLineBuffer: KeepOrder with LineBuffer (-k --line-buffer,
+// which ration refused) prints every job whole and in input order, the
+// job first in order line by line as it writes: with unfinished lines,
+// retries (a failed attempt prints nothing) and jobs a joblog skips
+// (--resume-failed), whose places the order passes over.
+func TestKeepOrderLineBuffer(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log")
+	cmd := []string{"sh", "-c", `m=` + dir + `/m$1; [ $(($1 % 3)) = 0 ] && [ ! -e $m ] && { touch $m; exit 1; }
+		printf "$1-a "; sleep 0.0$(( $1 * 7 % 10 )); echo "$1-b"; printf "$1-c"`, "sh"}
+	in := nums(40)
+	// A first run that records 5, 10, ... as done, the others as failed.
+	_, _, _, err := run(t, Config{Command: []string{"sh", "-c", `[ $(($1 % 5)) = 0 ]`, "sh"}, Input: input.Args(in), Joblog: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, out, _, err := run(t, Config{Command: cmd, Input: input.Args(in), KeepOrder: true, LineBuffer: true, Jobs: 4,
+		Retries: 2, Joblog: log, ResumeFailed: true})
+	if err != nil || sum.Succeeded != 32 || sum.Skipped != 8 {
+		t.Fatal(sum, err)
+	}
+	var want strings.Builder
+	for _, s := range in {
+		if n, _ := strconv.Atoi(s); n%5 != 0 {
+			fmt.Fprintf(&want, "%s-a %s-b\n%s-c", s, s, s)
+		}
+	}
+	if out != want.String() {
+		t.Errorf("got\n%q\nwant\n%q", out, want.String())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -89,5 +90,49 @@ func TestPipeCatFifoE2E(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("left in TMPDIR: %v", left)
+	}
+}
+
+// TestPipeFilesShard: with --cat and --fifo a block belongs to the shard
+// its content hashes to, as without them (--pipe's blocks), so the shards
+// of a run are disjoint and cover the input in every process. The shard
+// hashed the name of the block's file, made from ration's process id, so
+// each run split the blocks differently (shards of 482 + 482 lines of
+// 1000). Also --pipepart's parts with --cat, by their byte ranges.
+func TestPipeFilesShard(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	in := seqInput(1000)
+	file := filepath.Join(t.TempDir(), "in")
+	if err := os.WriteFile(file, []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sorted := func(s string) string {
+		l := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+		slices.Sort(l)
+		return strings.Join(l, "\n")
+	}
+	for i := range 3 {
+		shard := fmt.Sprintf("%d/3", i)
+		want, errs, code := rationPipe(t, in, "--pipe", "--block", "100", "--shard", shard, "cat")
+		if code != 0 {
+			t.Fatalf("--pipe --shard %s: exit %d (%s)", shard, code, errs)
+		}
+		for _, mode := range []string{"--cat", "--fifo"} {
+			for range 2 { // two processes, two process ids
+				out, errs, code := rationPipe(t, in, "--pipe", mode, "--block", "100", "--shard", shard, "cat", "{}")
+				if code != 0 || sorted(out) != sorted(want) {
+					t.Errorf("%s --shard %s: exit %d (%s): %d lines, want the %d of --pipe's shard",
+						mode, shard, code, errs, strings.Count(out, "\n"), strings.Count(want, "\n"))
+				}
+			}
+		}
+		want, _, _ = rationPipe(t, "", "--pipepart", "-a", file, "--block", "100", "--shard", shard, "cat")
+		for range 2 {
+			out, errs, code := rationPipe(t, "", "--pipepart", "--cat", "-a", file, "--block", "100", "--shard", shard, "cat", "{}")
+			if code != 0 || sorted(out) != sorted(want) {
+				t.Errorf("--pipepart --cat --shard %s: exit %d (%s): %d lines, want the %d of --pipepart's shard",
+					shard, code, errs, strings.Count(out, "\n"), strings.Count(want, "\n"))
+			}
+		}
 	}
 }

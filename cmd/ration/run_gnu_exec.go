@@ -214,6 +214,11 @@ func planRetryFailed(p *runPlan, f *runFlags) error {
 		return flagMsg("--retry-failed", "--retry-failed runs again the commands the joblog records and takes no command or inputs (GNU parallel ignores them); to run the failed jobs of a command and inputs again, give them with --resume-failed")
 	case f.resume:
 		return flagMsg("--retry-failed", "--retry-failed and --resume cannot be combined")
+	case p.cfg.Shard.Count > 1:
+		// The shard would hash the command lines, not the inputs that made
+		// it (planShard comes first).
+		return flagMsg("--retry-failed", "--retry-failed cannot be combined with --shard or RATION_SHARD_COUNT: "+
+			"the joblog holds command lines, not the inputs a shard is made of; run the shard's command and inputs again with --resume-failed")
 	}
 	p.cfg.ResumeFailed, p.exec.retryFailed = true, true
 	return nil

@@ -14,6 +14,8 @@ import (
 	"github.com/ration-run/ration/runner"
 )
 
+const retryShard = "--retry-failed cannot be combined with --shard or RATION_SHARD_COUNT: the joblog holds command lines, not the inputs a shard is made of; run the shard's command and inputs again with --resume-failed"
+
 // planCasesGNUExec are the plan rows of GNU parallel's flags that change
 // how jobs run (planCases appends them).
 func planCasesGNUExec() []planCase {
@@ -61,6 +63,11 @@ func planCasesGNUExec() []planCase {
 			p.cfg.Command, p.cfg.GNU.InputIsCommand, p.parentShell = []string{"{}"}, true, true
 		}},
 		{args: c("--retry-failed"), err: "--retry-failed needs --joblog FILE (it runs again the commands FILE records as failed)", flag: "--retry-failed"},
+		// A shard hashed the joblog's command lines, not the inputs that
+		// made the shard: it retried none or some of the failed jobs and
+		// exited 0.
+		{args: c("--joblog", "jl", "--retry-failed", "--shard", "0/2"), err: retryShard, flag: "--retry-failed"},
+		{args: c("--joblog", "jl", "--retry-failed"), env: map[string]string{"RATION_SHARD_COUNT": "2", "JOB_COMPLETION_INDEX": "0"}, err: retryShard, flag: "--retry-failed"},
 		{args: c("--joblog", "jl", "--retry-failed", "echo", ":::", "x"), flag: "--retry-failed",
 			err: "--retry-failed runs again the commands the joblog records and takes no command or inputs (GNU parallel ignores them); to run the failed jobs of a command and inputs again, give them with --resume-failed"},
 		{args: c("--load", "3.5", "echo"), want: func(p *runPlan) { p.cfg.GNU.Exec.Gate.MaxLoad = 3.5 }},

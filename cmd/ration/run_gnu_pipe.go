@@ -84,6 +84,12 @@ func planPipe(p *runPlan, f *runFlags, _ func(string) string) error {
 	if !g.pipe && !pf.pipePart {
 		return planNoPipe(f)
 	}
+	if pf.roundRobin && p.cfg.Shard.Count > 1 {
+		// A shard would run some of the streams; the others never take
+		// their blocks, and the input stalls (planShard comes first).
+		return flagMsg("--round-robin", "--round-robin cannot be combined with --shard or RATION_SHARD_COUNT: "+
+			"its jobs are streams that take whichever blocks come, so no shard owns a block")
+	}
 	if err := planPipeChecks(p, f); err != nil {
 		return err
 	}
@@ -241,6 +247,12 @@ func pipePartOptions(p *runPlan, f *runFlags, o input.BlockOptions, file string)
 		} else {
 			m.part.Size, m.perSlot = int64(n), 0
 		}
+	}
+	if m.perSlot > 0 && p.cfg.Shard.Count > 1 {
+		// A part is a shard's input by its byte range, the same in every
+		// run only when the part size is (planShard comes first).
+		return flagMsg("--pipepart", "--pipepart with --shard or RATION_SHARD_COUNT needs --block SIZE: "+
+			"parts sized by the job slots follow each run's -j, so the shards would overlap and miss parts")
 	}
 	gc := &p.cfg.GNU
 	gc.Batch, gc.NoFields, gc.Pipe = input.BatchOptions{MaxArgs: 1}, false, true

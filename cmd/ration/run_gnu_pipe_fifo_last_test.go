@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ration-run/ration/runner"
 )
 
 // TestFIFONeverOpenedEnds: a FIFO the job never opened is removed when
@@ -15,7 +17,7 @@ import (
 // it (a busy machine): the end of the job never waits for ever.
 func TestFIFONeverOpenedEnds(t *testing.T) {
 	dir := t.TempDir()
-	pf := newPipeFiles(true, dir)
+	pf := newPipeFiles(true, dir, runner.Shard{})
 	for i := range 300 {
 		end, err := pf.makeFIFO(filepath.Join(dir, fmt.Sprint(i)), strings.NewReader("block\n"))
 		if err != nil {

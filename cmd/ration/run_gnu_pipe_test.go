@@ -1,8 +1,13 @@
 package main
 
 import (
+	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/input"
 )
+
+const partShard = "--pipepart with --shard or RATION_SHARD_COUNT needs --block SIZE: parts sized by the job slots follow each run's -j, so the shards would overlap and miss parts"
+
+const robinShard = "--round-robin cannot be combined with --shard or RATION_SHARD_COUNT: its jobs are streams that take whichever blocks come, so no shard owns a block"
 
 // planCasesGNUPipe are the plan rows of --pipe's modes.
 func planCasesGNUPipe() []planCase {
@@ -51,6 +56,15 @@ func planCasesGNUPipe() []planCase {
 		{args: c("--round-robin", "echo"), err: "--round-robin needs --pipe or --pipepart (GNU parallel 20221122 ignores it without them)", flag: "--round-robin"},
 		{args: c("--pipe", "--round-robin", "--retries", "2", "echo"), err: "--round-robin cannot be combined with --retries (GNU parallel neither): a block a job took is not given again", flag: "--round-robin"},
 		{args: c("--pipe", "--round-robin", "--header", ":", "echo"), err: "--header with --round-robin is not supported", flag: "--round-robin"},
+		// A shard of --round-robin's streams hung (the streams it did not
+		// run never took a block) or ran most of the input in every shard.
+		{args: c("--pipe", "--round-robin", "--shard", "0/2", "wc"), err: robinShard, flag: "--round-robin"},
+		{args: c("--pipe", "--round-robin", "wc"), env: map[string]string{"RATION_SHARD_COUNT": "3", "JOB_COMPLETION_INDEX": "2"}, err: robinShard, flag: "--round-robin"},
+		{args: c("--pipepart", "-a", "big", "--round-robin", "--block", "1M", "--shard", "1/2", "wc"), err: robinShard, flag: "--round-robin"},
+		{args: c("--pipe", "--round-robin", "--shard", "0/1", "wc"), want: func(p *runPlan) {
+			robin(input.BlockOptions{RecEnd: "\n"})(p)
+			p.cfg.Command, p.cfg.Shard = []string{"wc"}, runner.Shard{Index: 0, Count: 1}
+		}},
 
 		{args: c("--pipe", "--regexp", "--recend", ",_+", "-N1", "echo"), want: pipe(input.BlockOptions{RecEnd: ",_+", Regexp: true, Records: 1})},
 		{args: c("--pipe", "--regex", "--recstart", ">", "echo"), want: pipe(input.BlockOptions{RecStart: ">", Regexp: true})},
@@ -88,5 +102,13 @@ func planCasesGNUPipe() []planCase {
 		{args: c("--pipepart", "-a", "f", "--rrs", "wc"), err: "--rrs does not apply to --pipepart (GNU parallel 20221122 ignores it there)", flag: "--pipepart"},
 		{args: c("--pipepart", "-a", "big", "--round-robin", "--block", "1M", "wc"), want: part("big", input.PartOptions{RecEnd: "\n"}, 1)},
 		{args: c("--pipepart", "-a", "f", "--block", "-x", "wc"), err: "--block: " + errOf(input.ParseBlockSize("x")), flag: "--block"},
+		// Parts sized by the job slots differ with each run's -j: shards
+		// of runs whose -j differ overlapped and missed parts.
+		{args: c("--pipepart", "-a", "big", "--shard", "0/2", "wc"), err: partShard, flag: "--pipepart"},
+		{args: c("--pipepart", "-a", "big", "--block", "-3", "wc"), env: map[string]string{"RATION_SHARD_COUNT": "2", "JOB_COMPLETION_INDEX": "1"}, err: partShard, flag: "--pipepart"},
+		{args: c("--pipepart", "-a", "big", "--block", "1M", "--shard", "1/2", "wc"), want: func(p *runPlan) {
+			part("big", input.PartOptions{RecEnd: "\n", Size: 1 << 20}, 0)(p)
+			p.cfg.Shard = runner.Shard{Index: 1, Count: 2}
+		}},
 	}
 }

@@ -22,8 +22,8 @@ func (w *wiring) pipeModeInputs(cfg *runner.Config, stdin io.Reader) error {
 	m := w.plan.input.pipeMode
 	var files *pipeFiles
 	if m.file != "" {
-		files = newPipeFiles(m.file == "fifo", cfg.GNU.Exec.TmpDir)
-		cfg.GNU.Stdin = files.stdin
+		files = newPipeFiles(m.file == "fifo", cfg.GNU.Exec.TmpDir, cfg.Shard)
+		cfg.GNU.Stdin, cfg.GNU.SendSize, cfg.GNU.InShard = files.stdin, files.sendSize, files.inShard
 	}
 	switch {
 	case m.roundRobin:
@@ -38,7 +38,7 @@ func (w *wiring) pipeModeInputs(cfg *runner.Config, stdin io.Reader) error {
 					yield(nil, err)
 					return
 				}
-				if !yield(input.Arg{files.add(func() io.Reader { return strings.NewReader(b) })}, nil) {
+				if !yield(input.Arg{files.add(int64(len(b)), b, func() io.Reader { return strings.NewReader(b) })}, nil) {
 					return
 				}
 			}
@@ -71,7 +71,8 @@ func (w *wiring) pipeModeInputs(cfg *runner.Config, stdin io.Reader) error {
 			}
 			key := partKey(p)
 			if files != nil {
-				key = files.add(func() io.Reader { return p.Reader(fh) })
+				// Send 0: GNU parallel counts no bytes sent to a part.
+				key = files.add(0, key, func() io.Reader { return p.Reader(fh) })
 			}
 			if !yield(input.Arg{key}, nil) {
 				return
@@ -118,13 +119,21 @@ func (w *wiring) roundRobin(cfg *runner.Config, stdin io.Reader) {
 			}
 		}
 	}
+	var streams sync.Map // key -> *input.Stream, until SendSize
 	cfg.GNU.Stdin = func(key string) (io.Reader, func(), error) {
 		s := rr.Stream(key)
 		if s == nil {
 			// Asked twice (a retry, refused by plan): nothing more to give.
 			return strings.NewReader(""), nil, nil
 		}
+		streams.Store(key, s)
 		return s, func() { _ = s.Close() }, nil
+	}
+	cfg.GNU.SendSize = func(key string) int64 {
+		if s, ok := streams.LoadAndDelete(key); ok {
+			return s.(*input.Stream).Taken()
+		}
+		return 0
 	}
 }
 
@@ -134,28 +143,60 @@ func (w *wiring) roundRobin(cfg *runner.Config, stdin io.Reader) {
 // attempt starts (so only the jobs running have one on disk), and it is
 // removed when the attempt ends.
 type pipeFiles struct {
-	fifo bool
-	dir  string
-	n    atomic.Int64
-	mu   sync.Mutex
+	fifo  bool
+	dir   string
+	shard runner.Shard
+	n     atomic.Int64
+	mu    sync.Mutex
 	// content is what each name not yet made holds.
 	content map[string]func() io.Reader
+	// size is the joblog's Send of each name not yet recorded (sendSize),
+	// when not 0.
+	size map[string]int64
 }
 
-func newPipeFiles(fifo bool, dir string) *pipeFiles {
+func newPipeFiles(fifo bool, dir string, shard runner.Shard) *pipeFiles {
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	return &pipeFiles{fifo: fifo, dir: dir, content: map[string]func() io.Reader{}}
+	return &pipeFiles{fifo: fifo, dir: dir, shard: shard, content: map[string]func() io.Reader{}, size: map[string]int64{}}
 }
 
-// add names a file that will hold what content returns.
-func (pf *pipeFiles) add(content func() io.Reader) string {
+// add names a file that will hold what content returns, size bytes sent
+// to its job as the joblog counts them. key is what --shard hashes
+// (inShard): the block itself, or the part's byte range, as without
+// --cat and --fifo; a block of another shard is only named.
+func (pf *pipeFiles) add(size int64, key string, content func() io.Reader) string {
 	name := filepath.Join(pf.dir, fmt.Sprintf("ration-pipe-%d-%d", os.Getpid(), pf.n.Add(1)))
+	if !pf.shard.Contains(key) {
+		return name
+	}
 	pf.mu.Lock()
 	pf.content[name] = content
+	if size != 0 {
+		pf.size[name] = size
+	}
 	pf.mu.Unlock()
 	return name
+}
+
+// inShard is Config.GNU.InShard: whether the block of a name add made is
+// this run's shard's.
+func (pf *pipeFiles) inShard(a input.Arg) bool {
+	pf.mu.Lock()
+	defer pf.mu.Unlock()
+	_, ok := pf.content[a.Key()]
+	return ok
+}
+
+// sendSize is Config.GNU.SendSize: the size add was given for name,
+// asked once, when its job is recorded.
+func (pf *pipeFiles) sendSize(name string) int64 {
+	pf.mu.Lock()
+	defer pf.mu.Unlock()
+	n := pf.size[name]
+	delete(pf.size, name)
+	return n
 }
 
 // stdin is Config.GNU.Stdin: it makes the file named name (the job's

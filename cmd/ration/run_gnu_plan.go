@@ -213,7 +213,7 @@ func planGNUOutput(p *runPlan, f *runFlags, _ func(string) string) error {
 		p.bar = barOn
 	}
 	if g.ungroup {
-		p.cfg.LineBuffer = true
+		p.cfg.LineBuffer, gc.Ungroup = true, true
 	}
 	p.cfg.GNU.Template.Names = nil
 	return nil

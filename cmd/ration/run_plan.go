@@ -302,11 +302,8 @@ func planRunner(p *runPlan, f *runFlags, _ func(string) string) error {
 		return flagErr("--halt", err)
 	}
 	p.exitCount = f.exitCount
-	switch {
-	case f.bar && f.noBar:
+	if f.bar && f.noBar {
 		return flagMsg("--bar", "--bar and --no-bar cannot be combined")
-	case f.keepOrder && f.lineBuffer:
-		return flagMsg("--line-buffer", "--line-buffer and --keep-order cannot be combined")
 	}
 	c.Retries, c.DryRun, c.KeepOrder, c.LineBuffer = f.retries, f.dryRun, f.keepOrder, f.lineBuffer
 	if f.retriesSet && f.retries == 0 {
@@ -334,7 +331,9 @@ func planRunner(p *runPlan, f *runFlags, _ func(string) string) error {
 
 // planShard takes the shard from --shard, or else from
 // JOB_COMPLETION_INDEX when RATION_SHARD_COUNT is set (an Indexed Job of
-// Kubernetes).
+// Kubernetes). JOB_COMPLETION_INDEX alone is refused: Kubernetes does not
+// tell a pod the number of indexes, and without it every pod would run
+// every input; --shard 0/1 says that is meant.
 func planShard(p *runPlan, f *runFlags, getenv func(string) string) error {
 	var err error
 	if f.shard != "" {
@@ -343,11 +342,15 @@ func planShard(p *runPlan, f *runFlags, getenv func(string) string) error {
 		}
 		return nil
 	}
-	n := getenv("RATION_SHARD_COUNT")
+	n, i := getenv("RATION_SHARD_COUNT"), getenv("JOB_COMPLETION_INDEX")
 	if n == "" {
+		if i != "" {
+			return flagMsg("RATION_SHARD_COUNT", fmt.Sprintf("JOB_COMPLETION_INDEX=%s is set but RATION_SHARD_COUNT is not: "+
+				"every pod of the Indexed Job would run every input; set RATION_SHARD_COUNT to the Job's completions, "+
+				"or give --shard 0/1 to run every input in this pod", i))
+		}
 		return nil
 	}
-	i := getenv("JOB_COMPLETION_INDEX")
 	if i == "" {
 		return flagMsg("JOB_COMPLETION_INDEX", fmt.Sprintf("RATION_SHARD_COUNT=%s is set but JOB_COMPLETION_INDEX is not", n))
 	}

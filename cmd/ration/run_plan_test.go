@@ -208,7 +208,7 @@ func planCases() []planCase {
 		{args: c("--eta", "echo"), want: func(p *runPlan) { p.bar = barOn }},
 		{args: c("--progress", "echo"), want: func(p *runPlan) { p.bar = barOn }},
 		{args: c("--progress", "--no-bar", "echo"), err: "--eta and --progress show the bar; they cannot be combined with --no-bar", flag: "--bar"},
-		{args: c("-u", "echo"), want: func(p *runPlan) { p.cfg.LineBuffer = true }},
+		{args: c("-u", "echo"), want: func(p *runPlan) { p.cfg.LineBuffer, p.cfg.GNU.Ungroup = true, true }},
 		{args: c("--ungroup", "-k", "echo"), err: "--ungroup and --keep-order cannot be combined", flag: "--ungroup"},
 		{args: c("--timeout", "200%", "echo"), want: func(p *runPlan) { p.cfg.GNU.TimeoutPercent = 200 }},
 		{args: c("--timeout", "x%", "echo"), err: `--timeout: "x%" is not a percentage > 0`, flag: "--timeout"},
@@ -334,7 +334,7 @@ func planCases() []planCase {
 		{args: c("-k", "echo"), want: func(p *runPlan) { p.cfg.KeepOrder = true }},
 		{args: c("--keep-order", "echo"), want: func(p *runPlan) { p.cfg.KeepOrder = true }},
 		{args: c("--line-buffer", "echo"), want: func(p *runPlan) { p.cfg.LineBuffer = true }},
-		{args: c("-k", "--line-buffer", "echo"), err: "--line-buffer and --keep-order cannot be combined", flag: "--line-buffer"},
+		{args: c("-k", "--line-buffer", "echo"), want: func(p *runPlan) { p.cfg.KeepOrder, p.cfg.LineBuffer = true, true }},
 
 		// Shards: the flag, else the environment of an Indexed Job.
 		{args: c("--shard", "1/3", "echo", ":::", "a", "b", "c", "d", "e", "f"), want: func(p *runPlan) {
@@ -345,7 +345,12 @@ func planCases() []planCase {
 		{args: c("--shard", "3/3", "echo"), err: "--shard: " + errOf(runner.ParseShard("3/3")), flag: "--shard"},
 		{args: c("echo"), env: map[string]string{"RATION_SHARD_COUNT": "3", "JOB_COMPLETION_INDEX": "2"}, want: func(p *runPlan) { p.cfg.Shard = runner.Shard{Index: 2, Count: 3} }},
 		{args: c("--shard", "0/2", "echo"), env: map[string]string{"RATION_SHARD_COUNT": "3", "JOB_COMPLETION_INDEX": "2"}, want: func(p *runPlan) { p.cfg.Shard = runner.Shard{Index: 0, Count: 2} }},
-		{args: c("echo"), env: map[string]string{"JOB_COMPLETION_INDEX": "2"}},
+		// An Indexed Job's pod without the shard count would run every
+		// input in every pod: refused, --shard 0/1 runs them all.
+		{args: c("echo"), env: map[string]string{"JOB_COMPLETION_INDEX": "2"}, flag: "RATION_SHARD_COUNT",
+			err: "JOB_COMPLETION_INDEX=2 is set but RATION_SHARD_COUNT is not: every pod of the Indexed Job would run every input; set RATION_SHARD_COUNT to the Job's completions, or give --shard 0/1 to run every input in this pod"},
+		{args: c("--shard", "0/1", "echo"), env: map[string]string{"JOB_COMPLETION_INDEX": "2"}, want: func(p *runPlan) { p.cfg.Shard = runner.Shard{Index: 0, Count: 1} }},
+		{args: c("echo"), env: map[string]string{"JOB_COMPLETION_INDEX": ""}},
 		{args: c("echo"), env: map[string]string{"RATION_SHARD_COUNT": "3"}, err: "RATION_SHARD_COUNT=3 is set but JOB_COMPLETION_INDEX is not", flag: "JOB_COMPLETION_INDEX"},
 		{args: c("echo"), env: map[string]string{"RATION_SHARD_COUNT": "3", "JOB_COMPLETION_INDEX": "3"},
 			err: "JOB_COMPLETION_INDEX/RATION_SHARD_COUNT: " + errOf(runner.NewShard("3", "3")), flag: "JOB_COMPLETION_INDEX/RATION_SHARD_COUNT"},

@@ -590,7 +590,7 @@ func (e e2e) usageErrors(t *testing.T) {
 		// Errors found when the run starts are one line too, no summary.
 		{[]string{"--joblog", "/does/not/exist/x.log", "true", ":::", "a"}, "/does/not/exist/x.log: no such file or directory"},
 		{[]string{"--files", "no-such-file-*", "true"}, "no-such-file-*: no file matches"},
-		{[]string{"-k", "--line-buffer", "true"}, "cannot be combined"},
+		{[]string{"-k", "-u", "true"}, "cannot be combined"},
 		{[]string{"true", ":::", "a"}, ""}, // not an error: control
 	} {
 		r := e.run("", c.args...)
@@ -656,6 +656,17 @@ func (e e2e) shardFromEnv(t *testing.T) {
 	c.Env = append(c.Env, "RATION_SHARD_COUNT=3", "JOB_COMPLETION_INDEX=3")
 	if err := c.Run(); c.ProcessState.ExitCode() != 255 {
 		t.Errorf("index 3 of 3: %v", err)
+	}
+	// An Indexed Job's index without the count ran every input in every
+	// pod: a usage error of one line, nothing run.
+	c = e.cmd(in, "--dry-run", "echo")
+	c.Env = append(c.Env, "JOB_COMPLETION_INDEX=1")
+	var stdout, stderr strings.Builder
+	c.Stdout, c.Stderr = &stdout, &stderr
+	_ = c.Run() // its exit status is checked
+	if c.ProcessState.ExitCode() != 255 || stdout.Len() != 0 || strings.Count(stderr.String(), "\n") != 1 ||
+		!strings.Contains(stderr.String(), "RATION_SHARD_COUNT is not") {
+		t.Errorf("index without count: exit %d, stdout %d bytes, stderr %q", c.ProcessState.ExitCode(), stdout.Len(), stderr.String())
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -66,7 +67,9 @@ func (rr *RoundRobin) Keys(blocks Seq, most func() int, stopped func() bool) Seq
 					n++
 					rr.running++
 					key := fmt.Sprintf("round-robin stream %d", n)
-					rr.pending[key] = &Stream{rr: rr, cur: b, stop: make(chan struct{})}
+					s := &Stream{rr: rr, cur: b, stop: make(chan struct{})}
+					s.taken.Store(int64(len(b)))
+					rr.pending[key] = s
 					rr.mu.Unlock()
 					if !yield(key, nil) {
 						return
@@ -122,7 +125,13 @@ type Stream struct {
 	cur  string
 	stop chan struct{}
 	once sync.Once
+	// taken is the bytes of the blocks the stream took.
+	taken atomic.Int64
 }
+
+// Taken is the bytes of every block the stream took, whether its job read
+// them all or not: what GNU parallel's joblog counts as sent (Send).
+func (s *Stream) Taken() int64 { return s.taken.Load() }
 
 // Read reads the block taken last, then takes the next one. It returns
 // io.EOF once the blocks ended or Close was called.
@@ -136,6 +145,7 @@ func (s *Stream) Read(p []byte) (int, error) {
 		select {
 		case b := <-s.rr.ch:
 			s.cur = b
+			s.taken.Add(int64(len(b)))
 		case <-s.rr.quit:
 			return 0, io.EOF
 		case <-s.stop:

@@ -97,8 +97,8 @@ type Entry struct {
 	Host    string        // ":" for local jobs
 	Start   time.Time     // when the job started
 	Runtime time.Duration // how long it ran
-	Send    int64         // bytes sent to the job's stdin
-	Receive int64         // bytes the job wrote to stdout and stderr
+	Send    int64         // bytes sent to the job's stdin (--pipe's block)
+	Receive int64         // bytes the job wrote (GNU parallel's count: stdout; with --line-buffer stderr too)
 	Exitval int           // exit status; see ExitColumns for killed jobs
 	Signal  int           // signal that ended the job, 0 if none
 	Command string        // the command as a shell would read it (display only)
