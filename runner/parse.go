@@ -81,9 +81,15 @@ func ParseShard(s string) (Shard, error) {
 // NewShard builds a shard from the index and count as strings (as they
 // come from JOB_COMPLETION_INDEX and RATION_SHARD_COUNT).
 func NewShard(index, count string) (Shard, error) {
-	iv, err1 := strconv.Atoi(strings.TrimSpace(index))
-	nv, err2 := strconv.Atoi(strings.TrimSpace(count))
-	if err1 != nil || err2 != nil || nv < 1 || iv < 0 || iv >= nv {
+	iv, err := strconv.Atoi(strings.TrimSpace(index))
+	if err != nil {
+		return Shard{}, fmt.Errorf("shard %s/%s: index %q is not a whole number", index, count, index)
+	}
+	nv, err := strconv.Atoi(strings.TrimSpace(count))
+	if err != nil {
+		return Shard{}, fmt.Errorf("shard %s/%s: count %q is not a whole number", index, count, count)
+	}
+	if nv < 1 || iv < 0 || iv >= nv {
 		return Shard{}, fmt.Errorf("shard %s/%s: want 0 <= I < N", index, count)
 	}
 	return Shard{Index: iv, Count: nv}, nil

@@ -320,6 +320,15 @@ func TestParsers(t *testing.T) {
 			t.Errorf("ParseShard(%q): %v", in, err)
 		}
 	}
+	// The error says which part is wrong: a non-number is not "out of range".
+	for in, want := range map[string]string{
+		"abc/3": `index "abc" is not a whole number`, "1/x": `count "x" is not a whole number`,
+		"3/3": "want 0 <= I < N", "0/0": "want 0 <= I < N",
+	} {
+		if _, err := ParseShard(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseShard(%q) = %v, want it to say %s", in, err, want)
+		}
+	}
 	h, err := ParseHalt("now,fail=1")
 	if err != nil || h != (Halt{When: HaltNow, On: HaltOnFail, Count: 1}) {
 		t.Errorf("%+v %v", h, err)
