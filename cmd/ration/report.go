@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -86,6 +87,9 @@ func planReport(f reportFlags) (reportPlan, error) {
 // cmdReport implements `ration report JOBLOG [-o FILE] [--format html|svg]
 // [--cpus N|auto] [--title TEXT]`: it renders a joblog (ration's or GNU
 // parallel's; "-" reads stdin) as a self-contained HTML page or SVG image.
+// It reads the joblog twice rather than hold its lines (see package
+// report), so stdin that is not a regular file is copied to a temporary
+// file first.
 //
 // The format comes from --format, else from the extension of -o (.html,
 // .htm, .svg), else HTML. Without -o the output goes to stdout; with -o it
@@ -129,15 +133,11 @@ func (p reportPlan) render(stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		p.opts.CPUs = d.EffectiveCPUs
 	}
-	in := stdin
-	if p.joblog != "-" {
-		f, err := os.Open(p.joblog)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		in = f
+	in, done, err := openJoblog(p.joblog, stdin)
+	if err != nil {
+		return err
 	}
+	defer done()
 	run, err := report.Read(in)
 	if err != nil {
 		if errors.Is(err, report.ErrNoEntries) {
@@ -164,6 +164,37 @@ func (p reportPlan) render(stdin io.Reader, stdout, stderr io.Writer) error {
 		return write(stdout)
 	}
 	return writeFileAtomic(p.out, write)
+}
+
+// openJoblog opens the joblog at path, "-" being stdin, for report.Read,
+// which reads it twice; done releases it. Stdin that is a regular file is
+// read in place from its current offset; any other stdin (a pipe) is first
+// copied to a temporary file, removed by done.
+func openJoblog(path string, stdin io.Reader) (_ io.ReaderAt, done func(), err error) {
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		return f, func() { f.Close() }, nil
+	}
+	if f, ok := stdin.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			if off, err := f.Seek(0, io.SeekCurrent); err == nil {
+				return io.NewSectionReader(f, off, math.MaxInt64-off), func() {}, nil
+			}
+		}
+	}
+	tmp, err := os.CreateTemp("", "ration-report-*.joblog")
+	if err != nil {
+		return nil, nil, fmt.Errorf("copy stdin to a temporary file: %w", err)
+	}
+	done = func() { tmp.Close(); os.Remove(tmp.Name()) }
+	if _, err := io.Copy(tmp, stdin); err != nil {
+		done()
+		return nil, nil, fmt.Errorf("copy stdin to a temporary file: %w", err)
+	}
+	return tmp, done, nil
 }
 
 // reportFormat decides between SVG (true) and HTML (false).
