@@ -162,7 +162,7 @@ func (w *wiring) inputs(cfg *runner.Config, stdin io.Reader) error {
 		if err != nil {
 			return err
 		}
-		srcs = append(srcs, input.Source{Name: "--files", Values: files})
+		srcs = append(srcs, input.Source{Values: files}) // its errors name --files and the pattern
 	}
 	for _, s := range in.sources {
 		src := input.Source{Name: s.name, Linked: s.linked}

@@ -157,6 +157,9 @@ func lines(r io.Reader) iter.Seq[line] {
 func ParseLine(line string) (Entry, error) {
 	f := strings.SplitN(line, "\t", 9)
 	if len(f) != 9 {
+		if len(f) == 1 {
+			return Entry{}, fmt.Errorf("%w: 1 field (no tab), want 9", ErrMalformed)
+		}
 		return Entry{}, fmt.Errorf("%w: %d fields, want 9", ErrMalformed, len(f))
 	}
 	var e Entry

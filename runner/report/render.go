@@ -132,7 +132,7 @@ func (r *Run) WriteSVG(w io.Writer, o Options) error {
 		return err
 	}
 	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("report: write svg: %w", err)
+		return fmt.Errorf("write svg: %w", err)
 	}
 	return nil
 }
@@ -369,7 +369,7 @@ func (r *Run) WriteHTML(w io.Writer, o Options) error {
 	}
 	fmt.Fprintln(bw, "</body>\n</html>")
 	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("report: write html: %w", err)
+		return fmt.Errorf("write html: %w", err)
 	}
 	return nil
 }

@@ -70,12 +70,12 @@ import (
 )
 
 // ErrNoEntries is returned by Read for a joblog without a single job line.
-var ErrNoEntries = errors.New("report: no job entries in the joblog")
+var ErrNoEntries = errors.New("no job entries in the joblog")
 
 // ErrChanged is returned by the writers when the joblog no longer holds
 // the lines Read found in it (it was truncated or rewritten; lines
 // appended after Read are not read).
-var ErrChanged = errors.New("report: the joblog changed while the report was written")
+var ErrChanged = errors.New("the joblog changed while the report was written")
 
 // maxWarnings bounds the warnings Read keeps; a binary file fed by mistake
 // would otherwise make one per line.
@@ -138,8 +138,8 @@ type line struct {
 func (l *line) end() int64 { return l.start + l.runtime }
 
 // Read parses a joblog. Malformed lines become Warnings and are skipped;
-// an I/O error is returned as is, and a log without job lines gives
-// ErrNoEntries. The Run reads src again, from its start, for Jobs, WriteSVG
+// an I/O error, or a line too long to read (joblog.ErrLineTooLong), is
+// returned as is, and a log without job lines gives ErrNoEntries. The Run reads src again, from its start, for Jobs, WriteSVG
 // and WriteHTML, up to where Read stopped: lines appended meanwhile are
 // not part of the report.
 func Read(src io.ReaderAt) (*Run, error) {
@@ -150,7 +150,7 @@ func Read(src io.ReaderAt) (*Run, error) {
 	for e, err := range joblog.Entries(in) {
 		if err != nil {
 			if !errors.Is(err, joblog.ErrMalformed) {
-				return nil, fmt.Errorf("report: %w", err)
+				return nil, err
 			}
 			run.Skipped++
 			if len(run.Warnings) < maxWarnings {
@@ -163,7 +163,7 @@ func Read(src io.ReaderAt) (*Run, error) {
 	}
 	if len(run.lines) == 0 {
 		if run.Skipped > 0 {
-			return nil, fmt.Errorf("%w (%d malformed lines, first: %s)", ErrNoEntries, run.Skipped, run.Warnings[0])
+			return nil, fmt.Errorf("%w (%s, first: %s)", ErrNoEntries, count(run.Skipped, "malformed line"), run.Warnings[0])
 		}
 		return nil, ErrNoEntries
 	}
@@ -174,6 +174,14 @@ func Read(src io.ReaderAt) (*Run, error) {
 	run.assignRows()
 	run.totals = run.computeTotals()
 	return run, nil
+}
+
+// count returns "1 thing" or "n things".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // clipBytes cuts s to at most n bytes at a rune boundary, marking the cut.
@@ -201,7 +209,7 @@ func (r *Run) Jobs() iter.Seq2[Job, error] {
 				continue // Read skipped it too
 			}
 			if err != nil {
-				yield(Job{}, fmt.Errorf("report: read the joblog again: %w", err))
+				yield(Job{}, fmt.Errorf("read the joblog again: %w", err))
 				return
 			}
 			if i == len(r.lines) || e.Start.UnixMilli() != r.lines[i].start || e.Runtime.Milliseconds() != r.lines[i].runtime {
