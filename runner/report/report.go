@@ -137,9 +137,9 @@ type line struct {
 
 func (l *line) end() int64 { return l.start + l.runtime }
 
-// Read parses a joblog. Malformed lines become Warnings and are skipped;
-// an I/O error, or a line too long to read (joblog.ErrLineTooLong), is
-// returned as is, and a log without job lines gives ErrNoEntries. The Run reads src again, from its start, for Jobs, WriteSVG
+// Read parses a joblog. Malformed lines, and lines too long to read
+// (joblog.ErrLineTooLong), become Warnings and are skipped; an I/O error
+// is returned as is, and a log without job lines gives ErrNoEntries. The Run reads src again, from its start, for Jobs, WriteSVG
 // and WriteHTML, up to where Read stopped: lines appended meanwhile are
 // not part of the report.
 func Read(src io.ReaderAt) (*Run, error) {
@@ -149,7 +149,7 @@ func Read(src io.ReaderAt) (*Run, error) {
 	var keys []jobKey // per line, until the attempts are marked
 	for e, err := range joblog.Entries(in) {
 		if err != nil {
-			if !errors.Is(err, joblog.ErrMalformed) {
+			if !skippable(err) {
 				return nil, err
 			}
 			run.Skipped++
@@ -174,6 +174,13 @@ func Read(src io.ReaderAt) (*Run, error) {
 	run.assignRows()
 	run.totals = run.computeTotals()
 	return run, nil
+}
+
+// skippable reports whether err is about one line that a report can do
+// without. A line too long to read is one: --resume must not skip it (it
+// may record a finished job), but a picture can.
+func skippable(err error) bool {
+	return errors.Is(err, joblog.ErrMalformed) || errors.Is(err, joblog.ErrLineTooLong)
 }
 
 // count returns "1 thing" or "n things".
@@ -205,7 +212,7 @@ func (r *Run) Jobs() iter.Seq2[Job, error] {
 	return func(yield func(Job, error) bool) {
 		i := 0
 		for e, err := range joblog.Entries(io.NewSectionReader(r.src, 0, r.size)) {
-			if errors.Is(err, joblog.ErrMalformed) {
+			if skippable(err) {
 				continue // Read skipped it too
 			}
 			if err != nil {

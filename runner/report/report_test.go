@@ -506,3 +506,26 @@ func TestJoblogChangedWhileWriting(t *testing.T) {
 		}
 	}
 }
+
+// TestLineTooLongIsSkipped: a line longer than joblog.MaxReadLine (a
+// binary file appended by mistake, say) is skipped with a warning like any
+// malformed line, and the rest of the log is drawn. It used to fail the
+// whole report.
+func TestLineTooLongIsSkipped(t *testing.T) {
+	log := joblog.Header + "\n1\t:\t1000.000\t1.000\t0\t0\t0\t0\tok\n" +
+		"2\t:\t1000.500\t1.000\t0\t0\t0\t0\t" + strings.Repeat("x", joblog.MaxReadLine) + "\n" +
+		"3\t:\t1001.000\t1.000\t0\t0\t1\t0\tfails\n"
+	run, err := Read(strings.NewReader(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Len() != 2 || run.Skipped != 1 || !strings.Contains(run.Warnings[0], "line 3") || !strings.Contains(run.Warnings[0], "longer than") {
+		t.Fatalf("jobs %d, skipped %d, warnings %q", run.Len(), run.Skipped, run.Warnings)
+	}
+	var svg bytes.Buffer
+	if err := run.WriteSVG(&svg, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	bars, _ := parseBars(t, svg.Bytes())
+	checkBars(t, bars, 2, 1, 1, 0)
+}
