@@ -323,7 +323,7 @@ func (w *wiring) close() {
 func (w *wiring) run() int {
 	w.obs.start()
 	w.adapt.start(w.runner.Controller())
-	stopSignals := handleSignals(w.hub, w.runner, w.stderr, w.say.say, w.plan.cfg.TermTimeout, w.plan.cfg.Grace)
+	stopSignals := handleSignals(w.hub, w.runner, w.stderr, w.say.say, w.writeStatus, w.plan.cfg.TermTimeout, w.plan.cfg.Grace)
 	w.bar.Start()
 	sum, runErr := w.runner.Run(context.Background())
 	w.stop()
