@@ -84,7 +84,7 @@ func (o *observation) start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	o.cancel = cancel
 	if o.srv != nil {
-		o.log.Log(ctx, o.srvLvl, "serving metrics", "addr", o.srv.Addr().String(), "url", "http://"+o.srv.Addr().String()+"/metrics")
+		o.log.Log(ctx, o.srvLvl, "serving metrics", "event", "metrics_serving", "addr", o.srv.Addr().String(), "url", "http://"+o.srv.Addr().String()+"/metrics")
 		o.wg.Go(func() {
 			if err := o.srv.Serve(ctx); err != nil {
 				o.log.Warn("metrics server stopped", "err", err)

@@ -223,7 +223,7 @@ func (w *wiring) decide() error {
 		w.say.say(slog.LevelWarn, "ration run: warning: ", msg)
 	}
 	if _, msg := limits.AdjustGOMAXPROCS(d); msg != "" {
-		w.log.Debug(msg)
+		w.log.Debug(msg, "event", "gomaxprocs")
 	}
 	w.decision = d
 	return nil

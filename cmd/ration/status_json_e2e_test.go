@@ -56,3 +56,36 @@ func TestStatusJSONE2E(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryJSONRecordHasEventE2E: docs/observability.md says every record
+// carries "event" to filter on; the slow job and stall warnings, the
+// metrics address and two debug records used to have none.
+func TestEveryJSONRecordHasEventE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildRation(t)
+	p := accStart(t, bin, nil, nil, nil, "--log-format", "json", "--debug", "--metrics-addr", "127.0.0.1:0",
+		"--stall-timeout", "1s", "--slow-factor", "2", "-j", "2", "sh", "-c",
+		`case $0 in slow) sleep 2.5 ;; *) sleep 0.05 ;; esac`, ":::", "1", "2", "3", "4", "5", "6", "slow")
+	if code := p.wait(60 * time.Second); code != 0 {
+		t.Fatalf("exit %d\n%s", code, p.stderr.String())
+	}
+	recs, other := accJSONLines(p.stderr.String())
+	if len(other) > 0 {
+		t.Errorf("%d stderr lines are not JSON objects: %q", len(other), other)
+	}
+	seen := map[string]bool{}
+	for _, r := range recs {
+		ev, ok := r["event"].(string)
+		if !ok || ev == "" {
+			t.Errorf("record without event: %v", r["msg"])
+		}
+		seen[ev] = true
+	}
+	for _, ev := range []string{"slow_job", "stall", "metrics_serving"} {
+		if !seen[ev] {
+			t.Errorf("no %s record; events seen: %v", ev, seen)
+		}
+	}
+}

@@ -224,7 +224,7 @@ func (w *Watchdog) check(now time.Time) {
 
 	// Report outside the lock: a blocked writer must not block Observe.
 	for _, r := range slow {
-		w.log.Warn("slow job", "seq", r.Seq, "slot", r.Slot, "pid", r.PID,
+		w.log.Warn("slow job", "event", "slow_job", "seq", r.Seq, "slot", r.Slot, "pid", r.PID,
 			"running", now.Sub(r.Started).Round(time.Millisecond), "median", median,
 			"factor", w.opts.SlowFactor, "input", event.Clip(r.Input, 200), "last_line", event.Clip(r.LastLine, 200))
 	}
@@ -240,11 +240,11 @@ func (w *Watchdog) reportStall(rows []Row, now time.Time, stalledFor time.Durati
 		fmt.Fprintf(&stacks, "(goroutine stacks unavailable: %v)\n", err)
 	}
 	if w.opts.Out == nil {
-		w.log.Warn("stall: no job finished", "stalled_for", stalledFor, "running_jobs", len(rows),
+		w.log.Warn("stall: no job finished", "event", "stall", "stalled_for", stalledFor, "running_jobs", len(rows),
 			"jobs", event.JSONRows(rows, now), "goroutines", stacks.String())
 		return
 	}
-	w.log.Warn("stall: no job finished", "stalled_for", stalledFor, "running_jobs", len(rows),
+	w.log.Warn("stall: no job finished", "event", "stall", "stalled_for", stalledFor, "running_jobs", len(rows),
 		"report", "follows on stderr")
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "ration: stall: no job finished for %v; %d running:\n", stalledFor, len(rows))
