@@ -260,10 +260,13 @@ func (r *Run) svg(w *bufio.Writer, o Options, standalone bool, each func(Job)) e
 func (r *Run) timeAxis(w *bufio.Writer, x func(time.Time) float64, y0 float64, span time.Duration) {
 	step := tickStep(span)
 	fmt.Fprintf(w, `<g class="axis"><line x1="%d" x2="%d" y1="%s" y2="%s" stroke="#888"/>`, marginL, marginL+plotW, px(y0), px(y0))
-	for d := time.Duration(0); d <= span; d += step {
+	for d := time.Duration(0); ; d += step {
 		xx := x(r.Start.Add(d))
 		fmt.Fprintf(w, `<line x1="%s" x2="%s" y1="%s" y2="%s" stroke="#888"/><text x="%s" y="%s" text-anchor="middle" fill="#444">%s</text>`,
 			px(xx), px(xx), px(y0), px(y0+5), px(xx), px(y0+18), esc(d.String()))
+		if span-d < step { // not d+step > span: a span of the largest Duration would overflow it
+			break
+		}
 	}
 	fmt.Fprintln(w, `</g>`)
 }
