@@ -529,3 +529,40 @@ func TestLineTooLongIsSkipped(t *testing.T) {
 	bars, _ := parseBars(t, svg.Bytes())
 	checkBars(t, bars, 2, 1, 1, 0)
 }
+
+// TestFarApartTimesDoNotHang: a corrupt Starttime (a year 33658 beside
+// 1970, as joblog.ParseLine accepts up to 1e12 s) makes the run span more
+// than a time.Duration holds. The time axis looped forever on it: its
+// tick counter overflowed past the saturated span.
+func TestFarApartTimesDoNotHang(t *testing.T) {
+	log := "1\t:\t0.000\t1.000\t0\t0\t0\t0\ta\n2\t:\t999999999999.000\t1.000\t0\t0\t0\t0\tb\n"
+	done := make(chan error, 1)
+	go func() {
+		run, err := Read(strings.NewReader(log))
+		if err == nil {
+			err = run.WriteHTML(io.Discard, Options{})
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second): // a hang guard: it takes milliseconds
+		t.Fatal("WriteHTML did not return in 20s")
+	}
+}
+
+// TestHugeRuntimeIsMalformed: a JobRuntime longer than a time.Duration
+// holds (292 years) used to wrap around, and the report showed a mean
+// concurrency of -3890459610; such a line is malformed.
+func TestHugeRuntimeIsMalformed(t *testing.T) {
+	run, err := Read(strings.NewReader("1\t:\t1000.000\t900000000000\t0\t0\t0\t0\ta\n2\t:\t1000.000\t1.000\t0\t0\t0\t0\tb\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tot := run.Totals(); run.Skipped != 1 || tot.Attempts != 1 || tot.MeanConcurrency != 1 {
+		t.Errorf("skipped %d, totals %+v; want the huge line skipped", run.Skipped, tot)
+	}
+}
