@@ -89,3 +89,30 @@ func TestEveryJSONRecordHasEventE2E(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressJSONE2E: --progress (or --bar, --eta) with --log-format json
+// and stderr not a terminal logs its lines as "progress" records; it used
+// to write them as plain text into the JSON log.
+func TestProgressJSONE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildRation(t)
+	p := accStart(t, bin, nil, nil, nil, "--log-format", "json", "--progress", "-j", "2", "sleep", ":::", "0.1", "0.1", "0.1")
+	if code := p.wait(30 * time.Second); code != 0 {
+		t.Fatalf("exit %d\n%s", code, p.stderr.String())
+	}
+	recs, other := accJSONLines(p.stderr.String())
+	if len(other) > 0 {
+		t.Errorf("%d stderr lines are not JSON objects: %q", len(other), other)
+	}
+	var last map[string]any
+	for _, r := range recs {
+		if r["event"] == "progress" {
+			last = r
+		}
+	}
+	if last == nil || last["done"] != 3.0 || last["total"] != 3.0 || last["failed"] != 0.0 {
+		t.Errorf("last progress record %v, want done 3 of total 3, 0 failed", last)
+	}
+}
