@@ -131,7 +131,11 @@ func (w *wiring) writeStatus() {
 		return
 	}
 	s := w.runner.Status()
-	w.log.Info("status", "event", "status", "running", len(s.Running), "succeeded", s.Succeeded, "failed", s.Failed,
+	attrs := []any{"event", "status", "running", len(s.Running), "succeeded", s.Succeeded, "failed", s.Failed,
 		"killed", s.Killed, "pool_size", s.Pool.Size, "busy", s.Pool.Busy, "completed", s.Pool.Completed,
-		"jobs", event.JSONRows(s.Running, time.Now()))
+		"jobs", event.JSONRows(s.Running, time.Now())}
+	if s.Workers != "" {
+		attrs = append(attrs, "workers", s.Workers)
+	}
+	w.log.Info("status", attrs...)
 }
