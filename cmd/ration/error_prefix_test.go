@@ -118,7 +118,7 @@ func TestErrorsOneLineOnePrefix(t *testing.T) {
 // not "worker: worker 2" or "breaking 2 workers: worker: worker 2".
 func TestWorkerBreakNamesWorkerOnce(t *testing.T) {
 	var out, errb strings.Builder
-	code := dispatch([]string{"run", "--log-format", "text", "--worker", `sh -c "exit 3"`, ":::", "a"}, strings.NewReader(""), &out, &errb)
+	code := dispatch([]string{"run", "--log-format", "text", "--worker", `sh -c "read task; exit 3"`, ":::", "a"}, strings.NewReader(""), &out, &errb)
 	if code != 1 || !strings.Contains(errb.String(), "quarantined after breaking") {
 		t.Fatalf("exit %d, want 1 and a quarantined task:\n%s", code, errb.String())
 	}
