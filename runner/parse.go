@@ -69,11 +69,12 @@ type Shard struct {
 	Index, Count int
 }
 
-// ParseShard parses "I/N" with 0 <= I < N.
+// ParseShard parses "I/N" with 0 <= I < N. Its errors do not say
+// "shard": the caller names the flag or variable it came from.
 func ParseShard(s string) (Shard, error) {
 	i, n, ok := strings.Cut(strings.TrimSpace(s), "/")
 	if !ok {
-		return Shard{}, fmt.Errorf("shard %q is not I/N", s)
+		return Shard{}, fmt.Errorf("%q is not I/N", s)
 	}
 	return NewShard(i, n)
 }
@@ -83,14 +84,14 @@ func ParseShard(s string) (Shard, error) {
 func NewShard(index, count string) (Shard, error) {
 	iv, err := strconv.Atoi(strings.TrimSpace(index))
 	if err != nil {
-		return Shard{}, fmt.Errorf("shard %s/%s: index %q is not a whole number", index, count, index)
+		return Shard{}, fmt.Errorf("%s/%s: index %q is not a whole number", index, count, index)
 	}
 	nv, err := strconv.Atoi(strings.TrimSpace(count))
 	if err != nil {
-		return Shard{}, fmt.Errorf("shard %s/%s: count %q is not a whole number", index, count, count)
+		return Shard{}, fmt.Errorf("%s/%s: count %q is not a whole number", index, count, count)
 	}
 	if nv < 1 || iv < 0 || iv >= nv {
-		return Shard{}, fmt.Errorf("shard %s/%s: want 0 <= I < N", index, count)
+		return Shard{}, fmt.Errorf("%s/%s: want 0 <= I < N", index, count)
 	}
 	return Shard{Index: iv, Count: nv}, nil
 }

@@ -61,7 +61,7 @@ func (s Summary) String() string {
 		line += fmt.Sprintf(", %d retried after an OOM kill", s.OOMRetried)
 	}
 	if s.Killed > 0 {
-		line += fmt.Sprintf(", %d killed", s.Killed)
+		line += fmt.Sprintf(", %d stopped", s.Killed) // "job stopped" in the log, as in the metrics
 	}
 	if s.NotStarted > 0 || !s.InputDone {
 		line += fmt.Sprintf(", %d not started", s.NotStarted)

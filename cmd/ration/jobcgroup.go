@@ -28,11 +28,11 @@ func (w *wiring) jobCgroup() *jobcgroup.Group {
 	g, err := jobcgroup.Create(jobcgroup.Options{})
 	switch {
 	case err == nil:
-		w.log.Debug("jobs' memory cgroup", "group", g.String())
+		w.log.Debug("jobs' memory cgroup", "event", "job_cgroup", "group", g.String())
 	case errors.Is(err, jobcgroup.ErrNoLimit) || errors.Is(err, errors.ErrUnsupported):
-		w.log.Debug("no jobs' memory cgroup", "why", err.Error())
+		w.log.Debug("no jobs' memory cgroup", "event", "job_cgroup", "why", err.Error())
 	default:
-		w.log.Debug("no jobs' memory cgroup: jobs share ration's, and an OOM kill there can take ration", "why", err.Error())
+		w.log.Debug("no jobs' memory cgroup: jobs share ration's, and an OOM kill there can take ration", "event", "job_cgroup", "why", err.Error())
 	}
 	return g
 }

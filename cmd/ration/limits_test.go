@@ -34,8 +34,8 @@ func TestLimitsUsageErrors(t *testing.T) {
 	}{
 		{[]string{"-j", "zero"}, "ration limits: --jobs: " + jobsErr("zero") + "\n"},
 		{[]string{"--jobs=-1.5"}, "ration limits: --jobs: " + jobsErr("-1.5") + "\n"},
-		{[]string{"--mem-per-job", "lots"}, `invalid argument "lots" for "--mem-per-job" flag: ` + errOf(limits.ParseSize("lots"))},
-		{[]string{"--mem-per-job", "-5M"}, `invalid size "-5M"`},
+		{[]string{"--mem-per-job", "lots"}, `invalid argument "lots" for "--mem-per-job" flag: want a number with an optional unit`},
+		{[]string{"--mem-per-job", "-5M"}, `invalid argument "-5M" for "--mem-per-job" flag: `},
 		{[]string{"--fs-root", "/does/not/exist"}, "--fs-root /does/not/exist: not a directory"},
 		{[]string{"--bogus"}, "unknown flag: --bogus"},
 		{[]string{"extra"}, `unexpected argument "extra"`},

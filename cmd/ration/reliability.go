@@ -39,7 +39,7 @@ func (w *wiring) checkRun(cfg *runner.Config, stdin io.Reader, stdout io.Writer)
 	if c := w.plan.worker.command; c != "" && !w.plan.cfg.DryRun {
 		// The shell is there for sure; the program it runs may not be.
 		if err := worker.CheckProgram(c); err != nil {
-			return fmt.Errorf("--worker: %w", err)
+			return fmt.Errorf("--worker: %w", withoutPrefix(err, "worker: "))
 		}
 	}
 	var files []string
@@ -76,8 +76,11 @@ func openedInput(f *os.File, path string, values func(io.Reader) input.Seq) inpu
 	return func(yield func(string, error) bool) {
 		defer f.Close()
 		for rec, err := range values(f) {
-			if err != nil {
-				err = fmt.Errorf("%s: %w", path, err)
+			// input.Open puts the source's name (-a path) before the
+			// error: the *PathError's name of the file would repeat it.
+			var pe *os.PathError
+			if errors.As(err, &pe) && pe.Path == path {
+				err = pe.Err
 			}
 			if !yield(rec, err) {
 				return

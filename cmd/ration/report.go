@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -86,6 +87,9 @@ func planReport(f reportFlags) (reportPlan, error) {
 // cmdReport implements `ration report JOBLOG [-o FILE] [--format html|svg]
 // [--cpus N|auto] [--title TEXT]`: it renders a joblog (ration's or GNU
 // parallel's; "-" reads stdin) as a self-contained HTML page or SVG image.
+// It reads the joblog twice rather than hold its lines (see package
+// report), so stdin that is not a regular file is copied to a temporary
+// file first.
 //
 // The format comes from --format, else from the extension of -o (.html,
 // .htm, .svg), else HTML. Without -o the output goes to stdout; with -o it
@@ -120,30 +124,24 @@ func cmdReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // render reads the joblog, warns about the lines it skipped and writes
-// the report.
+// the report. Its errors name the file at fault as the user gave it (the
+// joblog, "-o FILE" or "stdout"), once, before the cause.
 func (p reportPlan) render(stdin io.Reader, stdout, stderr io.Writer) error {
 	if p.cpusAuto {
 		d, err := limits.Decide(limits.Options{Getenv: func(string) string { return "" }})
 		if err != nil {
-			return err
+			return fmt.Errorf("--cpus auto: %w", err)
 		}
 		p.opts.CPUs = d.EffectiveCPUs
 	}
-	in := stdin
-	if p.joblog != "-" {
-		f, err := os.Open(p.joblog)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		in = f
+	in, done, err := openJoblog(p.joblog, stdin)
+	if err != nil {
+		return err
 	}
+	defer done()
 	run, err := report.Read(in)
 	if err != nil {
-		if errors.Is(err, report.ErrNoEntries) {
-			err = fmt.Errorf("%s: %s", p.joblog, strings.TrimPrefix(err.Error(), "report: "))
-		}
-		return err
+		return fileErr(p.joblog, err)
 	}
 	for i, w := range run.Warnings {
 		if i == maxReportWarnings {
@@ -151,19 +149,115 @@ func (p reportPlan) render(stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stderr, "ration report: warning: %s: skipped %s\n", p.joblog, oneLine(w))
 	}
-	if run.Skipped > maxReportWarnings {
-		fmt.Fprintf(stderr, "ration report: warning: %s: %d more malformed lines skipped\n", p.joblog, run.Skipped-maxReportWarnings)
+	if n := run.Skipped - maxReportWarnings; n > 0 {
+		fmt.Fprintf(stderr, "ration report: warning: %s: %d more malformed %s skipped\n", p.joblog, n, plural(n, "line", "lines"))
+	}
+	dest := "stdout"
+	if p.out != "" && p.out != "-" {
+		dest = "-o " + p.out
 	}
 	write := func(w io.Writer) error {
+		out := &watchedWriter{w: w}
 		if p.svg {
-			return run.WriteSVG(w, p.opts)
+			err = run.WriteSVG(out, p.opts)
+		} else {
+			err = run.WriteHTML(out, p.opts)
 		}
-		return run.WriteHTML(w, p.opts)
+		switch {
+		case out.err != nil:
+			return fileErr(dest, out.err)
+		case err != nil: // not the output: the joblog, read again
+			return fileErr(p.joblog, err)
+		}
+		return nil
 	}
-	if p.out == "" || p.out == "-" {
-		return write(stdout)
+	if dest == "stdout" {
+		err = write(stdout)
+	} else {
+		err = writeFileAtomic(p.out, write)
 	}
-	return writeFileAtomic(p.out, write)
+	if err != nil && !errors.As(err, new(*namedErr)) {
+		err = fileErr(dest, err)
+	}
+	return err
+}
+
+// namedErr is an error about one file, told by the name the user gave it.
+type namedErr struct {
+	name string
+	err  error
+}
+
+func (e *namedErr) Error() string { return e.name + ": " + e.err.Error() }
+func (e *namedErr) Unwrap() error { return e.err }
+
+// fileErr names the file name in err. The *os.PathError or *os.LinkError
+// inside err, if any, gives only its cause: its own name would repeat
+// name, or be the temporary file that writeFileAtomic renames.
+func fileErr(name string, err error) error {
+	var pe *os.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		err = pe.Err
+	case errors.As(err, &le):
+		err = le.Err
+	}
+	return &namedErr{name, err}
+}
+
+// watchedWriter keeps the first error of w, to tell an output that failed
+// from a joblog that could not be read again.
+type watchedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (w *watchedWriter) Write(b []byte) (int, error) {
+	n, err := w.w.Write(b)
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	return n, err
+}
+
+// plural returns one for n == 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// openJoblog opens the joblog at path, "-" being stdin, for report.Read,
+// which reads it twice; done releases it. Stdin that is a regular file is
+// read in place from its current offset; any other stdin (a pipe) is first
+// copied to a temporary file, removed by done.
+func openJoblog(path string, stdin io.Reader) (_ io.ReaderAt, done func(), err error) {
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, nil, fileErr(path, err)
+		}
+		return f, func() { f.Close() }, nil
+	}
+	if f, ok := stdin.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			if off, err := f.Seek(0, io.SeekCurrent); err == nil {
+				return io.NewSectionReader(f, off, math.MaxInt64-off), func() {}, nil
+			}
+		}
+	}
+	tmp, err := os.CreateTemp("", "ration-report-*.joblog")
+	if err != nil {
+		return nil, nil, fmt.Errorf("copy stdin to a temporary file: %w", err)
+	}
+	done = func() { tmp.Close(); os.Remove(tmp.Name()) }
+	if _, err := io.Copy(tmp, stdin); err != nil {
+		done()
+		return nil, nil, &namedErr{"-", fmt.Errorf("copy to a temporary file: %w", err)}
+	}
+	return tmp, done, nil
 }
 
 // reportFormat decides between SVG (true) and HTML (false).

@@ -163,7 +163,7 @@ func TestReportBadInput(t *testing.T) {
 		{nil, "missing JOBLOG"},
 		{[]string{filepath.Join(dir, "nope.log")}, "no such file or directory"},
 		{[]string{empty}, "empty.log: no job entries"},
-		{[]string{garbage}, "1 malformed lines"},
+		{[]string{garbage}, "1 malformed line, first: line 1: malformed joblog line: 1 field (no tab), want 9"},
 		{[]string{dir}, "is a directory"},
 		{[]string{good, "extra"}, `unexpected argument "extra"`},
 		{[]string{good, "-o", filepath.Join(dir, "r.png")}, `cannot tell the format from`},

@@ -5,8 +5,9 @@ import (
 )
 
 // gnuUnsupported names GNU parallel's flags that ration does not take, with
-// what to use instead, for the error of an unknown flag. The keys are the
-// flag as written without its dashes; one-letter keys are short flags.
+// what to use instead, for the error of an unknown flag ("" when there is
+// nothing to add to "is not supported"). The keys are the flag as written
+// without its dashes; one-letter keys are short flags.
 var gnuUnsupported = map[string]string{
 	"S":                  "ration runs on one machine; to spread work over machines run one ration per machine (a Kubernetes Indexed Job) with --shard I/N",
 	"sshlogin":           "ration runs on one machine; to spread work over machines run one ration per machine (a Kubernetes Indexed Job) with --shard I/N",
@@ -21,8 +22,8 @@ var gnuUnsupported = map[string]string{
 	"sqlandworker":       "ration keeps no SQL table; --joblog FILE with --resume records and resumes a run",
 	"semaphore":          "use ration sem, which is GNU parallel's sem (parallel --semaphore)",
 	"plus":               "its replacement strings are perl expressions; use --shell and the shell's ${v%.ext} ${v#prefix} on {}",
-	"rpl":                "replacement strings defined by perl expressions are not supported; use --shell and the shell's ${v%.ext} on {}",
-	"parens":             "replacement strings defined by perl expressions are not supported",
+	"rpl":                "its replacement strings are perl expressions; use --shell and the shell's ${v%.ext} on {}",
+	"parens":             "its replacement strings are perl expressions",
 	"quote":              "ration's default: without --shell the command's words reach the program as they are (ration's -q is --quiet)",
 	"env":                "jobs inherit ration's whole environment; export the variable or function (export -f) before ration run",
 	"ctag":               "use --tag",
@@ -32,15 +33,15 @@ var gnuUnsupported = map[string]string{
 	"l":                  "xargs' -l N is -L N",
 	"compress-program":   "ration's --compress deflates the output it spills to --tmpdir by itself, with no program to run",
 	"decompress-program": "ration's --compress deflates the output it spills to --tmpdir by itself, with no program to run",
-	"tmux":               "not supported",
-	"tty":                "not supported: jobs get /dev/null as stdin",
-	"interactive":        "not supported",
-	"p":                  "not supported (--interactive)",
-	"fg":                 "not supported",
-	"bg":                 "not supported",
+	"tmux":               "",
+	"tty":                "jobs get /dev/null as stdin",
+	"interactive":        "",
+	"p":                  "it is --interactive",
+	"fg":                 "",
+	"bg":                 "",
 	"record-env":         "jobs inherit ration's whole environment",
-	"shebang":            "not supported",
-	"embed":              "not supported",
+	"shebang":            "",
+	"embed":              "",
 	"latest-line":        "use --line-buffer",
 	"csv":                "use --colsep , (quoted commas are not understood)",
 }
@@ -65,5 +66,8 @@ func unknownFlagHint(msg string) string {
 	if !ok {
 		return ""
 	}
-	return "unknown flag: " + written + " (GNU parallel's " + written + " is not supported: " + hint + ")"
+	if hint != "" {
+		hint = ": " + hint
+	}
+	return "unknown flag: " + written + " (GNU parallel's " + written + " is not supported" + hint + ")"
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -83,7 +84,7 @@ func (o *observation) start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	o.cancel = cancel
 	if o.srv != nil {
-		o.log.Log(ctx, o.srvLvl, "serving metrics", "addr", o.srv.Addr().String(), "url", "http://"+o.srv.Addr().String()+"/metrics")
+		o.log.Log(ctx, o.srvLvl, "serving metrics", "event", "metrics_serving", "addr", o.srv.Addr().String(), "url", "http://"+o.srv.Addr().String()+"/metrics")
 		o.wg.Go(func() {
 			if err := o.srv.Serve(ctx); err != nil {
 				o.log.Warn("metrics server stopped", "err", err)
@@ -119,4 +120,22 @@ func (s sayer) say(level slog.Level, prefix, msg string, attrs ...any) {
 		return
 	}
 	fmt.Fprintf(s.w, "%s%s\n", prefix, strings.ReplaceAll(msg, "\n", "; "))
+}
+
+// writeStatus writes the SIGUSR1 report: the runner's counts and table on
+// stderr, or, with JSON logs, one record with the running jobs as the
+// stall record has them, so that the log stays one object per line.
+func (w *wiring) writeStatus() {
+	if !w.plan.observe.json {
+		_ = w.runner.WriteStatus(w.stderr) // stderr gone: nobody to tell
+		return
+	}
+	s := w.runner.Status()
+	attrs := []any{"event", "status", "running", len(s.Running), "succeeded", s.Succeeded, "failed", s.Failed,
+		"killed", s.Killed, "pool_size", s.Pool.Size, "busy", s.Pool.Busy, "completed", s.Pool.Completed,
+		"jobs", event.JSONRows(s.Running, time.Now())}
+	if s.Workers != "" {
+		attrs = append(attrs, "workers", s.Workers)
+	}
+	w.log.Info("status", attrs...)
 }

@@ -299,7 +299,7 @@ func planCases() []planCase {
 		{args: c("echo"), env: map[string]string{"RATION_JOBS": "x"}, err: "RATION_JOBS: " + jobsErr("x"), flag: "RATION_JOBS"},
 		{args: c("--mem-per-job", "512M", "echo"), want: func(p *runPlan) { p.limits.MemPerJob = 512 << 20 }},
 		{args: c("--mem-per-job", "AUTO", "echo"), want: func(p *runPlan) { p.memAuto = true }},
-		{args: c("--mem-per-job", "3X", "echo"), err: `invalid argument "3X" for "--mem-per-job" flag: ` + errOf(limits.ParseSize("3X"))},
+		{args: c("--mem-per-job", "3X", "echo"), err: `invalid argument "3X" for "--mem-per-job" flag: unknown unit "X" (use K, M, G, T, KiB, MiB, GiB, TiB, KB, MB, GB, TB or B)`},
 		{args: c("--fs-root", "/snap", "echo"), want: func(p *runPlan) { p.limits.FSRoot, p.worker.watch = "/snap", false }},
 
 		// The runner's behaviour.
@@ -393,7 +393,7 @@ func planCases() []planCase {
 		{args: c("--worker-max-tasks", "5", "echo"), want: func(p *runPlan) { p.worker.maxTasks = 5 }},
 		{args: c("--worker-max-tasks", "-1", "echo"), err: "--worker-max-tasks: -1 is negative", flag: "--worker-max-tasks"},
 		{args: c("--worker-max-rss", "1GiB", "echo"), want: func(p *runPlan) { p.worker.maxRSS = 1 << 30 }},
-		{args: c("--worker-max-rss", "lots", "echo"), err: `invalid argument "lots" for "--worker-max-rss" flag: ` + errOf(limits.ParseSize("lots"))},
+		{args: c("--worker-max-rss", "lots", "echo"), err: `invalid argument "lots" for "--worker-max-rss" flag: want a number with an optional unit such as 512M, 100MiB or 1GiB`},
 		{args: c("--watch-limits=false", "echo"), want: func(p *runPlan) { p.worker.watch = false }},
 		{args: c("--watch-interval", "200ms", "echo"), want: func(p *runPlan) { p.worker.interval = 200 * time.Millisecond }},
 		{args: c("--watch-interval", "often", "echo"), err: `--watch-interval: "often" is not a positive duration`, flag: "--watch-interval"},

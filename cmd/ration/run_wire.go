@@ -90,6 +90,9 @@ func wire(p *runPlan, stdin io.Reader, stdout, stderr io.Writer) (_ *wiring, err
 		return nil, err
 	}
 	w.say = sayer{w: stderr, log: w.log, json: p.observe.json}
+	if p.observe.json {
+		w.bar.LogTo(w.log) // off a terminal its lines would break the JSON log
+	}
 	cfg := p.cfg
 	cfg.Stdout, cfg.Stderr, cfg.Logger = stdout, stderr, w.log
 	if err = w.checkRun(&cfg, stdin, stdout); err != nil {
@@ -162,7 +165,7 @@ func (w *wiring) inputs(cfg *runner.Config, stdin io.Reader) error {
 		if err != nil {
 			return err
 		}
-		srcs = append(srcs, input.Source{Name: "--files", Values: files})
+		srcs = append(srcs, input.Source{Values: files}) // its errors name --files and the pattern
 	}
 	for _, s := range in.sources {
 		src := input.Source{Name: s.name, Linked: s.linked}
@@ -223,7 +226,7 @@ func (w *wiring) decide() error {
 		w.say.say(slog.LevelWarn, "ration run: warning: ", msg)
 	}
 	if _, msg := limits.AdjustGOMAXPROCS(d); msg != "" {
-		w.log.Debug(msg)
+		w.log.Debug(msg, "event", "gomaxprocs")
 	}
 	w.decision = d
 	return nil
@@ -323,7 +326,7 @@ func (w *wiring) close() {
 func (w *wiring) run() int {
 	w.obs.start()
 	w.adapt.start(w.runner.Controller())
-	stopSignals := handleSignals(w.hub, w.runner, w.stderr, w.say.say, w.plan.cfg.TermTimeout, w.plan.cfg.Grace)
+	stopSignals := handleSignals(w.hub, w.runner, w.stderr, w.say.say, w.writeStatus, w.plan.cfg.TermTimeout, w.plan.cfg.Grace)
 	w.bar.Start()
 	sum, runErr := w.runner.Run(context.Background())
 	w.stop()

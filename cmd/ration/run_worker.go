@@ -138,7 +138,7 @@ func (a *adaptation) workerExecutor(w workerPlan, memAuto bool, d limits.Decisio
 		Logger: a.log, Stderr: stderr,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("--worker: %w", err)
+		return nil, fmt.Errorf("--worker: %w", withoutPrefix(err, "worker: "))
 	}
 	a.exec = e
 	return e, nil

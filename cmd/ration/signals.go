@@ -135,7 +135,8 @@ func (m *messages) flush(d time.Duration) {
 
 // handleSignals handles the run's signals until the returned stop is
 // called: the first SIGINT, SIGTERM or SIGHUP drains r, the second kills
-// its jobs; SIGUSR1 (where it exists) prints r's running-jobs table.
+// its jobs; SIGUSR1 (where it exists) calls status, which reports r's
+// running jobs.
 // stop returns the first stop signal, nil if none. h nil: a hub of its
 // own for this run (in-process tests).
 //
@@ -148,7 +149,7 @@ func (m *messages) flush(d time.Duration) {
 // it, with the status of the first signal, after closing the joblog
 // (r.Abandon): what is recorded is never run again, the rest runs on
 // --resume.
-func handleSignals(h *signalHub, r *runner.Runner, stderr io.Writer, say func(slog.Level, string, string, ...any), termTimeout, grace time.Duration) (stop func() os.Signal) {
+func handleSignals(h *signalHub, r *runner.Runner, stderr io.Writer, say func(slog.Level, string, string, ...any), status func(), termTimeout, grace time.Duration) (stop func() os.Signal) {
 	if h == nil {
 		h = newSignalHub(stderr, os.Exit)
 		h.local = true
@@ -189,7 +190,7 @@ func handleSignals(h *signalHub, r *runner.Runner, stderr io.Writer, say func(sl
 	h.set(func(s os.Signal) {
 		switch {
 		case isStatusSignal(s):
-			msgs.send(func() { _ = r.WriteStatus(stderr) }) // stderr gone: nobody to tell
+			msgs.send(status)
 		case !isStopSignal(s):
 			// SIGPIPE: the write that caused it failed with EPIPE, and
 			// the run deals with that.

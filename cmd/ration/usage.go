@@ -54,3 +54,23 @@ var strconvErr = regexp.MustCompile(`strconv\.Parse\w+: parsing "[^"]*": `)
 func plainNumErr(s string) string { return strconvErr.ReplaceAllString(s, "") }
 
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+
+// withoutPrefix is err without the package prefix ("worker: ") that its
+// message starts with, for a message whose own prefix (a flag) already
+// names that: "--worker: exec: ...", not "--worker: worker: exec: ...".
+// errors.Is and errors.As still see err.
+func withoutPrefix(err error, prefix string) error {
+	msg, ok := strings.CutPrefix(err.Error(), prefix)
+	if !ok {
+		return err
+	}
+	return &prefixless{msg, err}
+}
+
+type prefixless struct {
+	msg string
+	err error
+}
+
+func (e *prefixless) Error() string { return e.msg }
+func (e *prefixless) Unwrap() error { return e.err }

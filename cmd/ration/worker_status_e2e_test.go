@@ -62,3 +62,37 @@ func TestWorkerStatusShowsWorkers(t *testing.T) {
 		t.Logf("report:\n%s", report)
 	}
 }
+
+// TestWorkerStatusJSON: with --log-format json the SIGUSR1 status record
+// carries the workers' lines too ("workers", as the stall record carries
+// "goroutines"), not only the running jobs.
+func TestWorkerStatusJSON(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	w := writeWorker(t, dir, busyWorker)
+	args := []string{"run", "--log-format", "json", "-j", "3", "--term-timeout", "200ms", "--worker", w, ":::", "a", "b"}
+	cmd, out, errb := rcmd{dir: dir, args: args}.start(t)
+	testutil.Eventually(t, 30*time.Second, "both tasks taken and three workers started", func() bool {
+		return strings.Contains(errb.String(), "took 1") && strings.Contains(errb.String(), "took 2") &&
+			len(childrenOf(cmd.Process.Pid)) == 3
+	})
+	if err := cmd.Process.Signal(syscall.SIGUSR1); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, 30*time.Second, "the status record", func() bool { return strings.Contains(errb.String(), `"event":"status"`) })
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitRation(t, cmd, out, errb, 60*time.Second)
+	recs, _ := accJSONLines(errb.String())
+	for _, r := range recs {
+		if r["event"] != "status" {
+			continue
+		}
+		if ws, _ := r["workers"].(string); !strings.Contains(ws, "ration: workers: 3 live, 2 busy") {
+			t.Errorf("status record's workers %q, want the workers' lines", r["workers"])
+		}
+		return
+	}
+	t.Errorf("no status record:\n%s", errb.String())
+}

@@ -50,8 +50,8 @@ func TestWorkerSIGTERMStopsTasks(t *testing.T) {
 	if tasks != "tasks: 0 succeeded, 0 failed, 0 quarantined, 2 stopped" {
 		t.Errorf("summary says %q, want the 2 tasks stopped and none failed", tasks)
 	}
-	if !strings.Contains(r.stderr, "0 failed, 2 killed") {
-		t.Errorf("summary line does not count the 2 jobs as killed")
+	if !strings.Contains(r.stderr, "0 failed, 2 stopped") {
+		t.Errorf("summary line does not count the 2 jobs as stopped")
 	}
 	if n := countRecords(jl); n != 0 {
 		t.Errorf("joblog records %d jobs, want none (stopped jobs are run again by --resume)", n)
@@ -106,7 +106,7 @@ done
 				}
 			}
 			r := waitRation(t, cmd, out, errb, 60*time.Second)
-			if r.code != 128+int(syscall.SIGTERM) || strings.Contains(r.stderr, "blocked") || !strings.Contains(r.stderr, "0 done, 0 failed, 1 killed") {
+			if r.code != 128+int(syscall.SIGTERM) || strings.Contains(r.stderr, "blocked") || !strings.Contains(r.stderr, "0 done, 0 failed, 1 stopped") {
 				t.Errorf("exit %d; want 143 with the summary, not the hatch's \"blocked\"\nstderr:\n%s", r.code, r.stderr)
 			}
 		})

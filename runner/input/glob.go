@@ -180,15 +180,23 @@ func (s *walkStats) add(o walkStats) {
 	s.ignored = max(s.ignored, o.ignored)
 }
 
+// paths is "path" or "paths" for n of them.
+func paths(n int) string {
+	if n == 1 {
+		return "path"
+	}
+	return "paths"
+}
+
 // noMatch is the error for a pattern that matched nothing, with a hint
 // when hidden or ignored paths were skipped.
 func (s walkStats) noMatch(raw string) error {
 	var why []string
 	if s.hidden > 0 {
-		why = append(why, fmt.Sprintf("%d hidden paths not walked (--hidden walks them)", s.hidden))
+		why = append(why, fmt.Sprintf("%d hidden %s not walked (--hidden walks them)", s.hidden, paths(s.hidden)))
 	}
 	if s.ignored > 0 {
-		why = append(why, fmt.Sprintf("%d paths not walked as .gitignore or .ignore says", s.ignored))
+		why = append(why, fmt.Sprintf("%d %s not walked as .gitignore or .ignore says", s.ignored, paths(s.ignored)))
 	}
 	if len(why) == 0 {
 		return fmt.Errorf("--files %s: %w", raw, ErrNoMatch)

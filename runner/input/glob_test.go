@@ -248,12 +248,12 @@ func TestFilesNoMatch(t *testing.T) {
 		return got, warns, err
 	}
 	got, warns, err := run(FilesOptions{Patterns: []string{"**/*.go", "**/*.java", "*.rs"}})
-	if err != nil || !slices.Equal(got, []string{"a.go", "c.rs"}) || !slices.Equal(warns, []string{"--files **/*.java: no file matches; 1 hidden paths not walked (--hidden walks them)"}) {
+	if err != nil || !slices.Equal(got, []string{"a.go", "c.rs"}) || !slices.Equal(warns, []string{"--files **/*.java: no file matches; 1 hidden path not walked (--hidden walks them)"}) {
 		t.Errorf("one of three matched nothing: got %q, warnings %q, error %v", got, warns, err)
 	}
 	got, warns, err = run(FilesOptions{Patterns: []string{"**/*.py", "*.java"}})
 	if !errors.Is(err, ErrNoMatch) || len(got) != 0 || len(warns) != 0 ||
-		err.Error() != "--files **/*.py: no file matches; 1 hidden paths not walked (--hidden walks them)\n--files *.java: no file matches" {
+		err.Error() != "--files **/*.py: no file matches; 1 hidden path not walked (--hidden walks them)\n--files *.java: no file matches" {
 		t.Errorf("none matched: got %q, warnings %q, error %q", got, warns, err)
 	}
 	if got, _, err := run(FilesOptions{Patterns: []string{"**/*.py"}, Hidden: true}); err != nil || !slices.Equal(got, []string{".hidden/b.py"}) {

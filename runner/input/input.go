@@ -61,7 +61,7 @@ func Reader(r io.Reader, sep byte) Seq {
 				}
 			}
 			if err != nil && !errors.Is(err, io.EOF) {
-				yield("", fmt.Errorf("read input: %w", err))
+				yield("", err) // the os error names the file; Open names the source
 			}
 			return
 		}

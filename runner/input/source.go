@@ -28,7 +28,9 @@ type ArgSeq = iter.Seq2[Arg, error]
 // Source is one input source: the values of one ::: group, one :::: file,
 // one -a file or stdin.
 type Source struct {
-	// Name says where the values come from in errors (":::", "-a FILE").
+	// Name says where the values come from in errors (":::", "-a FILE");
+	// "" for values whose errors say it themselves (Files: "--files
+	// PATTERN: ...").
 	Name string
 	// Values yields the values. Only the first source is read lazily; the
 	// others are read whole by Open (see Open).
@@ -111,7 +113,7 @@ func Open(srcs []Source, opts Options) (*Inputs, error) {
 		v, err, ok := next()
 		if err != nil {
 			stop()
-			return nil, fmt.Errorf("%s: %w", srcs[0].Name, err)
+			return nil, srcs[0].named(err)
 		}
 		if ok {
 			names = append(names, in.fields(v)...)
@@ -185,7 +187,7 @@ func (in *Inputs) readAll(s Source) (rows []Arg, header []string, err error) {
 	first := in.opts.Header
 	for v, err := range s.Values {
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", s.Name, err)
+			return nil, nil, s.named(err)
 		}
 		if first {
 			first = false
@@ -250,7 +252,7 @@ func (in *Inputs) All() ArgSeq {
 		}
 		for v, err := range in.firstValues() {
 			if err != nil {
-				yield(nil, fmt.Errorf("%s: %w", in.lazy.Name, err))
+				yield(nil, in.lazy.named(err))
 				return
 			}
 			row := in.fields(v)
@@ -319,4 +321,12 @@ func (in *Inputs) product(row Arg, yield func(Arg, error) bool) bool {
 			return true
 		}
 	}
+}
+
+// named puts the source's name before err, if it has one.
+func (s Source) named(err error) error {
+	if s.Name == "" {
+		return err
+	}
+	return fmt.Errorf("%s: %w", s.Name, err)
 }

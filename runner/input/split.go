@@ -201,7 +201,7 @@ func multiSplit(r io.Reader, delim string) Seq {
 				return
 			}
 			if !errors.Is(err, io.EOF) {
-				yield("", fmt.Errorf("read input: %w", err))
+				yield("", err) // the os error names the file; Open names the source
 			}
 			return
 		}

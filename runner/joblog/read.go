@@ -157,6 +157,9 @@ func lines(r io.Reader) iter.Seq[line] {
 func ParseLine(line string) (Entry, error) {
 	f := strings.SplitN(line, "\t", 9)
 	if len(f) != 9 {
+		if len(f) == 1 {
+			return Entry{}, fmt.Errorf("%w: 1 field (no tab), want 9", ErrMalformed)
+		}
 		return Entry{}, fmt.Errorf("%w: %d fields, want 9", ErrMalformed, len(f))
 	}
 	var e Entry
@@ -185,7 +188,7 @@ func ParseLine(line string) (Entry, error) {
 		return Entry{}, fmt.Errorf("%w: Starttime %q: %v", ErrMalformed, f[2], perr)
 	}
 	runtime, perr := parseSeconds(f[3])
-	if perr != nil || runtime < 0 {
+	if perr != nil || runtime < 0 || runtime > maxRuntime {
 		return Entry{}, fmt.Errorf("%w: JobRuntime %q is not a duration in seconds", ErrMalformed, f[3])
 	}
 	if e.Seq < 1 || e.Seq > MaxSeq {
@@ -199,6 +202,11 @@ func ParseLine(line string) (Entry, error) {
 	e.Command = f[8]
 	return e, nil
 }
+
+// maxRuntime is the longest JobRuntime in seconds, about 292 years: what a
+// time.Duration holds. A longer one would wrap around to a negative run
+// time.
+const maxRuntime = float64(math.MaxInt64/int64(time.Millisecond)) / 1e3
 
 func parseSeconds(s string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)

@@ -1,6 +1,7 @@
 // Package progress shows how a run is going: on a terminal a one-line bar
 // redrawn by a timer (done/total, failed, running, rate, ETA), elsewhere a
-// log line every few seconds.
+// log line every few seconds (a slog record with LogTo, so that a JSON log
+// stays JSON).
 //
 // The bar and the jobs' output share one terminal, so output must go
 // through the writers that Wrap returns: under the bar's lock each write
@@ -17,6 +18,7 @@ package progress
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -58,6 +60,7 @@ type Options struct {
 // a caller without a bar needs no special case.
 type Bar struct {
 	w        io.Writer
+	log      *slog.Logger // off a terminal, log records instead of lines on w
 	terminal bool
 	period   time.Duration
 	start    time.Time
@@ -92,6 +95,16 @@ func New(w io.Writer, o Options) *Bar {
 	}
 	b.total.Store(o.Total)
 	return b
+}
+
+// LogTo makes the Bar log its lines as records of l (msg the line, event
+// "progress", and the counts as attributes) where it would write them to
+// its writer off a terminal: for a JSON log, which a plain line would
+// break. On a terminal it changes nothing. Call it before Start.
+func (b *Bar) LogTo(l *slog.Logger) {
+	if b != nil {
+		b.log = l
+	}
 }
 
 // SetTotal sets the number of jobs (negative: unknown), for a total that is
@@ -176,7 +189,7 @@ func (b *Bar) Finish() {
 			}
 			_, _ = io.WriteString(b.w, prefix+line+"\n")
 		} else {
-			_, _ = io.WriteString(b.w, line+"\n")
+			b.logLine(line)
 		}
 		b.finished, b.drawn = true, false
 	})
@@ -191,11 +204,28 @@ func (b *Bar) draw() {
 	}
 	line := b.line(time.Now())
 	if !b.terminal {
-		_, _ = io.WriteString(b.w, line+"\n")
+		b.logLine(line)
 		return
 	}
 	_, _ = io.WriteString(b.w, clearLine+line)
 	b.drawn = true
+}
+
+// logLine writes line off a terminal: as a record with LogTo, else as a
+// line.
+func (b *Bar) logLine(line string) {
+	if b.log == nil {
+		_, _ = io.WriteString(b.w, line+"\n")
+		return
+	}
+	attrs := []any{"event", "progress", "done", b.done.Load(), "failed", b.failed.Load(), "running", max(b.active.Load(), 0)}
+	if total := b.total.Load(); total >= 0 {
+		attrs = append(attrs, "total", total-b.skipped.Load())
+	}
+	if s := b.skipped.Load(); s > 0 {
+		attrs = append(attrs, "skipped", s)
+	}
+	b.log.Info(strings.TrimPrefix(line, "ration: "), attrs...)
 }
 
 // Wrap returns a writer through which output to the bar's terminal must

@@ -2,7 +2,9 @@ package progress
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -184,6 +186,34 @@ func TestLogLines(t *testing.T) {
 	for _, l := range strings.Split(strings.TrimSuffix(log.String(), "\n"), "\n") {
 		if !strings.HasPrefix(l, "ration: [") || strings.ContainsAny(l, "\r\x1b") || !strings.Contains(l, "1/10") {
 			t.Errorf("log line %q", l)
+		}
+	}
+}
+
+// TestLogTo: off a terminal, with LogTo, the lines are slog records with
+// the counts as attributes, and nothing is written to the Bar's writer.
+func TestLogTo(t *testing.T) {
+	var log testutil.Buffer
+	var w bytes.Buffer
+	b := New(&w, Options{Total: 10, LogEvery: 10 * time.Millisecond})
+	b.LogTo(slog.New(slog.NewJSONHandler(&log, nil)))
+	b.Start()
+	b.Observe(event.Event{Kind: event.JobSkipped})
+	b.Observe(event.Event{Kind: event.JobStarted, Attempt: 1})
+	b.Observe(event.Event{Kind: event.JobFinished, Outcome: event.Failed})
+	testutil.Eventually(t, 5*time.Second, "two records", func() bool { return strings.Count(log.String(), "\n") >= 2 })
+	b.Finish()
+	if w.Len() != 0 {
+		t.Errorf("wrote %q to the writer", w.String())
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(log.String(), "\n"), "\n") {
+		var r map[string]any
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("not JSON: %q", l)
+		}
+		if r["event"] != "progress" || r["done"] != 1.0 || r["failed"] != 1.0 || r["total"] != 9.0 || r["skipped"] != 1.0 ||
+			!strings.HasPrefix(r["msg"].(string), "[") {
+			t.Errorf("record %v", r)
 		}
 	}
 }

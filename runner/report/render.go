@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Options configure WriteSVG and WriteHTML.
@@ -66,16 +67,23 @@ func esc(s string) string {
 	return b.String()
 }
 
-// clipRunes cuts s to n runes, marking the cut.
+// clipRunes cuts s to n runes, marking the cut. It reads no further than
+// the cut: a command may be megabytes long.
 func clipRunes(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	rs := []rune(s)
-	if len(rs) <= n {
-		return s
+	runes := 0
+	for i := range s {
+		if runes == n-1 {
+			if _, size := utf8.DecodeRuneInString(s[i:]); i+size < len(s) { // more than n runes
+				return s[:i] + "…"
+			}
+			return s
+		}
+		runes++
 	}
-	return string(rs[:n-1]) + "…"
+	return s
 }
 
 // fmtDur writes a duration the way people read run times.
@@ -120,16 +128,19 @@ func tickStep(span time.Duration) time.Duration {
 func (r *Run) WriteSVG(w io.Writer, o Options) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, `<?xml version="1.0" encoding="UTF-8"?>`)
-	r.svg(bw, o, true)
+	if err := r.svg(bw, o, true, nil); err != nil {
+		return err
+	}
 	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("report: write svg: %w", err)
+		return fmt.Errorf("write svg: %w", err)
 	}
 	return nil
 }
 
-// svg draws the image. standalone adds the title and totals, which the
-// HTML page shows as text instead.
-func (r *Run) svg(w *bufio.Writer, o Options, standalone bool) {
+// svg draws the image, reading the jobs again (see Jobs) and passing each
+// to each, if not nil. standalone adds the title and totals, which the HTML
+// page shows as text instead.
+func (r *Run) svg(w *bufio.Writer, o Options, standalone bool, each func(Job)) error {
 	t := r.Totals()
 	rowH := min(maxRowH, max(minRowH, float64(maxGanttH)/float64(r.Rows)))
 	ganttH := rowH * float64(r.Rows)
@@ -184,7 +195,13 @@ func (r *Run) svg(w *bufio.Writer, o Options, standalone bool) {
 	if rowH >= 6 {
 		gap = 1
 	}
-	for _, j := range r.Jobs {
+	for j, err := range r.Jobs() {
+		if err != nil {
+			return err
+		}
+		if each != nil {
+			each(j)
+		}
 		class, fill := "job ok", colorOK
 		switch {
 		case !j.Succeeded() && j.Retried:
@@ -207,7 +224,6 @@ func (r *Run) svg(w *bufio.Writer, o Options, standalone bool) {
 	r.timeAxis(w, x, ganttTop+ganttH, span)
 
 	// Concurrency.
-	steps := r.Concurrency()
 	yMax := float64(r.Rows)
 	if o.CPUs > 0 {
 		yMax = max(yMax, o.CPUs)
@@ -223,13 +239,11 @@ func (r *Run) svg(w *bufio.Writer, o Options, standalone bool) {
 		fmt.Fprintf(w, `<line x1="%d" x2="%d" y1="%s" y2="%s" stroke="#dddddd"/><text x="%d" y="%s" text-anchor="end" fill="#666">%s</text>`+"\n",
 			marginL, marginL+plotW, px(y(v)), px(y(v)), marginL-6, px(y(v)+4), fmtF(v))
 	}
-	var path strings.Builder
-	fmt.Fprintf(&path, "M%s %s", px(x(r.Start)), px(y(0)))
-	for _, s := range steps {
-		fmt.Fprintf(&path, "H%sV%s", px(x(s.At)), px(y(float64(s.Running))))
+	fmt.Fprintf(w, `<path class="running" d="M%s %s`, px(x(r.Start)), px(y(0)))
+	for at, n := range r.steps() {
+		fmt.Fprintf(w, "H%sV%s", px(x(time.UnixMilli(at))), px(y(float64(n))))
 	}
-	fmt.Fprintf(&path, "H%sV%sZ", px(x(r.End)), px(y(0)))
-	fmt.Fprintf(w, `<path class="running" d="%s" fill="%s" fill-opacity="0.35" stroke="%s" stroke-width="1"/>`+"\n", path.String(), colorOK, colorOK)
+	fmt.Fprintf(w, `H%sV%sZ" fill="%s" fill-opacity="0.35" stroke="%s" stroke-width="1"/>`+"\n", px(x(r.End)), px(y(0)), colorOK, colorOK)
 	if o.CPUs > 0 {
 		fmt.Fprintf(w, `<line class="budget" x1="%d" x2="%d" y1="%s" y2="%s" stroke="%s" stroke-width="2" stroke-dasharray="6 4"/>`+"\n",
 			marginL, marginL+plotW, px(y(o.CPUs)), px(y(o.CPUs)), colorBudget)
@@ -239,16 +253,20 @@ func (r *Run) svg(w *bufio.Writer, o Options, standalone bool) {
 	fmt.Fprintln(w, `</g>`)
 	r.timeAxis(w, x, concTop+concH, span)
 	fmt.Fprintln(w, `</svg>`)
+	return nil
 }
 
 // timeAxis draws ticks and labels of time since the run's start below y0.
 func (r *Run) timeAxis(w *bufio.Writer, x func(time.Time) float64, y0 float64, span time.Duration) {
 	step := tickStep(span)
 	fmt.Fprintf(w, `<g class="axis"><line x1="%d" x2="%d" y1="%s" y2="%s" stroke="#888"/>`, marginL, marginL+plotW, px(y0), px(y0))
-	for d := time.Duration(0); d <= span; d += step {
+	for d := time.Duration(0); ; d += step {
 		xx := x(r.Start.Add(d))
 		fmt.Fprintf(w, `<line x1="%s" x2="%s" y1="%s" y2="%s" stroke="#888"/><text x="%s" y="%s" text-anchor="middle" fill="#444">%s</text>`,
 			px(xx), px(xx), px(y0), px(y0+5), px(xx), px(y0+18), esc(d.String()))
+		if span-d < step { // not d+step > span: a span of the largest Duration would overflow it
+			break
+		}
 	}
 	fmt.Fprintln(w, `</g>`)
 }
@@ -327,22 +345,23 @@ func (r *Run) WriteHTML(w io.Writer, o Options) error {
 	fmt.Fprintln(bw, `<h2>Timeline</h2>`)
 	fmt.Fprintln(bw, `<p class="muted">One bar per joblog line; rows are assigned greedily (each job takes the lowest row free at its start, allowing for the log's rounding of times), so the number of rows is the peak concurrency and never more than the slots that ran; the tables give each job's row as its slot. Hover a bar for its command.</p>`)
 	fmt.Fprintln(bw, `<div class="chart">`)
-	r.svg(bw, o, false)
+	tables := r.newTables(o)
+	if err := r.svg(bw, o, false, tables.add); err != nil {
+		return err
+	}
 	fmt.Fprintln(bw, `</div>`)
 
-	failed := r.Failed()
-	fmt.Fprintf(bw, "<h2>Failed jobs (%d)</h2>\n", len(failed))
-	if len(failed) == 0 {
+	fmt.Fprintf(bw, "<h2>Failed jobs (%d)</h2>\n", t.Failed)
+	if t.Failed == 0 {
 		fmt.Fprintln(bw, `<p>None.</p>`)
 	} else {
-		if len(failed) > o.MaxFailed {
-			fmt.Fprintf(bw, "<p class=\"muted\">The first %d of %d are listed.</p>\n", o.MaxFailed, len(failed))
-			failed = failed[:o.MaxFailed]
+		if t.Failed > o.MaxFailed {
+			fmt.Fprintf(bw, "<p class=\"muted\">The first %d of %d are listed.</p>\n", o.MaxFailed, t.Failed)
 		}
-		jobTable(bw, "failed", failed, r.Start)
+		jobTable(bw, "failed", tables.failed, r.Start)
 	}
-	fmt.Fprintf(bw, "<h2>Slowest %d attempts</h2>\n", min(o.Slowest, len(r.Jobs)))
-	jobTable(bw, "slowest", r.Slowest(o.Slowest), r.Start)
+	fmt.Fprintf(bw, "<h2>Slowest %d attempts</h2>\n", len(tables.slowest))
+	jobTable(bw, "slowest", tables.slowest, r.Start)
 
 	if len(r.Warnings) > 0 {
 		fmt.Fprintf(bw, "<h2>Skipped lines (%d)</h2>\n<ul>\n", r.Skipped)
@@ -353,10 +372,49 @@ func (r *Run) WriteHTML(w io.Writer, o Options) error {
 	}
 	fmt.Fprintln(bw, "</body>\n</html>")
 	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("report: write html: %w", err)
+		return fmt.Errorf("write html: %w", err)
 	}
 	return nil
 }
+
+// tables collects the jobs that the HTML tables list while the timeline
+// draws every job: the first MaxFailed that failed for good, in file order,
+// and the Slowest attempts.
+type tables struct {
+	failed, slowest []Job
+	maxFailed       int
+	slowAt          map[int]int // Job.Line -> place in slowest
+}
+
+func (r *Run) newTables(o Options) *tables {
+	t := &tables{maxFailed: o.MaxFailed, slowAt: map[int]int{}}
+	for k, i := range r.slowest(o.Slowest) {
+		t.slowAt[int(i)+1] = k
+	}
+	t.slowest = make([]Job, len(t.slowAt))
+	return t
+}
+
+// add keeps j if a table lists it, its command cut to what the table
+// shows.
+func (t *tables) add(j Job) {
+	k, slow := t.slowAt[j.Line]
+	failed := !j.Retried && !j.Succeeded() && len(t.failed) < t.maxFailed
+	if !slow && !failed {
+		return
+	}
+	j.Command = strings.Clone(clipRunes(j.Command, maxTableCommand))
+	j.Host = strings.Clone(j.Host)
+	if slow {
+		t.slowest[k] = j
+	}
+	if failed {
+		t.failed = append(t.failed, j)
+	}
+}
+
+// maxTableCommand is how many runes of a command the tables show.
+const maxTableCommand = 2000
 
 // jobTable lists jobs. Its slot column is the job's timeline row, 1-based:
 // a joblog does not record slots, but the rows are a valid assignment of
@@ -369,7 +427,7 @@ func jobTable(w *bufio.Writer, class string, jobs []Job, start time.Time) {
 			cls = ` class="bad"`
 		}
 		fmt.Fprintf(w, "<tr%s data-seq=\"%d\"><td class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">+%s</td><td class=\"n\">%s</td><td class=\"n\">%d</td><td>%s</td><td class=\"cmd\">%s</td></tr>\n",
-			cls, j.Seq, j.Seq, j.Attempt, j.Exitval, j.Signal, esc(fmtDur(j.Start.Sub(start))), esc(fmtDur(j.Runtime)), j.Row+1, esc(j.Host), esc(clipRunes(j.Command, 2000)))
+			cls, j.Seq, j.Seq, j.Attempt, j.Exitval, j.Signal, esc(fmtDur(j.Start.Sub(start))), esc(fmtDur(j.Runtime)), j.Row+1, esc(j.Host), esc(clipRunes(j.Command, maxTableCommand)))
 	}
 	fmt.Fprintln(w, `</table>`)
 }

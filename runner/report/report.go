@@ -35,14 +35,34 @@
 // ration's) appends the re-run to the log. A job's outcome is that of its
 // last attempt. (Retries within one run, --retries, leave one line per job
 // in both tools, for the last attempt, so they are not visible here.) Concatenated logs of different runs reuse Seq numbers
-// with other commands; those stay separate jobs.
+// with other commands; those stay separate jobs. Read tells commands apart
+// by a 64-bit hash, so two commands of one Seq would merge only if their
+// hashes collided.
+//
+// # Memory
+//
+// A joblog can have millions of lines, so Read keeps none of them: per
+// line it keeps 32 bytes (start, run time, row, attempt, outcome), and
+// while it reads 20 more (the Seq and a hash of the command, to find
+// attempts); the totals and the concurrency curve take up to 12 more while
+// they are computed. WriteSVG and WriteHTML read the joblog a second time
+// for the commands, one line at a time, and keep only the jobs their
+// tables list (at most Slowest + MaxFailed, commands cut to 2,000 runes).
+// `ration report` on a million-line joblog thus peaks at about 170 MB of
+// resident memory, where keeping every line took 700 MB
+// (TestReportMemoryBounded checks 400,000 lines under 128 MB). The joblog
+// must be readable twice (an io.ReaderAt); a pipe has to be copied to a
+// file first, as `ration report -` does.
 package report
 
 import (
 	"cmp"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
+	"iter"
+	"math"
 	"slices"
 	"time"
 
@@ -50,11 +70,20 @@ import (
 )
 
 // ErrNoEntries is returned by Read for a joblog without a single job line.
-var ErrNoEntries = errors.New("report: no job entries in the joblog")
+var ErrNoEntries = errors.New("no job entries in the joblog")
+
+// ErrChanged is returned by the writers when the joblog no longer holds
+// the lines Read found in it (it was truncated or rewritten; lines
+// appended after Read are not read).
+var ErrChanged = errors.New("the joblog changed while the report was written")
 
 // maxWarnings bounds the warnings Read keeps; a binary file fed by mistake
 // would otherwise make one per line.
 const maxWarnings = 100
+
+// maxWarningLen bounds the bytes of one warning: a malformed line quotes
+// its bad field, which may be megabytes long.
+const maxWarningLen = 300
 
 // Job is one line of the joblog: one attempt of a job.
 type Job struct {
@@ -76,8 +105,6 @@ func (j Job) End() time.Time { return j.Start.Add(j.Runtime) }
 
 // Run is a parsed joblog.
 type Run struct {
-	// Jobs are the job lines in file order.
-	Jobs []Job
 	// Rows is the number of timeline rows, the peak concurrency.
 	Rows int
 	// Resolution is the precision of the log's times as Read inferred it
@@ -90,102 +117,203 @@ type Run struct {
 	// Skipped counts them all).
 	Warnings []string
 	Skipped  int
+
+	src    io.ReaderAt // the joblog, read again by Jobs
+	size   int64       // the bytes of src that Read read
+	lines  []line      // one per job line, in file order
+	totals Totals
 }
 
-// Read parses a joblog. Malformed lines become Warnings and are skipped;
-// an I/O error is returned as is, and a log without job lines gives
-// ErrNoEntries.
-func Read(r io.Reader) (*Run, error) {
-	run := &Run{}
-	for e, err := range joblog.Entries(r) {
+// line is what a Run keeps of one job line: what places its bar and
+// enters the totals, not the line itself (Jobs reads that again).
+type line struct {
+	start   int64 // milliseconds since the epoch
+	runtime int64 // milliseconds
+	row     int32
+	attempt int32
+	failed  bool
+	retried bool
+}
+
+func (l *line) end() int64 { return l.start + l.runtime }
+
+// Read parses a joblog. Malformed lines, and lines too long to read
+// (joblog.ErrLineTooLong), become Warnings and are skipped; an I/O error
+// is returned as is, and a log without job lines gives ErrNoEntries. The Run reads src again, from its start, for Jobs, WriteSVG
+// and WriteHTML, up to where Read stopped: lines appended meanwhile are
+// not part of the report.
+func Read(src io.ReaderAt) (*Run, error) {
+	run := &Run{src: src}
+	in := io.NewSectionReader(src, 0, math.MaxInt64)
+	seed := maphash.MakeSeed()
+	var keys []jobKey // per line, until the attempts are marked
+	for e, err := range joblog.Entries(in) {
 		if err != nil {
-			if !errors.Is(err, joblog.ErrMalformed) {
-				return nil, fmt.Errorf("report: %w", err)
+			if !skippable(err) {
+				return nil, err
 			}
 			run.Skipped++
 			if len(run.Warnings) < maxWarnings {
-				run.Warnings = append(run.Warnings, err.Error())
+				run.Warnings = append(run.Warnings, clipBytes(err.Error(), maxWarningLen))
 			}
 			continue
 		}
-		run.Jobs = append(run.Jobs, Job{Entry: e, Line: len(run.Jobs) + 1})
+		run.lines = append(run.lines, line{start: e.Start.UnixMilli(), runtime: e.Runtime.Milliseconds(), failed: !e.Succeeded()})
+		keys = append(keys, jobKey{int32(e.Seq), maphash.String(seed, e.Command)})
 	}
-	if len(run.Jobs) == 0 {
+	if len(run.lines) == 0 {
 		if run.Skipped > 0 {
-			return nil, fmt.Errorf("%w (%d malformed lines, first: %s)", ErrNoEntries, run.Skipped, run.Warnings[0])
+			return nil, fmt.Errorf("%w (%s, first: %s)", ErrNoEntries, count(run.Skipped, "malformed line"), run.Warnings[0])
 		}
 		return nil, ErrNoEntries
 	}
-	run.markAttempts()
-	run.Resolution = resolution(run.Jobs)
+	run.size, _ = in.Seek(0, io.SeekCurrent) // a SectionReader's Seek does no I/O and cannot fail here
+	run.markAttempts(keys)
+	keys = nil
+	run.Resolution = resolution(run.lines)
 	run.assignRows()
+	run.totals = run.computeTotals()
 	return run, nil
 }
 
-type jobKey struct {
-	seq int64
-	cmd string
+// skippable reports whether err is about one line that a report can do
+// without. A line too long to read is one: --resume must not skip it (it
+// may record a finished job), but a picture can.
+func skippable(err error) bool {
+	return errors.Is(err, joblog.ErrMalformed) || errors.Is(err, joblog.ErrLineTooLong)
 }
 
-func (r *Run) markAttempts() {
-	last := make(map[jobKey]int, len(r.Jobs)) // key -> index of its latest line
-	for i := range r.Jobs {
-		k := jobKey{r.Jobs[i].Seq, r.Jobs[i].Command}
-		r.Jobs[i].Attempt = 1
-		if p, ok := last[k]; ok {
-			r.Jobs[i].Attempt = r.Jobs[p].Attempt + 1
-			r.Jobs[p].Retried = true
+// count returns "1 thing" or "n things".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// clipBytes cuts s to at most n bytes at a rune boundary, marking the cut.
+func clipBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && n < len(s) && s[n]&0xc0 == 0x80 { // not a rune's first byte
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// Len returns the number of job lines.
+func (r *Run) Len() int { return len(r.lines) }
+
+// Jobs yields the job lines in file order. It reads them again from the
+// joblog given to Read; if that fails, or the joblog no longer holds the
+// lines Read found (ErrChanged), it yields the error and stops.
+func (r *Run) Jobs() iter.Seq2[Job, error] {
+	return func(yield func(Job, error) bool) {
+		i := 0
+		for e, err := range joblog.Entries(io.NewSectionReader(r.src, 0, r.size)) {
+			if skippable(err) {
+				continue // Read skipped it too
+			}
+			if err != nil {
+				yield(Job{}, fmt.Errorf("read the joblog again: %w", err))
+				return
+			}
+			if i == len(r.lines) || e.Start.UnixMilli() != r.lines[i].start || e.Runtime.Milliseconds() != r.lines[i].runtime {
+				yield(Job{}, ErrChanged)
+				return
+			}
+			l := &r.lines[i]
+			i++
+			if !yield(Job{Entry: e, Line: i, Row: int(l.row), Attempt: int(l.attempt), Retried: l.retried}, nil) {
+				return
+			}
 		}
-		last[k] = i
+		if i != len(r.lines) {
+			yield(Job{}, ErrChanged)
+		}
 	}
 }
 
-// resolution returns the coarsest of 1 s, 100 ms, 10 ms and 1 ms that
-// divides every start and run time of jobs.
-func resolution(jobs []Job) time.Duration {
-	for _, q := range []time.Duration{time.Second, 100 * time.Millisecond, 10 * time.Millisecond} {
-		if !slices.ContainsFunc(jobs, func(j Job) bool {
-			return j.Start.UnixMilli()%q.Milliseconds() != 0 || j.Runtime%q != 0
-		}) {
-			return q
+// jobKey tells the attempts of one job (one Seq and Command) from other
+// jobs; the command is kept as its hash.
+type jobKey struct {
+	seq int32 // joblog.MaxSeq fits
+	cmd uint64
+}
+
+// markAttempts numbers the attempts of each job, keys[i] being line i's,
+// and marks all but the last as retried. It sorts line numbers rather than
+// using a map: 4 bytes a line.
+func (r *Run) markAttempts(keys []jobKey) {
+	order := make([]int32, len(keys))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		ka, kb := keys[a], keys[b]
+		return cmp.Or(cmp.Compare(ka.seq, kb.seq), cmp.Compare(ka.cmd, kb.cmd), cmp.Compare(a, b))
+	})
+	for n, i := range order {
+		r.lines[i].attempt = 1
+		if n > 0 && keys[order[n-1]] == keys[i] {
+			prev := &r.lines[order[n-1]]
+			r.lines[i].attempt = prev.attempt + 1
+			prev.retried = true
+		}
+	}
+}
+
+// resolution returns the coarsest of 1 s, 100 ms, 10 ms and 1 ms (in
+// milliseconds) that divides every start and run time of lines.
+func resolution(lines []line) time.Duration {
+	for _, q := range []int64{1000, 100, 10} {
+		if !slices.ContainsFunc(lines, func(l line) bool { return l.start%q != 0 || l.runtime%q != 0 }) {
+			return time.Duration(q) * time.Millisecond
 		}
 	}
 	return time.Millisecond
 }
 
-// busyUntil is when j stops counting as running: its recorded end less two
-// resolutions, which is how far rounding can stretch one job over the
-// start of the next, but not before its start.
-func (r *Run) busyUntil(j *Job) time.Time {
-	end := j.End().Add(-2 * r.Resolution)
-	if end.Before(j.Start) {
-		return j.Start
+// busyUntil is when l stops counting as running, in milliseconds: its
+// recorded end less two resolutions, which is how far rounding can
+// stretch one job over the start of the next, but not before its start.
+func (r *Run) busyUntil(l *line) int64 {
+	return max(l.end()-2*r.Resolution.Milliseconds(), l.start)
+}
+
+// byStart returns the line numbers in order of start time, file order
+// among equal starts.
+func (r *Run) byStart() []int32 {
+	order := make([]int32, len(r.lines))
+	for i := range order {
+		order[i] = int32(i)
 	}
-	return end
+	slices.SortFunc(order, func(a, b int32) int {
+		return cmp.Or(cmp.Compare(r.lines[a].start, r.lines[b].start), cmp.Compare(a, b))
+	})
+	return order
 }
 
 // assignRows gives each attempt the lowest row free at its start. An
 // attempt that counts as instantaneous (see busyUntil) needs no row of its
 // own: when every row is busy it shares the one that frees first.
 func (r *Run) assignRows() {
-	order := make([]int, len(r.Jobs))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return r.Jobs[a].Start.Compare(r.Jobs[b].Start) })
-	var rowEnd []time.Time // until when each row is busy
-	r.Start, r.End = r.Jobs[order[0]].Start, r.Jobs[order[0]].End()
-	for _, i := range order {
-		j := &r.Jobs[i]
-		busy := r.busyUntil(j)
-		row := slices.IndexFunc(rowEnd, func(end time.Time) bool { return !end.After(j.Start) })
+	var rowEnd []int64 // until when each row is busy
+	first := r.lines[0].start
+	last := r.lines[0].end()
+	for _, i := range r.byStart() {
+		l := &r.lines[i]
+		first, last = min(first, l.start), max(last, l.end())
+		busy := r.busyUntil(l)
+		row := slices.IndexFunc(rowEnd, func(end int64) bool { return end <= l.start })
 		switch {
 		case row >= 0:
 			rowEnd[row] = busy
-		case busy.Equal(j.Start) && len(rowEnd) > 0:
+		case busy == l.start && len(rowEnd) > 0:
 			row = 0
 			for k := range rowEnd {
-				if rowEnd[k].Before(rowEnd[row]) {
+				if rowEnd[k] < rowEnd[row] {
 					row = k
 				}
 			}
@@ -193,12 +321,10 @@ func (r *Run) assignRows() {
 			row = len(rowEnd)
 			rowEnd = append(rowEnd, busy)
 		}
-		j.Row = row
-		if j.End().After(r.End) {
-			r.End = j.End()
-		}
+		l.row = int32(row)
 	}
 	r.Rows = len(rowEnd)
+	r.Start, r.End = time.UnixMilli(first), time.UnixMilli(last)
 }
 
 // Totals summarizes a run.
@@ -219,54 +345,53 @@ type Totals struct {
 	Median, P95, Max time.Duration
 }
 
-// Totals computes the totals of r.
-func (r *Run) Totals() Totals {
-	t := Totals{Attempts: len(r.Jobs), PeakConcurrency: r.Rows, Wall: r.End.Sub(r.Start)}
-	runtimes := make([]time.Duration, 0, len(r.Jobs))
-	for _, j := range r.Jobs {
-		t.JobTime += j.Runtime
-		runtimes = append(runtimes, j.Runtime)
-		if j.Attempt == 1 {
+// Totals returns the totals of r.
+func (r *Run) Totals() Totals { return r.totals }
+
+func (r *Run) computeTotals() Totals {
+	t := Totals{Attempts: len(r.lines), PeakConcurrency: r.Rows, Wall: r.End.Sub(r.Start)}
+	runtimes := make([]int64, 0, len(r.lines))
+	var jobTime int64
+	for _, l := range r.lines {
+		jobTime += l.runtime
+		runtimes = append(runtimes, l.runtime)
+		if l.attempt == 1 {
 			t.Jobs++
 		}
-		if j.Attempt == 2 {
+		if l.attempt == 2 {
 			t.Retried++
 		}
-		if !j.Retried {
-			if j.Succeeded() {
-				t.Succeeded++
-			} else {
+		if !l.retried {
+			if l.failed {
 				t.Failed++
+			} else {
+				t.Succeeded++
 			}
 		}
 	}
 	slices.Sort(runtimes)
-	t.Median = runtimes[len(runtimes)/2]
-	t.P95 = runtimes[min(len(runtimes)-1, len(runtimes)*95/100)]
-	t.Max = runtimes[len(runtimes)-1]
+	ms := func(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
+	t.JobTime = ms(jobTime)
+	t.Median = ms(runtimes[len(runtimes)/2])
+	t.P95 = ms(runtimes[min(len(runtimes)-1, len(runtimes)*95/100)])
+	t.Max = ms(runtimes[len(runtimes)-1])
 	if t.Wall > 0 {
 		t.MeanConcurrency = float64(t.JobTime) / float64(t.Wall)
 	}
 	return t
 }
 
-// Slowest returns the n attempts that ran longest, longest first.
-func (r *Run) Slowest(n int) []Job {
-	jobs := slices.Clone(r.Jobs)
-	slices.SortStableFunc(jobs, func(a, b Job) int { return cmp.Compare(b.Runtime, a.Runtime) })
-	return jobs[:min(n, len(jobs))]
-}
-
-// Failed returns the failed attempts that were not retried, the jobs that
-// failed for good, in file order.
-func (r *Run) Failed() []Job {
-	var out []Job
-	for _, j := range r.Jobs {
-		if !j.Retried && !j.Succeeded() {
-			out = append(out, j)
-		}
+// slowest returns the line numbers of the n attempts that ran longest,
+// longest first, in file order among equal run times.
+func (r *Run) slowest(n int) []int32 {
+	order := make([]int32, len(r.lines))
+	for i := range order {
+		order[i] = int32(i)
 	}
-	return out
+	slices.SortFunc(order, func(a, b int32) int {
+		return cmp.Or(cmp.Compare(r.lines[b].runtime, r.lines[a].runtime), cmp.Compare(a, b))
+	})
+	return slices.Clip(order[:min(n, len(order))])
 }
 
 // Step is one point of the concurrency curve: from At on, Running attempts
@@ -282,31 +407,41 @@ type Step struct {
 // the log's rounding, just after) another starts is not counted twice, and
 // the peak equals Rows.
 func (r *Run) Concurrency() []Step {
-	type edge struct {
-		at    time.Time
-		delta int
-	}
-	edges := make([]edge, 0, 2*len(r.Jobs))
-	for _, j := range r.Jobs {
-		if end := r.busyUntil(&j); end.After(j.Start) {
-			edges = append(edges, edge{j.Start, 1}, edge{end, -1})
-		}
-	}
-	slices.SortFunc(edges, func(a, b edge) int {
-		if c := a.at.Compare(b.at); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.delta, b.delta) // ends first
-	})
 	var steps []Step
-	n := 0
-	for _, e := range edges {
-		n += e.delta
-		if len(steps) > 0 && steps[len(steps)-1].At.Equal(e.at) {
-			steps[len(steps)-1].Running = n
-			continue
-		}
-		steps = append(steps, Step{e.at, n})
+	for at, n := range r.steps() {
+		steps = append(steps, Step{time.UnixMilli(at), n})
 	}
 	return steps
+}
+
+// steps yields the concurrency curve as Concurrency returns it, the times
+// in milliseconds, without holding it: it has up to two steps a line.
+func (r *Run) steps() iter.Seq2[int64, int] {
+	return func(yield func(int64, int) bool) {
+		var starts, ends []int64 // of the attempts that count as running a while
+		for i := range r.lines {
+			if l := &r.lines[i]; r.busyUntil(l) > l.start {
+				starts = append(starts, l.start)
+				ends = append(ends, r.busyUntil(l))
+			}
+		}
+		slices.Sort(starts)
+		slices.Sort(ends)
+		n, s, e := 0, 0, 0
+		for s < len(starts) || e < len(ends) {
+			at := ends[e] // every start has a later end, so ends run out last
+			if s < len(starts) {
+				at = min(at, starts[s])
+			}
+			for ; e < len(ends) && ends[e] == at; e++ {
+				n--
+			}
+			for ; s < len(starts) && starts[s] == at; s++ {
+				n++
+			}
+			if !yield(at, n) {
+				return
+			}
+		}
+	}
 }

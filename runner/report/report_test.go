@@ -84,6 +84,19 @@ func synthLog(t testing.TB, n, slots int) (log []byte, lines, failedLines, final
 	return buf.Bytes(), lines, failedLines, finalFailed
 }
 
+// jobs returns the jobs of run.
+func jobs(t *testing.T, run *Run) []Job {
+	t.Helper()
+	var out []Job
+	for j, err := range run.Jobs() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
 // bar is a job rectangle as the tests read it back.
 type bar struct {
 	class                      string
@@ -286,14 +299,14 @@ func TestRowsAreGreedy(t *testing.T) {
 	for i, iv := range [][2]float64{{0, 10}, {1, 3}, {3, 5}, {4, 6}, {6, 7}, {0.5, 1}} {
 		w.Write(joblog.Entry{Seq: int64(i + 1), Start: at(iv[0]), Runtime: time.Duration((iv[1] - iv[0]) * float64(time.Second)), Command: "c"})
 	}
-	run, err := Read(&buf)
+	run, err := Read(bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A [0,10] row 0; F [0.5,1] row 1; B [1,3] row 1 (F ended at 1);
 	// C [3,5] row 1; D [4,6] row 2; E [6,7] row 1.
 	want := []int{0, 1, 1, 2, 1, 1}
-	for i, j := range run.Jobs {
+	for i, j := range jobs(t, run) {
 		if j.Row != want[i] {
 			t.Errorf("job %d in row %d, want %d", j.Seq, j.Row, want[i])
 		}
@@ -325,8 +338,8 @@ func TestBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(run.Jobs) != 2 || run.Skipped != 1 || !strings.Contains(run.Warnings[0], "line 3") {
-		t.Errorf("jobs %d skipped %d warnings %q", len(run.Jobs), run.Skipped, run.Warnings)
+	if run.Len() != 2 || run.Skipped != 1 || !strings.Contains(run.Warnings[0], "line 3") {
+		t.Errorf("jobs %d skipped %d warnings %q", run.Len(), run.Skipped, run.Warnings)
 	}
 	// Only instantaneous jobs at one instant: still drawable.
 	run, err = Read(strings.NewReader("1\t:\t1000\t0\t0\t0\t0\t0\ta\n2\t:\t1000\t0\t0\t0\t1\t0\tb\n"))
@@ -439,11 +452,117 @@ func TestRoundingIsNotOverlap(t *testing.T) {
 			if run.Rows != tc.wantRows || run.Totals().PeakConcurrency != tc.wantRows || peak != tc.wantRows || run.Resolution != tc.wantRes {
 				t.Errorf("rows %d, peak %d, curve peak %d, resolution %v; want %d rows at %v", run.Rows, run.Totals().PeakConcurrency, peak, run.Resolution, tc.wantRows, tc.wantRes)
 			}
-			for _, j := range run.Jobs {
+			for _, j := range jobs(t, run) {
 				if j.Row < 0 || j.Row >= run.Rows {
 					t.Errorf("job %d in row %d of %d", j.Seq, j.Row, run.Rows)
 				}
 			}
 		})
+	}
+}
+
+// TestJoblogChangedWhileWriting: the writers read the joblog again. Lines
+// appended after Read are left out; a joblog truncated or rewritten since
+// fails with ErrChanged rather than drawing other jobs.
+func TestJoblogChangedWhileWriting(t *testing.T) {
+	log, lines, _, _ := synthLog(t, 50, 4)
+	path := filepath.Join(t.TempDir(), "joblog")
+	if err := os.WriteFile(path, log, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	run, err := Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app.WriteString("999\t:\t1795216618.000\t1.000\t0\t0\t0\t0\tappended\n")
+	app.Close()
+	var svg bytes.Buffer
+	if err := run.WriteSVG(&svg, Options{}); err != nil {
+		t.Fatalf("appended: %v", err)
+	}
+	if bars, _ := parseBars(t, svg.Bytes()); len(bars) != lines {
+		t.Errorf("appended: %d bars, want the %d lines Read saw", len(bars), lines)
+	}
+
+	other, _, _, _ := synthLog(t, 50, 2) // other start times
+	for name, content := range map[string][]byte{
+		"truncated": log[:len(log)/2],
+		"rewritten": other,
+	} {
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := run.WriteHTML(io.Discard, Options{}); !errors.Is(err, ErrChanged) {
+			t.Errorf("%s: WriteHTML: %v, want ErrChanged", name, err)
+		}
+	}
+}
+
+// TestLineTooLongIsSkipped: a line longer than joblog.MaxReadLine (a
+// binary file appended by mistake, say) is skipped with a warning like any
+// malformed line, and the rest of the log is drawn. It used to fail the
+// whole report.
+func TestLineTooLongIsSkipped(t *testing.T) {
+	log := joblog.Header + "\n1\t:\t1000.000\t1.000\t0\t0\t0\t0\tok\n" +
+		"2\t:\t1000.500\t1.000\t0\t0\t0\t0\t" + strings.Repeat("x", joblog.MaxReadLine) + "\n" +
+		"3\t:\t1001.000\t1.000\t0\t0\t1\t0\tfails\n"
+	run, err := Read(strings.NewReader(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Len() != 2 || run.Skipped != 1 || !strings.Contains(run.Warnings[0], "line 3") || !strings.Contains(run.Warnings[0], "longer than") {
+		t.Fatalf("jobs %d, skipped %d, warnings %q", run.Len(), run.Skipped, run.Warnings)
+	}
+	var svg bytes.Buffer
+	if err := run.WriteSVG(&svg, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	bars, _ := parseBars(t, svg.Bytes())
+	checkBars(t, bars, 2, 1, 1, 0)
+}
+
+// TestFarApartTimesDoNotHang: a corrupt Starttime (a year 33658 beside
+// 1970, as joblog.ParseLine accepts up to 1e12 s) makes the run span more
+// than a time.Duration holds. The time axis looped forever on it: its
+// tick counter overflowed past the saturated span.
+func TestFarApartTimesDoNotHang(t *testing.T) {
+	log := "1\t:\t0.000\t1.000\t0\t0\t0\t0\ta\n2\t:\t999999999999.000\t1.000\t0\t0\t0\t0\tb\n"
+	done := make(chan error, 1)
+	go func() {
+		run, err := Read(strings.NewReader(log))
+		if err == nil {
+			err = run.WriteHTML(io.Discard, Options{})
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second): // a hang guard: it takes milliseconds
+		t.Fatal("WriteHTML did not return in 20s")
+	}
+}
+
+// TestHugeRuntimeIsMalformed: a JobRuntime longer than a time.Duration
+// holds (292 years) used to wrap around, and the report showed a mean
+// concurrency of -3890459610; such a line is malformed.
+func TestHugeRuntimeIsMalformed(t *testing.T) {
+	run, err := Read(strings.NewReader("1\t:\t1000.000\t900000000000\t0\t0\t0\t0\ta\n2\t:\t1000.000\t1.000\t0\t0\t0\t0\tb\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tot := run.Totals(); run.Skipped != 1 || tot.Attempts != 1 || tot.MeanConcurrency != 1 {
+		t.Errorf("skipped %d, totals %+v; want the huge line skipped", run.Skipped, tot)
 	}
 }

@@ -224,7 +224,7 @@ func (w *Watchdog) check(now time.Time) {
 
 	// Report outside the lock: a blocked writer must not block Observe.
 	for _, r := range slow {
-		w.log.Warn("slow job", "seq", r.Seq, "slot", r.Slot, "pid", r.PID,
+		w.log.Warn("slow job", "event", "slow_job", "seq", r.Seq, "slot", r.Slot, "pid", r.PID,
 			"running", now.Sub(r.Started).Round(time.Millisecond), "median", median,
 			"factor", w.opts.SlowFactor, "input", event.Clip(r.Input, 200), "last_line", event.Clip(r.LastLine, 200))
 	}
@@ -240,16 +240,11 @@ func (w *Watchdog) reportStall(rows []Row, now time.Time, stalledFor time.Durati
 		fmt.Fprintf(&stacks, "(goroutine stacks unavailable: %v)\n", err)
 	}
 	if w.opts.Out == nil {
-		js := make([]jsonRow, len(rows))
-		for i, r := range event.SortRows(rows) {
-			js[i] = jsonRow{Slot: r.Slot, PID: r.PID, Seq: r.Seq, Input: r.Input,
-				RunningSeconds: now.Sub(r.Started).Seconds(), LastLine: r.LastLine}
-		}
-		w.log.Warn("stall: no job finished", "stalled_for", stalledFor, "running_jobs", len(rows),
-			"jobs", js, "goroutines", stacks.String())
+		w.log.Warn("stall: no job finished", "event", "stall", "stalled_for", stalledFor, "running_jobs", len(rows),
+			"jobs", event.JSONRows(rows, now), "goroutines", stacks.String())
 		return
 	}
-	w.log.Warn("stall: no job finished", "stalled_for", stalledFor, "running_jobs", len(rows),
+	w.log.Warn("stall: no job finished", "event", "stall", "stalled_for", stalledFor, "running_jobs", len(rows),
 		"report", "follows on stderr")
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "ration: stall: no job finished for %v; %d running:\n", stalledFor, len(rows))
@@ -260,16 +255,6 @@ func (w *Watchdog) reportStall(rows []Row, now time.Time, stalledFor time.Durati
 	if _, err := w.opts.Out.Write(b.Bytes()); err != nil {
 		w.log.Warn("stall report not written", "err", err)
 	}
-}
-
-// jsonRow is a Row as the JSON log carries it.
-type jsonRow struct {
-	Slot           int     `json:"slot"`
-	PID            int     `json:"pid"`
-	Seq            int64   `json:"seq"`
-	Input          string  `json:"input"`
-	RunningSeconds float64 `json:"running_seconds"`
-	LastLine       string  `json:"last_line"`
 }
 
 // WriteGoroutines writes the stacks of all goroutines of this process in

@@ -175,7 +175,7 @@ func stallJSON(t *testing.T, cmd *exec.Cmd) {
 	waitFor(t, "the stall record", func() bool { return strings.Contains(logs.String(), "stall") })
 	var rec struct {
 		Msg        string
-		Jobs       []jsonRow
+		Jobs       []event.JSONRow
 		Goroutines string
 	}
 	line, _, _ := strings.Cut(logs.String(), "\n")

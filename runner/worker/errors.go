@@ -44,8 +44,9 @@ type BreakError struct {
 	unread bool
 }
 
-// Error names the worker, what happened to it and when, e.g. "worker:
-// worker 1 (pid 42) was OOM-killed while running a task (...)".
+// Error names the worker, what happened to it and when, e.g. "worker 1
+// (pid 42) was OOM-killed while running a task (...)". It has no
+// "worker: " prefix: it begins with the worker.
 func (e *BreakError) Error() string {
 	who := fmt.Sprintf("worker %d (pid %d)", e.Slot, e.PID)
 	when := ""
@@ -72,7 +73,7 @@ func (e *BreakError) Error() string {
 	if e.Detail != "" {
 		s += ": " + e.Detail
 	}
-	return "worker: " + s
+	return s
 }
 
 // QuarantinedError is the error of a task that broke Config.MaxBreaks

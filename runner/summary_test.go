@@ -1,0 +1,17 @@
+package runner
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSummaryCallsStoppedJobsStopped: the jobs the run stopped (an
+// interrupt, --halt now) are "stopped" in the logs ("job stopped"), the
+// metrics (ration_jobs_stopped_total) and the interrupt notice; the
+// summary line called them "killed".
+func TestSummaryCallsStoppedJobsStopped(t *testing.T) {
+	s := Summary{Succeeded: 3, Failed: 1, Killed: 2, NotStarted: 4, InputDone: true}.String()
+	if !strings.HasPrefix(s, "3 done, 1 failed, 2 stopped, 4 not started, 0 skipped in 0s") || strings.Contains(s, "killed") {
+		t.Errorf("summary %q, want 3 done, 1 failed, 2 stopped, 4 not started", s)
+	}
+}
