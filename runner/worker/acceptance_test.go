@@ -244,6 +244,13 @@ func TestRetireWhileCrashing(t *testing.T) {
 		inputs := make([]string, 120)
 		for i := range inputs {
 			inputs[i] = fmt.Sprintf("sleep:%d", 5+i%7)
+			if i >= 16 && i < 64 {
+				// Long enough that the shrink, made once 20 succeeded,
+				// finds workers busy (to retire) however slow the
+				// machine: with only short tasks a loaded -race run
+				// could shrink an idle or finished pool.
+				inputs[i] = fmt.Sprintf("sleep:%d", 30+10*(i%7))
+			}
 			if i%10 == 3 {
 				inputs[i] = "exit:1"
 			}
