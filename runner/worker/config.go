@@ -140,17 +140,16 @@ func CheckProgram(line string) error {
 // Otherwise "" (the line is left to the shell).
 func firstWord(line string) string {
 	for _, w := range strings.Fields(line) {
-		if strings.ContainsAny(w, `\"'$`+"`"+`(){}[]*?<>|&;~#!`) {
+		if strings.ContainsAny(w, shellSyntax) {
 			return ""
 		}
 		if i := strings.IndexByte(w, '='); i > 0 {
 			continue // an assignment
 		}
-		switch w {
-		case "exec", "command", "nohup":
+		switch {
+		case w == "exec" || w == "command" || w == "nohup":
 			continue // runs the next word
-		case "cd", "eval", "export", "set", ".", "source", "while", "for", "if", "until", "case",
-			"time", "ulimit", "umask", "trap", "unset", "alias", "read", "builtin", "readonly":
+		case shellBuiltin(w):
 			return "" // a shell builtin or keyword: the shell decides
 		}
 		return w

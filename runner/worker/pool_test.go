@@ -421,6 +421,35 @@ func TestShellCommand(t *testing.T) {
 	}
 }
 
+// TestShellCommandLines: --worker lines that do not start with a program
+// (an assignment, a builtin such as cd, exec itself) run as the shell reads
+// them. "exec " was put before every line, so "FOO=1 w" ran "exec FOO=1"
+// and "cd d && w" ran "exec cd": not found, every worker broke and the run
+// gave up after 31 s.
+func TestShellCommandLines(t *testing.T) {
+	dir := t.TempDir()
+	for _, line := range []string{
+		fmt.Sprintf("%q", goWorker),
+		fmt.Sprintf("RATION_TEST_VAR=1 %q", goWorker),
+		fmt.Sprintf("cd %q && %q", dir, goWorker),
+		fmt.Sprintf("exec %q", goWorker),
+		fmt.Sprintf("command %q", goWorker),
+		fmt.Sprintf("if true; then exec %q; fi", goWorker),
+		fmt.Sprintf(": start; %q", goWorker),
+		fmt.Sprintf("true && %q", goWorker), // "exec true && w" never ran w
+		fmt.Sprintf("sleep 0; %q", goWorker),
+	} {
+		t.Run(line, func(t *testing.T) {
+			p, _ := newPool(t, worker.Config{Command: worker.ShellCommand(line), Size: 1, BreakWindow: time.Nanosecond, MaxBreaks: 1, MaxRecreations: 1})
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if _, err := p.Do(ctx, "x"); err != nil {
+				t.Errorf("%s", err)
+			}
+		})
+	}
+}
+
 // TestResultDuration: a task's Result starts when a worker took it, and
 // its Duration covers the task's run. Start was taken when the answer
 // came, so a 300 ms task lasted about 0 s (and so did every --worker job
