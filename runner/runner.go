@@ -271,7 +271,7 @@ func (r *Runner) WriteStatus(w io.Writer) error {
 	st := r.PoolStats()
 	now := time.Now()
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "ration: %d running, %d done, %d failed, %d killed; pool size %d, busy %d, completed %d\n",
+	fmt.Fprintf(&b, "ration: %d running, %d done, %d failed, %d stopped; pool size %d, busy %d, completed %d\n",
 		len(rows), r.succeeded.Load(), r.failed.Load(), r.killed.Load(), st.Size, st.Busy, st.Completed)
 	_ = event.WriteTable(&b, rows, now) // a bytes.Buffer does not fail
 	if sw, ok := r.exec.(StatusWriter); ok {

@@ -560,6 +560,11 @@ func (e e2e) sigusr1(t *testing.T) {
 		!strings.Contains(s, " alpha ") || !strings.Contains(s, " beta ") {
 		t.Errorf("no running-jobs table: %s", s)
 	}
+	// Its counters name the jobs the run stopped as the summary, the logs
+	// and the metrics do: "stopped".
+	if !regexp.MustCompile(`(?m)^ration: 2 running, 0 done, 0 failed, 0 stopped; pool size`).MatchString(s) {
+		t.Errorf("no counters line saying 'stopped': %s", s)
+	}
 }
 
 func (e e2e) exitCodes(t *testing.T) {
