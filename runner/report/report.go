@@ -34,10 +34,11 @@
 // later attempt of the same job: a --resume-failed run (GNU parallel's or
 // ration's) appends the re-run to the log. A job's outcome is that of its
 // last attempt. (Retries within one run, --retries, leave one line per job
-// in both tools, for the last attempt, so they are not visible here.) Concatenated logs of different runs reuse Seq numbers
-// with other commands; those stay separate jobs. Read tells commands apart
-// by a 64-bit hash, so two commands of one Seq would merge only if their
-// hashes collided.
+// in both tools, for the last attempt, so they are not visible here.)
+// Concatenated logs of different runs reuse Seq numbers with other
+// commands; those stay separate jobs. Read tells commands apart by a
+// 64-bit hash, so two commands of one Seq would merge only if their hashes
+// collided.
 //
 // # Memory
 //
@@ -139,9 +140,10 @@ func (l *line) end() int64 { return l.start + l.runtime }
 
 // Read parses a joblog. Malformed lines, and lines too long to read
 // (joblog.ErrLineTooLong), become Warnings and are skipped; an I/O error
-// is returned as is, and a log without job lines gives ErrNoEntries. The Run reads src again, from its start, for Jobs, WriteSVG
-// and WriteHTML, up to where Read stopped: lines appended meanwhile are
-// not part of the report.
+// is returned as is, and a log without job lines gives ErrNoEntries. The
+// Run reads src again, from its start, for Jobs, WriteSVG and WriteHTML,
+// up to where Read stopped: lines appended meanwhile are not part of the
+// report.
 func Read(src io.ReaderAt) (*Run, error) {
 	run := &Run{src: src}
 	in := io.NewSectionReader(src, 0, math.MaxInt64)
