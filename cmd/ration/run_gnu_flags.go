@@ -63,6 +63,8 @@ var gnuAliases = map[string]string{
 	"shell-quote": "shellquote", "shell_quote": "shellquote", "maxlinelengthallowed": "max-line-length-allowed",
 	"numberofcpus": "number-of-cpus", "numberofcores": "number-of-cores", "numberofthreads": "number-of-threads",
 	"numberofsockets": "number-of-sockets", "usecpusinsteadofcores": "use-cpus-instead-of-cores",
+	"halt-on-error": "halt", "haltonerror": "halt", "min-version": "minversion",
+	"output-as-files": "output-files", "outputasfiles": "output-files",
 }
 
 // gnuNormalize is fs's normalization: a GNU parallel alias is the flag it

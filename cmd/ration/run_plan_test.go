@@ -312,6 +312,10 @@ func planCases() []planCase {
 		// GNU parallel's other spellings of ration's flags.
 		{args: c("--jl", "jl", "--keeporder", "echo"), want: func(p *runPlan) { p.cfg.Joblog, p.cfg.KeepOrder = "jl", true }},
 		{args: c("--maxargs", "2", "echo"), want: func(p *runPlan) { p.cfg.GNU.Batch.MaxArgs = 2 }},
+		{args: c("--halt-on-error", "now,fail=1", "echo"), want: func(p *runPlan) { p.cfg.Halt = mustHalt("now,fail=1") }},
+		{args: c("--haltonerror", "2", "echo"), want: func(p *runPlan) { p.cfg.Halt = mustHalt("2") }},
+		{args: c("--output-as-files", "echo"), want: func(p *runPlan) { p.cfg.GNU.Exec.Files = true }},
+		{args: c("--outputasfiles", "echo"), want: func(p *runPlan) { p.cfg.GNU.Exec.Files = true }},
 		// GNU parallel's --retries 0: until it succeeds.
 		{args: c("--retries", "0", "echo"), want: func(p *runPlan) { p.cfg.Retries = math.MaxInt32 }},
 		{args: c("--retries", "x", "echo"), err: `invalid argument "x" for "--retries" flag: strconv.ParseInt: parsing "x": invalid syntax`},
