@@ -65,6 +65,7 @@ var gnuAliases = map[string]string{
 	"numberofsockets": "number-of-sockets", "usecpusinsteadofcores": "use-cpus-instead-of-cores",
 	"halt-on-error": "halt", "haltonerror": "halt", "min-version": "minversion",
 	"output-as-files": "output-files", "outputasfiles": "output-files",
+	"nokeeporder": "no-keep-order", "nok": "no-keep-order", "no-k": "no-keep-order",
 }
 
 // gnuNormalize is fs's normalization: a GNU parallel alias is the flag it
@@ -143,5 +144,6 @@ func addGNUFlags(fs *pflag.FlagSet, f *runFlags) {
 	// gnuexec (issue 13).
 	addGNUExecFlags(fs, f)
 	addParsetFlag(fs, f)
+	addGNUMoreFlags(fs, f) // gnuflags
 	fs.SetNormalizeFunc(gnuNormalize)
 }

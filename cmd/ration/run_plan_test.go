@@ -339,6 +339,15 @@ func planCases() []planCase {
 		{args: c("--keep-order", "echo"), want: func(p *runPlan) { p.cfg.KeepOrder = true }},
 		{args: c("--line-buffer", "echo"), want: func(p *runPlan) { p.cfg.LineBuffer = true }},
 		{args: c("-k", "--line-buffer", "echo"), want: func(p *runPlan) { p.cfg.KeepOrder, p.cfg.LineBuffer = true, true }},
+		// GNU's no-* overrides *, wherever it is.
+		{args: c("-k", "--no-keep-order", "echo")},
+		{args: c("--nok", "-k", "echo")},
+		{args: c("--no-k", "--keep-order", "echo")},
+		{args: c("-k", "--nokeeporder", "echo")},
+		// --silent cancels -v (not -t), wherever it is; --gnu changes nothing.
+		{args: c("-v", "--silent", "echo")},
+		{args: c("--silent", "-v", "-t", "echo"), want: func(p *runPlan) { p.cfg.GNU.VerboseStderr = true }},
+		{args: c("--gnu", "echo")},
 
 		// Shards: the flag, else the environment of an Indexed Job.
 		{args: c("--shard", "1/3", "echo", ":::", "a", "b", "c", "d", "e", "f"), want: func(p *runPlan) {

@@ -1,0 +1,59 @@
+//go:build unix
+
+package main
+
+import (
+	"os/exec"
+	"testing"
+)
+
+// gnuMoreCase is a bash script running `parallel` with GNU parallel's
+// options of branch gnuflags, and what GNU parallel 20221122 prints for
+// it on stdout (recorded; the directory the script runs in is $W) and
+// exits with.
+type gnuMoreCase struct {
+	name, script, want string
+	code               int
+}
+
+// gnuMoreCases are the scripts of TestGNUMoreOptions.
+var gnuMoreCases = []gnuMoreCase{
+	// --silent: the default; it cancels -v wherever it is.
+	{name: "silent-after-v", script: `parallel -v --silent echo ::: a`, want: "a\n"},
+	{name: "silent-before-v", script: `parallel -k --silent -v echo ::: a b`, want: "a\nb\n"},
+	// --plain: no profile and no $PARALLEL.
+	{name: "plain-env", script: `PARALLEL=--tag parallel --plain echo ::: a`, want: "a\n"},
+	{name: "no-plain-env", script: `PARALLEL=--tag parallel echo ::: a`, want: "a\ta\n"},
+	{name: "plain-profile", script: `printf -- '--tag\n' > prof; parallel --plain -J ./prof echo ::: a`, want: "a\n"},
+	{name: "plain-missing-profile", script: `parallel --plain -J ./none echo ::: a`, want: "a\n"},
+	// --no-keep-order cancels -k, even a later one: the job that ends
+	// first (after 0 s, not 1.5 s) prints first.
+	{name: "nok", script: `parallel -j2 --nok -k 'sleep {}; echo {}' ::: 1.5 0`, want: "0\n1.5\n"},
+	{name: "gnu", script: `parallel --gnu echo ::: a`, want: "a\n"},
+}
+
+// TestGNUMoreOptions runs gnuMoreCases through ration (the shim of
+// TestGNUExamples: ration run --shell as `parallel`) and compares stdout
+// and exit status with GNU parallel's, recorded, and with -gnu also with
+// GNU parallel's of the moment.
+func TestGNUMoreOptions(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not installed")
+	}
+	if _, err := exec.LookPath("parallel"); *gnuLive && err != nil {
+		t.Skip("GNU parallel is not installed")
+	}
+	e := newExampleEnv(t)
+	for _, c := range gnuMoreCases {
+		t.Run(c.name, func(t *testing.T) {
+			if *gnuLive {
+				if out, code := e.run(t, c.script, true); out != c.want || code != c.code {
+					t.Errorf("GNU parallel now: exit %d, stdout %q; recorded: exit %d, %q", code, out, c.code, c.want)
+				}
+			}
+			if out, code := e.run(t, c.script, false); out != c.want || code != c.code {
+				t.Errorf("%s\nration: exit %d, stdout %q\nGNU parallel: exit %d, stdout %q", c.script, code, out, c.code, c.want)
+			}
+		})
+	}
+}
