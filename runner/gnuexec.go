@@ -47,7 +47,15 @@ type GNUExec struct {
 	// Parset, when set, makes each job's output a value for GNU's parset
 	// shell function to assign (--_parset); see Parset.
 	Parset *Parset
+	// SlotVar is the name of the environment variable that holds a job's
+	// slot less one (--process-slot-var; "": DefaultSlotVar, as GNU
+	// parallel sets it without the option). The process executor sets it.
+	SlotVar string
 }
+
+// DefaultSlotVar is the variable GNU parallel 20221122 sets to a job's
+// slot less one when --process-slot-var is not given.
+const DefaultSlotVar = "PARALLEL_JOBSLOT0"
 
 // AttemptExec is what an Executor needs of GNUExec for one attempt.
 type AttemptExec struct {
@@ -58,6 +66,9 @@ type AttemptExec struct {
 	// TermSeq, when set, replaces SIGTERM, Grace, SIGKILL when the job is
 	// stopped (see TermSeq).
 	TermSeq TermSeq
+	// SlotVar names the variable of the job's environment that holds its
+	// slot less one (GNUExec.SlotVar); "": DefaultSlotVar.
+	SlotVar string
 }
 
 // TermStep is one step of a termination sequence: send Signal to the
@@ -155,5 +166,5 @@ func parseSignal(s string) (syscall.Signal, error) {
 
 // attempt is what an attempt's executor needs of x.
 func (x *GNUExec) attempt() AttemptExec {
-	return AttemptExec{Nice: x.Nice, NiceSet: x.NiceSet, TermSeq: x.TermSeq}
+	return AttemptExec{Nice: x.Nice, NiceSet: x.NiceSet, TermSeq: x.TermSeq, SlotVar: x.SlotVar}
 }

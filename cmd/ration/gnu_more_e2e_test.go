@@ -30,6 +30,10 @@ var gnuMoreCases = []gnuMoreCase{
 	// first (after 0 s, not 1.5 s) prints first.
 	{name: "nok", script: `parallel -j2 --nok -k 'sleep {}; echo {}' ::: 1.5 0`, want: "0\n1.5\n"},
 	{name: "gnu", script: `parallel --gnu echo ::: a`, want: "a\n"},
+	// The slot less one: in $PARALLEL_JOBSLOT0, or the variable named.
+	{name: "slot0", script: `parallel -j1 'echo {} $PARALLEL_JOBSLOT0' ::: a b`, want: "a 0\nb 0\n"},
+	{name: "process-slot-var", script: `name=x parallel -j1 --process-slot-var=name 'echo {} $name $PARALLEL_JOBSLOT0' ::: a b`, want: "a 0\nb 0\n"},
+	{name: "processslotvar", script: `parallel -j1 --processslotvar s 'echo {} $s' ::: a`, want: "a 0\n"},
 }
 
 // TestGNUMoreOptions runs gnuMoreCases through ration (the shim of

@@ -151,7 +151,7 @@ func parseRunFlags(args []string) (runFlags, *pflag.FlagSet, error) {
 	f.gnu.colsepSet, f.gnu.delimSet = fs.Changed("colsep"), fs.Changed("delimiter")
 	f.gnu.headerSet, f.gnu.trimSet = fs.Changed("header"), fs.Changed("trim")
 	gnuExecParsed(fs, &f) // gnuexec branch
-	gnuMoreParsed(&f)
+	gnuMoreParsed(fs, &f)
 	for name, v := range map[string]*int{"max-args": &f.gnu.maxArgs, "max-replace-args": &f.gnu.maxReplaceArgs, "max-lines": &f.gnu.maxLines} {
 		if !fs.Changed(name) {
 			*v = -1

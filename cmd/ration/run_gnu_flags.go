@@ -66,6 +66,7 @@ var gnuAliases = map[string]string{
 	"halt-on-error": "halt", "haltonerror": "halt", "min-version": "minversion",
 	"output-as-files": "output-files", "outputasfiles": "output-files",
 	"nokeeporder": "no-keep-order", "nok": "no-keep-order", "no-k": "no-keep-order",
+	"processslotvar": "process-slot-var",
 }
 
 // gnuNormalize is fs's normalization: a GNU parallel alias is the flag it

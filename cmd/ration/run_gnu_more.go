@@ -1,11 +1,14 @@
 package main
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/spf13/pflag"
 )
 
-// gnuMoreFlags are GNU parallel 20221122's options that cancel or
-// override others (branch gnuflags).
+// gnuMoreFlags are GNU parallel 20221122's options added by branch
+// gnuflags: some cancel or override others, some change how a job runs.
 type gnuMoreFlags struct {
 	// noKeepOrder is --no-keep-order (--nok, --no-k): it cancels -k
 	// wherever it is, as GNU's "no-* overrides *".
@@ -17,6 +20,10 @@ type gnuMoreFlags struct {
 	plain bool
 	// gnu is --gnu, a no-op (GNU's override of the retired --tollef).
 	gnu bool
+	// slotVar is --process-slot-var: the variable that holds a job's slot
+	// less one.
+	slotVar    string
+	slotVarSet bool
 }
 
 // addGNUMoreFlags adds gnuMoreFlags' flags to fs.
@@ -26,14 +33,32 @@ func addGNUMoreFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&m.silent, "silent", false, "cancel -v, wherever it is (GNU parallel's --silent; not printing the commands is the default)")
 	fs.BoolVar(&m.plain, "plain", false, "ignore -J/--profile and $PARALLEL (GNU parallel's --plain)")
 	fs.BoolVar(&m.gnu, "gnu", false, "accepted for GNU parallel's sake (behave like GNU parallel)")
+	fs.StringVar(&m.slotVar, "process-slot-var", "", "set the environment variable `NAME` to each job's slot less one ({%} - 1; default PARALLEL_JOBSLOT0, as GNU parallel)")
 }
 
 // gnuMoreParsed applies the flags that cancel others, after parsing.
-func gnuMoreParsed(f *runFlags) {
+func gnuMoreParsed(fs *pflag.FlagSet, f *runFlags) {
+	f.more.slotVarSet = fs.Changed("process-slot-var")
 	if f.more.noKeepOrder {
 		f.keepOrder = false
 	}
 	if f.more.silent {
 		f.gnu.printCommands = false
 	}
+}
+
+// planGNUMore checks the flags of gnuMoreFlags that change how a job
+// runs.
+func planGNUMore(p *runPlan, f *runFlags, _ func(string) string) error {
+	m := &f.more
+	if m.slotVarSet {
+		switch {
+		case m.slotVar == "" || strings.ContainsAny(m.slotVar, "=\x00"):
+			return flagErr("--process-slot-var", fmt.Errorf("%q is not an environment variable's name", m.slotVar))
+		case p.worker.command != "":
+			return flagMsg("--process-slot-var", "--process-slot-var cannot be combined with --worker (a worker's environment is set once, when it starts)")
+		}
+		p.cfg.GNU.Exec.SlotVar = m.slotVar
+	}
+	return nil
 }

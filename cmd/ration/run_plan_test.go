@@ -348,6 +348,11 @@ func planCases() []planCase {
 		{args: c("-v", "--silent", "echo")},
 		{args: c("--silent", "-v", "-t", "echo"), want: func(p *runPlan) { p.cfg.GNU.VerboseStderr = true }},
 		{args: c("--gnu", "echo")},
+		{args: c("--process-slot-var", "s", "echo"), want: func(p *runPlan) { p.cfg.GNU.Exec.SlotVar = "s" }},
+		{args: c("--processslotvar=s", "echo"), want: func(p *runPlan) { p.cfg.GNU.Exec.SlotVar = "s" }},
+		{args: c("--process-slot-var=", "echo"), err: `--process-slot-var: "" is not an environment variable's name`, flag: "--process-slot-var"},
+		{args: c("--process-slot-var=a=b", "echo"), err: `--process-slot-var: "a=b" is not an environment variable's name`, flag: "--process-slot-var"},
+		{args: c("--process-slot-var=s", "--worker", "cat"), err: "--process-slot-var cannot be combined with --worker (a worker's environment is set once, when it starts)", flag: "--process-slot-var"},
 
 		// Shards: the flag, else the environment of an Indexed Job.
 		{args: c("--shard", "1/3", "echo", ":::", "a", "b", "c", "d", "e", "f"), want: func(p *runPlan) {
