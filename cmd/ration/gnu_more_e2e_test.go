@@ -4,6 +4,7 @@ package main
 
 import (
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -59,5 +60,26 @@ func TestGNUMoreOptions(t *testing.T) {
 				t.Errorf("%s\nration: exit %d, stdout %q\nGNU parallel: exit %d, stdout %q", c.script, code, out, c.code, c.want)
 			}
 		})
+	}
+}
+
+// TestGNUTotalJobs: --total-jobs N (--total, --totaljobs) is the total
+// the progress bar counts to, where the input is read as it comes (stdin,
+// --pipe) and where it is known (:::), as GNU parallel's --eta and --bar.
+func TestGNUTotalJobs(t *testing.T) {
+	for _, c := range []struct {
+		stdin string
+		args  []string
+		want  string
+	}{
+		{"1\n2\n3\n", []string{"--total-jobs", "6", "echo"}, "] 3/6  50%,"},
+		{"1\n2\n3\n", []string{"--total=4", "--pipe", "--block", "1", "cat"}, "] 3/4  75%,"},
+		{"", []string{"--totaljobs", "8", "echo", ":::", "a", "b"}, "] 2/8  25%,"},
+		{"1\n2\n3\n", []string{"echo"}, "ration: 3 done, 0 failed, 0 running,"},
+	} {
+		_, stderr, code := rationCmd(t, c.stdin, nil, append([]string{"run", "--bar"}, c.args...)...)
+		if code != 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d, stderr:\n%s\nwant a bar line with %q", c.args, code, stderr, c.want)
+		}
 	}
 }

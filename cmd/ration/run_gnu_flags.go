@@ -66,7 +66,7 @@ var gnuAliases = map[string]string{
 	"halt-on-error": "halt", "haltonerror": "halt", "min-version": "minversion",
 	"output-as-files": "output-files", "outputasfiles": "output-files",
 	"nokeeporder": "no-keep-order", "nok": "no-keep-order", "no-k": "no-keep-order",
-	"processslotvar": "process-slot-var",
+	"processslotvar": "process-slot-var", "totaljobs": "total-jobs", "total": "total-jobs",
 }
 
 // gnuNormalize is fs's normalization: a GNU parallel alias is the flag it

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -24,6 +25,8 @@ type gnuMoreFlags struct {
 	// less one.
 	slotVar    string
 	slotVarSet bool
+	// totalJobs is --total-jobs: the total the progress bar shows.
+	totalJobs string
 }
 
 // addGNUMoreFlags adds gnuMoreFlags' flags to fs.
@@ -33,6 +36,7 @@ func addGNUMoreFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&m.silent, "silent", false, "cancel -v, wherever it is (GNU parallel's --silent; not printing the commands is the default)")
 	fs.BoolVar(&m.plain, "plain", false, "ignore -J/--profile and $PARALLEL (GNU parallel's --plain)")
 	fs.BoolVar(&m.gnu, "gnu", false, "accepted for GNU parallel's sake (behave like GNU parallel)")
+	fs.StringVar(&m.totalJobs, "total-jobs", "", "the number of jobs the progress bar (--bar, --eta, --progress) counts to, for input read as it comes (0: counted when known, as without it)")
 	fs.StringVar(&m.slotVar, "process-slot-var", "", "set the environment variable `NAME` to each job's slot less one ({%} - 1; default PARALLEL_JOBSLOT0, as GNU parallel)")
 }
 
@@ -59,6 +63,16 @@ func planGNUMore(p *runPlan, f *runFlags, _ func(string) string) error {
 			return flagMsg("--process-slot-var", "--process-slot-var cannot be combined with --worker (a worker's environment is set once, when it starts)")
 		}
 		p.cfg.GNU.Exec.SlotVar = m.slotVar
+	}
+	if m.totalJobs != "" {
+		n, err := strconv.ParseInt(m.totalJobs, 10, 64)
+		if err != nil || n < 0 {
+			return flagErr("--total-jobs", fmt.Errorf("%q is not a number of jobs", m.totalJobs))
+		}
+		if n > 0 {
+			// As GNU parallel, whose 0 is no total given.
+			p.input.total = n
+		}
 	}
 	return nil
 }
