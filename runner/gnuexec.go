@@ -51,6 +51,12 @@ type GNUExec struct {
 	// slot less one (--process-slot-var; "": DefaultSlotVar, as GNU
 	// parallel sets it without the option). The process executor sets it.
 	SlotVar string
+	// Workdir, when set, is the directory every job runs in (--workdir):
+	// made with its parents when missing, as GNU parallel makes it, before
+	// each attempt; replacement strings make one per job. A directory that
+	// cannot be made fails the attempt, which does not run. The worker
+	// executor ignores it.
+	Workdir string
 }
 
 // DefaultSlotVar is the variable GNU parallel 20221122 sets to a job's
@@ -69,6 +75,9 @@ type AttemptExec struct {
 	// SlotVar names the variable of the job's environment that holds its
 	// slot less one (GNUExec.SlotVar); "": DefaultSlotVar.
 	SlotVar string
+	// Dir is the directory the job runs in ("": ration's); the runner
+	// made it (GNUExec.Workdir).
+	Dir string
 }
 
 // TermStep is one step of a termination sequence: send Signal to the

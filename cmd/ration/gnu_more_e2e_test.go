@@ -34,6 +34,12 @@ var gnuMoreCases = []gnuMoreCase{
 	// The slot less one: in $PARALLEL_JOBSLOT0, or the variable named.
 	{name: "slot0", script: `parallel -j1 'echo {} $PARALLEL_JOBSLOT0' ::: a b`, want: "a 0\nb 0\n"},
 	{name: "process-slot-var", script: `name=x parallel -j1 --process-slot-var=name 'echo {} $name $PARALLEL_JOBSLOT0' ::: a b`, want: "a 0\nb 0\n"},
+	// --workdir: every job runs in DIR, made first; one per job with
+	// replacement strings; . is the current directory.
+	{name: "workdir", script: `parallel -k --wd sub/dir 'pwd; ls ..; echo {}' ::: a b`, want: "$W/sub/dir\ndir\na\n$W/sub/dir\ndir\nb\n"},
+	{name: "workdir-per-job", script: `parallel -k --workdir 'o/{}' 'pwd' ::: a b; ls o`, want: "$W/o/a\n$W/o/b\na\nb\n"},
+	{name: "workdir-abs", script: `mkdir -p x/y && parallel -k --work-dir "$PWD/x" 'ls; pwd' ::: a`, want: "y\n$W/x\n"},
+	{name: "workdir-dot", script: `parallel --wd . pwd ::: a`, want: "$W\n"},
 	{name: "processslotvar", script: `parallel -j1 --processslotvar s 'echo {} $s' ::: a`, want: "a 0\n"},
 }
 

@@ -27,6 +27,8 @@ type gnuMoreFlags struct {
 	slotVarSet bool
 	// totalJobs is --total-jobs: the total the progress bar shows.
 	totalJobs string
+	// workdir is --workdir: the directory the jobs run in.
+	workdir string
 }
 
 // addGNUMoreFlags adds gnuMoreFlags' flags to fs.
@@ -37,6 +39,7 @@ func addGNUMoreFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&m.plain, "plain", false, "ignore -J/--profile and $PARALLEL (GNU parallel's --plain)")
 	fs.BoolVar(&m.gnu, "gnu", false, "accepted for GNU parallel's sake (behave like GNU parallel)")
 	fs.StringVar(&m.totalJobs, "total-jobs", "", "the number of jobs the progress bar (--bar, --eta, --progress) counts to, for input read as it comes (0: counted when known, as without it)")
+	fs.StringVar(&m.workdir, "workdir", "", "run every job in `DIR`, made first when missing (replacement strings make one per job: out/{#}; . is the current directory)")
 	fs.StringVar(&m.slotVar, "process-slot-var", "", "set the environment variable `NAME` to each job's slot less one ({%} - 1; default PARALLEL_JOBSLOT0, as GNU parallel)")
 }
 
@@ -64,6 +67,9 @@ func planGNUMore(p *runPlan, f *runFlags, _ func(string) string) error {
 		}
 		p.cfg.GNU.Exec.SlotVar = m.slotVar
 	}
+	if err := planWorkdir(p, m.workdir); err != nil {
+		return err
+	}
 	if m.totalJobs != "" {
 		n, err := strconv.ParseInt(m.totalJobs, 10, 64)
 		if err != nil || n < 0 {
@@ -74,5 +80,22 @@ func planGNUMore(p *runPlan, f *runFlags, _ func(string) string) error {
 			p.input.total = n
 		}
 	}
+	return nil
+}
+
+// planWorkdir checks --workdir DIR. GNU parallel's special values are its
+// remote ones: . is the current directory here too (as GNU parallel's, for
+// a local job), and ... (a directory per job under ~/.parallel/tmp, for
+// --transfer and --return) is refused.
+func planWorkdir(p *runPlan, dir string) error {
+	switch {
+	case dir == "" || dir == ".":
+		return nil
+	case dir == "...":
+		return flagMsg("--workdir", "--workdir ... (a temporary directory per job on remote hosts) is not supported: ration runs on one machine; --workdir DIR/{#} runs each job in a directory of its own, which is kept")
+	case p.worker.command != "":
+		return flagMsg("--workdir", "--workdir cannot be combined with --worker (workers start once, in ration's directory)")
+	}
+	p.cfg.GNU.Exec.Workdir = dir
 	return nil
 }
