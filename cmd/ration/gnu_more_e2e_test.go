@@ -40,6 +40,22 @@ var gnuMoreCases = []gnuMoreCase{
 	{name: "workdir-per-job", script: `parallel -k --workdir 'o/{}' 'pwd' ::: a b; ls o`, want: "$W/o/a\n$W/o/b\na\nb\n"},
 	{name: "workdir-abs", script: `mkdir -p x/y && parallel -k --work-dir "$PWD/x" 'ls; pwd' ::: a`, want: "y\n$W/x\n"},
 	{name: "workdir-dot", script: `parallel --wd . pwd ::: a`, want: "$W\n"},
+	// --skip-first-line: the first source's first value is left out,
+	// before -E, --header and the rest read it; with --pipe, stdin's first
+	// line.
+	{name: "skip-stdin", script: `printf 'h\na\nb\n' | parallel -k --skip-first-line echo`, want: "a\nb\n"},
+	{name: "skip-pipe", script: `printf 'h\na\nb\n' | parallel -k --pipe --skip-first-line cat`, want: "a\nb\n"},
+	{name: "skip-round-robin", script: `printf 'h\na\nb\n' | parallel -k --pipe --round-robin -j1 --skip-first-line cat`, want: "a\nb\n"},
+	{name: "skip-cat", script: `printf 'h\na\nb\n' | parallel -k --pipe --cat --skip-first-line cat {}`, want: "a\nb\n"},
+	{name: "skip-file", script: `printf 'h\na\nb\n' > f3; parallel -k --skipfirstline echo :::: f3`, want: "a\nb\n"},
+	{name: "skip-args", script: `parallel -k --skip-first-line echo ::: x y ::: 1 2`, want: "y 1\ny 2\n"},
+	{name: "skip-a-first", script: `printf 'h\na\nb\n' > f3; parallel -k --skip-first-line -a f3 echo ::: q`, want: "a q\nb q\n"},
+	{name: "skip-stdin-source", script: `printf 'h\na\nb\n' | parallel -k --skip-first-line echo :::: - ::: x`, want: "a x\nb x\n"},
+	{name: "skip-null", script: `printf 'h\0a\0b\0' | parallel -0 -k --skip-first-line echo`, want: "a\nb\n"},
+	{name: "skip-delimiter", script: `printf 'h__a__b' | parallel -d __ -k --skip-first-line echo`, want: "a\nb\n"},
+	{name: "skip-header", script: `printf 'junk\nname\nv1\n' | parallel --header : --skip-first-line echo {name}`, want: "v1\n"},
+	{name: "skip-eof", script: `printf 'h\nEOF\na\n' | parallel -k -E h --skip-first-line echo`, want: "EOF\na\n"},
+	{name: "skip-only", script: `printf 'h\n' | parallel --skip-first-line echo`, want: ""},
 	{name: "processslotvar", script: `parallel -j1 --processslotvar s 'echo {} $s' ::: a`, want: "a 0\n"},
 }
 

@@ -67,7 +67,7 @@ var gnuAliases = map[string]string{
 	"output-as-files": "output-files", "outputasfiles": "output-files",
 	"nokeeporder": "no-keep-order", "nok": "no-keep-order", "no-k": "no-keep-order",
 	"processslotvar": "process-slot-var", "totaljobs": "total-jobs", "total": "total-jobs",
-	"wd": "workdir", "work-dir": "workdir",
+	"wd": "workdir", "work-dir": "workdir", "skipfirstline": "skip-first-line",
 }
 
 // gnuNormalize is fs's normalization: a GNU parallel alias is the flag it

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -29,6 +32,9 @@ type gnuMoreFlags struct {
 	totalJobs string
 	// workdir is --workdir: the directory the jobs run in.
 	workdir string
+	// skipFirst is --skip-first-line: the first input source's first
+	// value (with --pipe: stdin's first line) is left out.
+	skipFirst bool
 }
 
 // addGNUMoreFlags adds gnuMoreFlags' flags to fs.
@@ -40,6 +46,7 @@ func addGNUMoreFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&m.gnu, "gnu", false, "accepted for GNU parallel's sake (behave like GNU parallel)")
 	fs.StringVar(&m.totalJobs, "total-jobs", "", "the number of jobs the progress bar (--bar, --eta, --progress) counts to, for input read as it comes (0: counted when known, as without it)")
 	fs.StringVar(&m.workdir, "workdir", "", "run every job in `DIR`, made first when missing (replacement strings make one per job: out/{#}; . is the current directory)")
+	fs.BoolVar(&m.skipFirst, "skip-first-line", false, "leave out the first value of the first input source (with --pipe: the first line of stdin), as GNU parallel")
 	fs.StringVar(&m.slotVar, "process-slot-var", "", "set the environment variable `NAME` to each job's slot less one ({%} - 1; default PARALLEL_JOBSLOT0, as GNU parallel)")
 }
 
@@ -70,6 +77,11 @@ func planGNUMore(p *runPlan, f *runFlags, _ func(string) string) error {
 	if err := planWorkdir(p, m.workdir); err != nil {
 		return err
 	}
+	if m.skipFirst {
+		if err := planSkipFirst(p); err != nil {
+			return err
+		}
+	}
 	if m.totalJobs != "" {
 		n, err := strconv.ParseInt(m.totalJobs, 10, 64)
 		if err != nil || n < 0 {
@@ -98,4 +110,84 @@ func planWorkdir(p *runPlan, dir string) error {
 	}
 	p.cfg.GNU.Exec.Workdir = dir
 	return nil
+}
+
+// planSkipFirst plans --skip-first-line as GNU parallel 20221122 reads
+// it: the first record of the first input source is dropped before
+// anything else reads it (-E, -L, -r, --header): a ::: group's first
+// value, else the first value read from the file or stdin (by -d or -0),
+// and with --pipe stdin's first line (GNU's --pipe cuts it at \n whatever
+// --recend is).
+func planSkipFirst(p *runPlan) error {
+	in := &p.input
+	switch {
+	case in.kind == inputFiles:
+		return flagMsg("--skip-first-line", "--skip-first-line needs :::, ::::, -a or stdin inputs, not --files")
+	case in.pipeMode != nil && in.pipeMode.path != "":
+		return flagMsg("--skip-first-line", "--skip-first-line cannot be combined with --pipepart")
+	case p.exec.retryFailed:
+		return flagMsg("--skip-first-line", "--skip-first-line cannot be combined with --retry-failed")
+	case in.pipe == nil && len(in.sources) > 0 && in.sources[0].path == "":
+		if args := in.sources[0].args; len(args) > 0 {
+			in.sources[0].args = args[1:]
+		}
+		if in.total >= 0 {
+			in.total = knownTotal(p)
+		}
+		return nil
+	}
+	in.skipFirst = true
+	return nil
+}
+
+// firstReader is r, the reader of the first input source, without its
+// first record when --skip-first-line asks so (skipFirst).
+func (in *inputPlan) firstReader(r io.Reader) io.Reader {
+	if !in.skipFirst {
+		return r
+	}
+	delim := in.delim
+	if in.pipe != nil || delim == "" {
+		delim = "\n"
+	}
+	return &recordSkipper{r: bufio.NewReader(r), delim: []byte(delim)}
+}
+
+// recordSkipper reads r without its bytes up to and including the first
+// delim (all of r when it holds none), dropped at the first Read, so that
+// a source read later waits for nothing until then.
+type recordSkipper struct {
+	r       *bufio.Reader
+	delim   []byte
+	skipped bool
+}
+
+func (s *recordSkipper) Read(p []byte) (int, error) {
+	if !s.skipped {
+		s.skipped = true
+		if err := s.skip(); err != nil {
+			return 0, err
+		}
+	}
+	return s.r.Read(p)
+}
+
+// skip reads up to and including the first delim, keeping only as many
+// bytes as delim has.
+func (s *recordSkipper) skip() error {
+	last := s.delim[len(s.delim)-1]
+	var tail []byte
+	for {
+		chunk, err := s.r.ReadSlice(last)
+		tail = append(tail, chunk...)
+		if len(tail) > len(s.delim) {
+			tail = append(tail[:0], tail[len(tail)-len(s.delim):]...)
+		}
+		switch {
+		case err == nil && bytes.HasSuffix(tail, s.delim):
+			return nil
+		case err != nil && err != bufio.ErrBufferFull:
+			return err
+		}
+	}
 }

@@ -116,6 +116,9 @@ type inputPlan struct {
 	// total is the number of jobs this shard runs when known in advance
 	// (one ::: group, one argument per job), else -1.
 	total int64
+	// skipFirst: the first source read from a file or stdin (with --pipe:
+	// stdin) loses its first record (--skip-first-line; firstReader).
+	skipFirst bool
 }
 
 // given reports whether the inputs are named on the command line (so a
