@@ -348,6 +348,9 @@ func planCases() []planCase {
 		{args: c("-v", "--silent", "echo")},
 		{args: c("--silent", "-v", "-t", "echo"), want: func(p *runPlan) { p.cfg.GNU.VerboseStderr = true }},
 		{args: c("--gnu", "echo")},
+		// --plain: no $PARALLEL (and no -J profile), as GNU parallel.
+		{args: c("echo"), env: map[string]string{"PARALLEL": "-k"}, want: func(p *runPlan) { p.cfg.KeepOrder = true }},
+		{args: c("--plain", "echo"), env: map[string]string{"PARALLEL": "-k"}},
 		{args: c("--total-jobs", "7", "echo"), want: func(p *runPlan) { p.input.total = 7 }},
 		{args: c("--totaljobs", "0", "echo")},
 		{args: c("--total-jobs", "many", "echo"), err: `--total-jobs: "many" is not a number of jobs`, flag: "--total-jobs"},
