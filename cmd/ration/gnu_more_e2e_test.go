@@ -19,6 +19,11 @@ type gnuMoreCase struct {
 
 // gnuMoreCases are the scripts of TestGNUMoreOptions.
 var gnuMoreCases = []gnuMoreCase{
+	// Other spellings of options ration takes.
+	{name: "halt-on-error", script: `parallel -k -j1 --halt-on-error now,fail=1 'echo {}; exit {}' ::: 0 3 0`, want: "0\n3\n", code: 3},
+	{name: "outputasfiles", script: `parallel -k --outputasfiles echo ::: a b > names; xargs cat < names; xargs rm < names`, want: "a\nb\n"},
+	{name: "output-as-files", script: `parallel -k --output-as-files echo ::: c > names; xargs cat < names; xargs rm < names`, want: "c\n"},
+	{name: "min-version", script: `parallel --min-version 20200101`, want: "20221122\n"},
 	// --silent: the default; it cancels -v wherever it is.
 	{name: "silent-after-v", script: `parallel -v --silent echo ::: a`, want: "a\n"},
 	{name: "silent-before-v", script: `parallel -k --silent -v echo ::: a b`, want: "a\nb\n"},
