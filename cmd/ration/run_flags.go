@@ -141,7 +141,7 @@ func parseRunFlags(args []string) (runFlags, *pflag.FlagSet, error) {
 		err = fs.Parse(gnu)
 	}
 	if err != nil {
-		if hint := unknownFlagHint(err.Error()); hint != "" {
+		if hint := unknownFlagHint(fs, err.Error()); hint != "" {
 			return f, fs, flagMsg("", hint)
 		}
 		return f, fs, err

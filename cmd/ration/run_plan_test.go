@@ -256,7 +256,7 @@ func planCases() []planCase {
 		{args: c("--pipe", "-N0", "echo"), err: "-N0 gives a job no records; with --pipe, -N must be at least 1"},
 		{args: c("--pipe", "--colsep", ",", "echo"), err: "--colsep, -d, -0 and -E do not apply to --pipe's blocks (records end with --recend)"},
 		{args: c("--pipe", "echo", ":::", "a"), err: "--pipe cuts stdin into blocks; :::, :::: and -a do not apply"},
-		{args: c("-S", "host", "echo"), err: "unknown flag: -S (GNU parallel's -S is not supported: " + gnuUnsupported["S"] + ")"},
+		{args: c("-S", "host", "echo"), err: "unknown flag: -S (GNU parallel's -S, --sshlogin, is not supported: " + gnuUnsupported["sshlogin"] + ")"},
 		{args: c("--env", "X", "echo"), err: "unknown flag: --env (GNU parallel's --env is not supported: " + gnuUnsupported["env"] + ")"},
 
 		// Inputs.
