@@ -119,6 +119,7 @@ func TestGNUOptionsCovered(t *testing.T) {
 // gnuUnsupported refuses (as `--name` or `--name ARG`), so that the page
 // and the hints cannot drift apart.
 func TestCompatListsUnsupported(t *testing.T) {
+	const compatDoc = "../../docs/compat.md"
 	doc, err := os.ReadFile(compatDoc)
 	if err != nil {
 		t.Fatal(err)
