@@ -240,6 +240,9 @@ func (dl *delayer) wait(stop <-chan struct{}) bool {
 type gnuState struct {
 	// tag is --tagstring parsed; nil when it is literal or not given.
 	tag *template.Template
+	// workdir is GNUExec.Workdir parsed; nil when it is literal or not
+	// given.
+	workdir *template.Template
 	// halt is the exit status --halt decided (see Runner.HaltStatus).
 	halt haltStatus
 	// runtimes feed --timeout P%.

@@ -345,6 +345,25 @@ func TestGNUJobEnv(t *testing.T) {
 	}
 }
 
+// TestGNUSlotVar: every job sees its slot less one in $PARALLEL_JOBSLOT0,
+// as GNU parallel 20221122 sets it, or in the variable GNUExec.SlotVar
+// names (--process-slot-var), once, in place of an inherited one.
+func TestGNUSlotVar(t *testing.T) {
+	t.Setenv("name", "inherited")
+	t.Setenv("PARALLEL_JOBSLOT0", "inherited")
+	script := `echo "$PARALLEL_JOBSLOT0|$name|$(env | grep -c '^name=')|$(env | grep -c '^PARALLEL_JOBSLOT0=')"`
+	for _, c := range []struct{ slotVar, want string }{
+		{"", "0|inherited|1|1\n1|inherited|1|1\n"},
+		{"name", "inherited|0|1|1\ninherited|1|1|1\n"},
+	} {
+		_, out, _, err := run(t, Config{Command: []string{"sh", "-c", script}, Input: input.Args([]string{"a", "b"}),
+			Jobs: 2, KeepOrder: true, GNU: GNU{Exec: GNUExec{SlotVar: c.slotVar}}})
+		if err != nil || out != c.want {
+			t.Errorf("SlotVar %q: got %q, %v; want %q", c.slotVar, out, err, c.want)
+		}
+	}
+}
+
 // TestGNUJoblogAppendAndStdout: GNU parallel's --joblog +FILE appends to
 // FILE's records (it used to empty FILE, or make a file named +FILE), and
 // --joblog - writes the joblog to stdout, each record after its job's

@@ -47,7 +47,21 @@ type GNUExec struct {
 	// Parset, when set, makes each job's output a value for GNU's parset
 	// shell function to assign (--_parset); see Parset.
 	Parset *Parset
+	// SlotVar is the name of the environment variable that holds a job's
+	// slot less one (--process-slot-var; "": DefaultSlotVar, as GNU
+	// parallel sets it without the option). The process executor sets it.
+	SlotVar string
+	// Workdir, when set, is the directory every job runs in (--workdir):
+	// made with its parents when missing, as GNU parallel makes it, before
+	// each attempt; replacement strings make one per job. A directory that
+	// cannot be made fails the attempt, which does not run. The worker
+	// executor ignores it.
+	Workdir string
 }
+
+// DefaultSlotVar is the variable GNU parallel 20221122 sets to a job's
+// slot less one when --process-slot-var is not given.
+const DefaultSlotVar = "PARALLEL_JOBSLOT0"
 
 // AttemptExec is what an Executor needs of GNUExec for one attempt.
 type AttemptExec struct {
@@ -58,6 +72,12 @@ type AttemptExec struct {
 	// TermSeq, when set, replaces SIGTERM, Grace, SIGKILL when the job is
 	// stopped (see TermSeq).
 	TermSeq TermSeq
+	// SlotVar names the variable of the job's environment that holds its
+	// slot less one (GNUExec.SlotVar); "": DefaultSlotVar.
+	SlotVar string
+	// Dir is the directory the job runs in ("": ration's); the runner
+	// made it (GNUExec.Workdir).
+	Dir string
 }
 
 // TermStep is one step of a termination sequence: send Signal to the
@@ -155,5 +175,5 @@ func parseSignal(s string) (syscall.Signal, error) {
 
 // attempt is what an attempt's executor needs of x.
 func (x *GNUExec) attempt() AttemptExec {
-	return AttemptExec{Nice: x.Nice, NiceSet: x.NiceSet, TermSeq: x.TermSeq}
+	return AttemptExec{Nice: x.Nice, NiceSet: x.NiceSet, TermSeq: x.TermSeq, SlotVar: x.SlotVar}
 }

@@ -167,6 +167,9 @@ func (r *Runner) attempt(ctx context.Context, j *job) bool {
 	if r.cfg.OmitErrorLines {
 		a.Diag = io.Discard
 	}
+	if notRun == nil {
+		a.Dir, notRun = r.jobWorkdir(j) // --workdir
+	}
 	if r.cfg.GNU.Pipe && notRun == nil {
 		var done func()
 		a.Stdin, done, notRun = r.pipeStdin(j.it.input)

@@ -21,7 +21,8 @@ import (
 // ProcessExecutor runs each attempt as a new process in its own process
 // group, with the argv directly (no shell unless the argv is one), stdin
 // from /dev/null and the runner's environment (with GNU parallel's
-// $PARALLEL_SEQ, $PARALLEL_JOBSLOT and $PARALLEL_PID), and an oom_score_adj
+// $PARALLEL_SEQ, $PARALLEL_JOBSLOT, $PARALLEL_PID and the slot less one:
+// jobEnv), and an oom_score_adj
 // JobOOMScoreAdj above ration's. Stopping a job signals its
 // whole process group, so children the job started go with it.
 //
@@ -57,22 +58,29 @@ type ProcessExecutor struct {
 
 // jobEnv is the environment of a's process: ration's, with GNU parallel's
 // variables for the job in place of any inherited ones: $PARALLEL_SEQ
-// (the job's number, {#}), $PARALLEL_JOBSLOT (its slot, {%}) and
+// (the job's number, {#}), $PARALLEL_JOBSLOT (its slot, {%}),
 // $PARALLEL_PID (ration's process id), which scripts written for GNU
-// parallel read, e.g. in an exported function that sees no {#}.
+// parallel read, e.g. in an exported function that sees no {#}, and the
+// slot less one in a.SlotVar ($PARALLEL_JOBSLOT0 by default).
 func jobEnv(a *Attempt) []string {
+	slotVar := a.SlotVar
+	if slotVar == "" {
+		slotVar = DefaultSlotVar
+	}
 	vars := []string{
 		"PARALLEL_SEQ=" + strconv.FormatInt(a.Seq, 10),
 		"PARALLEL_JOBSLOT=" + strconv.Itoa(a.Slot),
 		"PARALLEL_PID=" + strconv.Itoa(os.Getpid()),
+		slotVar + "=" + strconv.Itoa(a.Slot-1),
+	}
+	var names [4]string // "NAME=" of each of vars
+	for i, v := range vars {
+		names[i] = v[:strings.IndexByte(v, '=')+1]
 	}
 	env := os.Environ()
 	out := make([]string, 0, len(env)+len(vars))
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, "PARALLEL_") || !slices.ContainsFunc(vars, func(v string) bool {
-			name, _, _ := strings.Cut(v, "=")
-			return strings.HasPrefix(kv, name+"=")
-		}) {
+		if !slices.ContainsFunc(names[:], func(n string) bool { return strings.HasPrefix(kv, n) }) {
 			out = append(out, kv)
 		}
 	}

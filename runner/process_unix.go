@@ -77,7 +77,7 @@ func (e *ProcessExecutor) Exec(ctx context.Context, a *Attempt) AttemptResult {
 // start starts the job's process in its own process group, with stdin
 // from /dev/null (or a pipe fed with a.Stdin) and two pipes for its output.
 func (e *ProcessExecutor) start(a *Attempt) (pid int, outR, errR *os.File, feed *stdinFeed, err error) {
-	path, err := e.lookPath(a.Argv[0])
+	path, err := e.programPath(a)
 	if err != nil {
 		return 0, nil, nil, nil, err
 	}
@@ -104,6 +104,7 @@ func (e *ProcessExecutor) start(a *Attempt) (pid int, outR, errR *os.File, feed 
 	}
 	attr := &syscall.ProcAttr{
 		Env:   jobEnv(a),
+		Dir:   a.Dir,
 		Files: []uintptr{feed.fd(stdin.Fd()), uintptr(outW), uintptr(errW)},
 		Sys:   jobProcAttr(),
 	}

@@ -18,13 +18,14 @@ func (e *ProcessExecutor) Exec(ctx context.Context, a *Attempt) AttemptResult {
 		exited(&res, 127, 0, errors.New("empty command"))
 		return res
 	}
-	path, err := e.lookPath(a.Argv[0])
+	path, err := e.programPath(a)
 	if err != nil {
 		return startFailed(a, res, err)
 	}
 	cmd := exec.Command(path)
 	cmd.Args = a.Argv
 	cmd.Env = jobEnv(a)
+	cmd.Dir = a.Dir
 	cmd.Stdout, cmd.Stderr = a.Stdout, a.Stderr
 	cmd.Stdin = a.Stdin // nil: os.DevNull
 	if err := cmd.Start(); err != nil {

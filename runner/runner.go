@@ -88,6 +88,10 @@ func New(cfg Config) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	workdir, err := parseWorkdir(&cfg)
+	if err != nil {
+		return nil, err
+	}
 	if err := cfg.withDefaults(); err != nil {
 		return nil, err
 	}
@@ -99,7 +103,7 @@ func New(cfg Config) (*Runner, error) {
 	r := &Runner{
 		cfg:     cfg,
 		tmpl:    tmpl,
-		gnu:     gnuState{tag: tag},
+		gnu:     gnuState{tag: tag, workdir: workdir},
 		exec:    cfg.Executor,
 		log:     cfg.Logger,
 		out:     &sharedOut{stdout: cfg.Stdout, stderr: cfg.Stderr},

@@ -76,7 +76,7 @@ func TestErrorsOneLineOnePrefix(t *testing.T) {
 		{args: []string{"run", "--mem-per-job", "1Q", "echo", ":::", "a"}, want: []string{`--mem-per-job`, `"1Q"`}},
 		{args: []string{"limits", "--mem-per-job", "1Q"}, want: []string{`--mem-per-job`, `"1Q"`}},
 		{args: []string{"run", "--files", "no-such-file-*", "echo"}, want: []string{"--files no-such-file-*: no file matches"}},
-		{args: []string{"run", "--tmux", "echo", ":::", "a"}, want: []string{"(GNU parallel's --tmux is not supported)"}},
+		{args: []string{"run", "--tmux", "echo", ":::", "a"}, want: []string{"(GNU parallel's --tmux is not supported: "}},
 		{args: []string{"run", "--tty", "echo", ":::", "a"}, want: []string{"(GNU parallel's --tty is not supported: jobs get /dev/null as stdin)"}},
 		{args: []string{"run", "--rpl", "{x} s/a/b/", "echo", ":::", "a"}, refuse: []string{"not supported: replacement strings defined by perl expressions are not supported"}},
 	} {

@@ -69,6 +69,8 @@ type runFlags struct {
 	pipe gnuPipeFlags
 	// parset is --_parset (run_gnu_parset.go).
 	parset string
+	// GNU parallel's options that cancel others (run_gnu_more.go).
+	more gnuMoreFlags
 
 	// workerGiven is whether --worker was given at all, even empty.
 	workerGiven bool
@@ -139,7 +141,7 @@ func parseRunFlags(args []string) (runFlags, *pflag.FlagSet, error) {
 		err = fs.Parse(gnu)
 	}
 	if err != nil {
-		if hint := unknownFlagHint(err.Error()); hint != "" {
+		if hint := unknownFlagHint(fs, err.Error()); hint != "" {
 			return f, fs, flagMsg("", hint)
 		}
 		return f, fs, err
@@ -149,6 +151,7 @@ func parseRunFlags(args []string) (runFlags, *pflag.FlagSet, error) {
 	f.gnu.colsepSet, f.gnu.delimSet = fs.Changed("colsep"), fs.Changed("delimiter")
 	f.gnu.headerSet, f.gnu.trimSet = fs.Changed("header"), fs.Changed("trim")
 	gnuExecParsed(fs, &f) // gnuexec branch
+	gnuMoreParsed(fs, &f)
 	for name, v := range map[string]*int{"max-args": &f.gnu.maxArgs, "max-replace-args": &f.gnu.maxReplaceArgs, "max-lines": &f.gnu.maxLines} {
 		if !fs.Changed(name) {
 			*v = -1

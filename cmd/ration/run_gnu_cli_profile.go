@@ -21,7 +21,9 @@ import (
 // comments. Unlike GNU parallel, a profile found nowhere is an error (GNU
 // parallel ignores it), and /etc/parallel/config, ~/.parallel/config and
 // ~/.parallelrc are not read without -J (a GNU parallel configuration
-// such as -S host would otherwise change every ration run).
+// such as -S host would otherwise change every ration run). With --plain
+// on the command line neither profiles nor $PARALLEL are read, as GNU
+// parallel.
 func gnuArgs(args []string, getenv func(string) string) ([]string, error) {
 	cliOpts, cliRest, f, err := splitOptions(args)
 	if err != nil {
@@ -29,7 +31,7 @@ func gnuArgs(args []string, getenv func(string) string) ([]string, error) {
 		return args, nil
 	}
 	env := getenv("PARALLEL")
-	if len(f.gnuCLI.profiles) == 0 && strings.TrimSpace(env) == "" {
+	if f.more.plain || len(f.gnuCLI.profiles) == 0 && strings.TrimSpace(env) == "" {
 		return args, nil
 	}
 	var opts, rest []string

@@ -63,6 +63,11 @@ var gnuAliases = map[string]string{
 	"shell-quote": "shellquote", "shell_quote": "shellquote", "maxlinelengthallowed": "max-line-length-allowed",
 	"numberofcpus": "number-of-cpus", "numberofcores": "number-of-cores", "numberofthreads": "number-of-threads",
 	"numberofsockets": "number-of-sockets", "usecpusinsteadofcores": "use-cpus-instead-of-cores",
+	"halt-on-error": "halt", "haltonerror": "halt", "min-version": "minversion",
+	"output-as-files": "output-files", "outputasfiles": "output-files",
+	"nokeeporder": "no-keep-order", "nok": "no-keep-order", "no-k": "no-keep-order",
+	"processslotvar": "process-slot-var", "totaljobs": "total-jobs", "total": "total-jobs",
+	"wd": "workdir", "work-dir": "workdir", "skipfirstline": "skip-first-line",
 }
 
 // gnuNormalize is fs's normalization: a GNU parallel alias is the flag it
@@ -141,5 +146,6 @@ func addGNUFlags(fs *pflag.FlagSet, f *runFlags) {
 	// gnuexec (issue 13).
 	addGNUExecFlags(fs, f)
 	addParsetFlag(fs, f)
+	addGNUMoreFlags(fs, f) // gnuflags
 	fs.SetNormalizeFunc(gnuNormalize)
 }

@@ -116,6 +116,9 @@ type inputPlan struct {
 	// total is the number of jobs this shard runs when known in advance
 	// (one ::: group, one argument per job), else -1.
 	total int64
+	// skipFirst: the first source read from a file or stdin (with --pipe:
+	// stdin) loses its first record (--skip-first-line; firstReader).
+	skipFirst bool
 }
 
 // given reports whether the inputs are named on the command line (so a
@@ -190,7 +193,7 @@ func plan(f runFlags, getenv func(string) string, args []string) (runPlan, error
 		return p, nil
 	}
 	// In the order their errors are reported.
-	steps := []planStep{planWorker, planCommand, planRunner, planShard, planLogs, planInput, planBatch, planPipe, planGNUOutput, planGNUCLI, planGNUExec, planParset, planJobs, planObserve}
+	steps := []planStep{planWorker, planCommand, planRunner, planShard, planLogs, planInput, planBatch, planPipe, planGNUOutput, planGNUCLI, planGNUExec, planParset, planGNUMore, planJobs, planObserve}
 	for _, step := range steps {
 		if err := step(&p, &f, getenv); err != nil {
 			return runPlan{}, err

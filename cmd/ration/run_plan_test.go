@@ -256,7 +256,7 @@ func planCases() []planCase {
 		{args: c("--pipe", "-N0", "echo"), err: "-N0 gives a job no records; with --pipe, -N must be at least 1"},
 		{args: c("--pipe", "--colsep", ",", "echo"), err: "--colsep, -d, -0 and -E do not apply to --pipe's blocks (records end with --recend)"},
 		{args: c("--pipe", "echo", ":::", "a"), err: "--pipe cuts stdin into blocks; :::, :::: and -a do not apply"},
-		{args: c("-S", "host", "echo"), err: "unknown flag: -S (GNU parallel's -S is not supported: " + gnuUnsupported["S"] + ")"},
+		{args: c("-S", "host", "echo"), err: "unknown flag: -S (GNU parallel's -S, --sshlogin, is not supported: " + gnuUnsupported["sshlogin"] + ")"},
 		{args: c("--env", "X", "echo"), err: "unknown flag: --env (GNU parallel's --env is not supported: " + gnuUnsupported["env"] + ")"},
 
 		// Inputs.
@@ -312,6 +312,10 @@ func planCases() []planCase {
 		// GNU parallel's other spellings of ration's flags.
 		{args: c("--jl", "jl", "--keeporder", "echo"), want: func(p *runPlan) { p.cfg.Joblog, p.cfg.KeepOrder = "jl", true }},
 		{args: c("--maxargs", "2", "echo"), want: func(p *runPlan) { p.cfg.GNU.Batch.MaxArgs = 2 }},
+		{args: c("--halt-on-error", "now,fail=1", "echo"), want: func(p *runPlan) { p.cfg.Halt = mustHalt("now,fail=1") }},
+		{args: c("--haltonerror", "2", "echo"), want: func(p *runPlan) { p.cfg.Halt = mustHalt("2") }},
+		{args: c("--output-as-files", "echo"), want: func(p *runPlan) { p.cfg.GNU.Exec.Files = true }},
+		{args: c("--outputasfiles", "echo"), want: func(p *runPlan) { p.cfg.GNU.Exec.Files = true }},
 		// GNU parallel's --retries 0: until it succeeds.
 		{args: c("--retries", "0", "echo"), want: func(p *runPlan) { p.cfg.Retries = math.MaxInt32 }},
 		{args: c("--retries", "x", "echo"), err: `invalid argument "x" for "--retries" flag: strconv.ParseInt: parsing "x": invalid syntax`},
@@ -335,6 +339,35 @@ func planCases() []planCase {
 		{args: c("--keep-order", "echo"), want: func(p *runPlan) { p.cfg.KeepOrder = true }},
 		{args: c("--line-buffer", "echo"), want: func(p *runPlan) { p.cfg.LineBuffer = true }},
 		{args: c("-k", "--line-buffer", "echo"), want: func(p *runPlan) { p.cfg.KeepOrder, p.cfg.LineBuffer = true, true }},
+		// GNU's no-* overrides *, wherever it is.
+		{args: c("-k", "--no-keep-order", "echo")},
+		{args: c("--nok", "-k", "echo")},
+		{args: c("--no-k", "--keep-order", "echo")},
+		{args: c("-k", "--nokeeporder", "echo")},
+		// --silent cancels -v (not -t), wherever it is; --gnu changes nothing.
+		{args: c("-v", "--silent", "echo")},
+		{args: c("--silent", "-v", "-t", "echo"), want: func(p *runPlan) { p.cfg.GNU.VerboseStderr = true }},
+		{args: c("--gnu", "echo")},
+		// --plain: no $PARALLEL (and no -J profile), as GNU parallel.
+		{args: c("echo"), env: map[string]string{"PARALLEL": "-k"}, want: func(p *runPlan) { p.cfg.KeepOrder = true }},
+		{args: c("--plain", "echo"), env: map[string]string{"PARALLEL": "-k"}},
+		{args: c("--total-jobs", "7", "echo"), want: func(p *runPlan) { p.input.total = 7 }},
+		{args: c("--totaljobs", "0", "echo")},
+		{args: c("--total-jobs", "many", "echo"), err: `--total-jobs: "many" is not a number of jobs`, flag: "--total-jobs"},
+		{args: c("--workdir", "out/{#}", "echo"), want: func(p *runPlan) { p.cfg.GNU.Exec.Workdir = "out/{#}" }},
+		{args: c("--wd", "/tmp", "echo"), want: func(p *runPlan) { p.cfg.GNU.Exec.Workdir = "/tmp" }},
+		{args: c("--work-dir", ".", "echo")},
+		{args: c("--wd", "...", "echo"), err: "--workdir ... (a temporary directory per job on remote hosts) is not supported: ration runs on one machine; --workdir DIR/{#} runs each job in a directory of its own, which is kept", flag: "--workdir"},
+		{args: c("--wd", "d", "--worker", "cat"), err: "--workdir cannot be combined with --worker (workers start once, in ration's directory)", flag: "--workdir"},
+		{args: c("--skip-first-line", "echo"), want: func(p *runPlan) { p.input.skipFirst = true }},
+		{args: c("--skip-first-line", "--files", "*.go", "echo"), err: "--skip-first-line needs :::, ::::, -a or stdin inputs, not --files", flag: "--skip-first-line"},
+		{args: c("--skip-first-line", "--pipepart", "-a", "big", "wc"), err: "--skip-first-line cannot be combined with --pipepart", flag: "--skip-first-line"},
+		{args: c("--skip-first-line", "--joblog", "jl", "--retry-failed"), err: "--skip-first-line cannot be combined with --retry-failed", flag: "--skip-first-line"},
+		{args: c("--process-slot-var", "s", "echo"), want: func(p *runPlan) { p.cfg.GNU.Exec.SlotVar = "s" }},
+		{args: c("--processslotvar=s", "echo"), want: func(p *runPlan) { p.cfg.GNU.Exec.SlotVar = "s" }},
+		{args: c("--process-slot-var=", "echo"), err: `--process-slot-var: "" is not an environment variable's name`, flag: "--process-slot-var"},
+		{args: c("--process-slot-var=a=b", "echo"), err: `--process-slot-var: "a=b" is not an environment variable's name`, flag: "--process-slot-var"},
+		{args: c("--process-slot-var=s", "--worker", "cat"), err: "--process-slot-var cannot be combined with --worker (a worker's environment is set once, when it starts)", flag: "--process-slot-var"},
 
 		// Shards: the flag, else the environment of an Indexed Job.
 		{args: c("--shard", "1/3", "echo", ":::", "a", "b", "c", "d", "e", "f"), want: func(p *runPlan) {

@@ -132,6 +132,9 @@ func wire(p *runPlan, stdin io.Reader, stdout, stderr io.Writer) (_ *wiring, err
 // before any job runs.
 func (w *wiring) inputs(cfg *runner.Config, stdin io.Reader) error {
 	in := w.plan.input
+	if in.pipe != nil {
+		stdin = in.firstReader(stdin) // --skip-first-line
+	}
 	if in.pipeMode != nil {
 		return w.pipeModeInputs(cfg, stdin) // run_gnu_pipe_wire.go
 	}
@@ -149,9 +152,11 @@ func (w *wiring) inputs(cfg *runner.Config, stdin io.Reader) error {
 	var srcs []input.Source
 	switch in.kind {
 	case inputStdin:
-		v := values(stdin)
+		var v input.Seq
 		if in.pipe != nil {
 			v = input.Blocks(stdin, *in.pipe)
+		} else {
+			v = values(in.firstReader(stdin))
 		}
 		srcs = append(srcs, input.Source{Name: "stdin", Values: v})
 	case inputFiles:
@@ -167,11 +172,15 @@ func (w *wiring) inputs(cfg *runner.Config, stdin io.Reader) error {
 		}
 		srcs = append(srcs, input.Source{Values: files}) // its errors name --files and the pattern
 	}
-	for _, s := range in.sources {
+	for i, s := range in.sources {
 		src := input.Source{Name: s.name, Linked: s.linked}
+		read := values
+		if i == 0 {
+			read = func(r io.Reader) input.Seq { return values(in.firstReader(r)) }
+		}
 		switch {
 		case s.path == "-":
-			src.Values = values(stdin)
+			src.Values = read(stdin)
 		case s.path != "":
 			// Opened once, here: a FIFO's writer must not be cut off by a
 			// second open. The source closes it at its end.
@@ -179,7 +188,7 @@ func (w *wiring) inputs(cfg *runner.Config, stdin io.Reader) error {
 			if err != nil {
 				return fmt.Errorf("%s: %v", s.name, unwrapPathErr(err))
 			}
-			src.Values = openedInput(fh, s.path, values)
+			src.Values = openedInput(fh, s.path, read)
 		default:
 			src.Values = nonEmpty(input.Until(input.Args(s.args), in.eof), in.noEmpty)
 		}
