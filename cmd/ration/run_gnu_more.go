@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// gnuMoreFlags are GNU parallel 20221122's options added by branch
-// gnuflags: some cancel or override others, some change how a job runs.
+// gnuMoreFlags are GNU parallel 20221122's options that cancel or override
+// others (profiles and $PARALLEL can set those), or change how a job runs.
 type gnuMoreFlags struct {
 	// noKeepOrder is --no-keep-order (--nok, --no-k): it cancels -k
 	// wherever it is, as GNU's "no-* overrides *".
