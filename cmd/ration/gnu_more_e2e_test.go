@@ -9,7 +9,7 @@ import (
 )
 
 // gnuMoreCase is a bash script running `parallel` with GNU parallel's
-// options of branch gnuflags, and what GNU parallel 20221122 prints for
+// options that gnuMoreFlags adds, and what GNU parallel 20221122 prints for
 // it on stdout (recorded; the directory the script runs in is $W) and
 // exits with.
 type gnuMoreCase struct {

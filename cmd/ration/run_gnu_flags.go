@@ -146,6 +146,6 @@ func addGNUFlags(fs *pflag.FlagSet, f *runFlags) {
 	// gnuexec (issue 13).
 	addGNUExecFlags(fs, f)
 	addParsetFlag(fs, f)
-	addGNUMoreFlags(fs, f) // gnuflags
+	addGNUMoreFlags(fs, f)
 	fs.SetNormalizeFunc(gnuNormalize)
 }
