@@ -30,6 +30,10 @@ var (
 	// ErrInput is wrapped by Run's error when the input could not be read
 	// to its end; the jobs already started were run and recorded.
 	ErrInput = errors.New("input error")
+	// ErrObserverPanic is wrapped by Run's error when Config.Observer
+	// panicked: the run started no more jobs from then on, and the jobs
+	// that were running ended and were counted as usual.
+	ErrObserverPanic = errors.New("runner: Observer panicked")
 )
 
 // Config is everything a run needs. The zero value of each field is a
@@ -103,7 +107,9 @@ type Config struct {
 	// Shard restricts the run to one shard of the input.
 	Shard Shard
 
-	// Observer receives the run's events (nil: none).
+	// Observer receives the run's events (nil: none). It is called
+	// without the runner's locks held (see package event); a panic in it
+	// stops the run (ErrObserverPanic) instead of leaving a job behind.
 	Observer event.Observer
 	// Stdout and Stderr receive the jobs' output (nil: discarded).
 	Stdout, Stderr io.Writer
