@@ -55,3 +55,53 @@ func TestObserverPanicLosesNoJob(t *testing.T) {
 		t.Errorf("summary %+v counts %d jobs, %d JobFinished events", sum, n, len(finished))
 	}
 }
+
+// panicky is an Executor with a bug: it panics on the job given, after
+// starting it when started is set; it runs the others through a
+// ProcessExecutor.
+type panicky struct {
+	seq     int64
+	started bool
+	pe      ProcessExecutor
+}
+
+func (p *panicky) Exec(ctx context.Context, a *Attempt) AttemptResult {
+	if a.Seq == p.seq {
+		if p.started {
+			a.Started(a.Slot, 0)
+		}
+		panic("executor bug")
+	}
+	return p.pe.Exec(ctx, a)
+}
+
+// TestExecutorPanicFailsTheJob checks that a Config.Executor that panics
+// fails the job it ran instead of losing it: one JobStarted and one
+// JobFinished (failed) for it, a count in the Summary, and Run's error
+// wrapping ErrExecutorPanic.
+func TestExecutorPanicFailsTheJob(t *testing.T) {
+	for _, started := range []bool{false, true} {
+		rec := &recorder{}
+		r, err := New(Config{Command: []string{"true"}, Jobs: 1, Input: input.Args(nums(3)),
+			Executor: &panicky{seq: 1, started: started}, Observer: rec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := r.Run(context.Background())
+		if !errors.Is(err, ErrExecutorPanic) {
+			t.Errorf("started %v: Run's error %v, want one wrapping ErrExecutorPanic", started, err)
+		}
+		fin := rec.Kind(event.JobFinished)
+		if n := sum.Succeeded + sum.Failed + sum.Killed + sum.NotStarted; n != int64(len(fin)) || sum.Failed != 1 {
+			t.Errorf("started %v: summary %+v, %d JobFinished events; want job 1 failed", started, sum, len(fin))
+		}
+		if s, f := len(rec.Kind(event.JobStarted)), sum.Succeeded+sum.Failed+sum.Killed; int64(s) != f {
+			t.Errorf("started %v: %d JobStarted events for %d ended jobs", started, s, f)
+		}
+		for _, e := range fin {
+			if e.Seq == 1 && (e.Outcome != event.Failed || !errors.Is(e.Err, ErrExecutorPanic)) {
+				t.Errorf("started %v: job 1's JobFinished %v, %v", started, e.Outcome, e.Err)
+			}
+		}
+	}
+}

@@ -34,6 +34,10 @@ var (
 	// panicked: the run started no more jobs from then on, and the jobs
 	// that were running ended and were counted as usual.
 	ErrObserverPanic = errors.New("runner: Observer panicked")
+	// ErrExecutorPanic is wrapped by the JobFinished error of a job whose
+	// attempt panicked in Config.Executor (the job failed), and by Run's
+	// error: the run started no more jobs from then on.
+	ErrExecutorPanic = errors.New("runner: Executor panicked")
 )
 
 // Config is everything a run needs. The zero value of each field is a
@@ -120,7 +124,8 @@ type Config struct {
 	// ..."); the JobFinished event's Err carries the same error. For runs
 	// whose stderr must hold log records only (--log-format json).
 	OmitErrorLines bool
-	// Executor runs the attempts (nil: a ProcessExecutor).
+	// Executor runs the attempts (nil: a ProcessExecutor). A panic in
+	// its Exec fails the job and stops the run (ErrExecutorPanic).
 	Executor Executor
 	// OOMKills, when set, reads the oom_kill counter of the memory cgroup
 	// the jobs run in (cgroup.OOMKills of ration's own memory cgroup). An
