@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
@@ -103,5 +104,38 @@ func TestExecutorPanicFailsTheJob(t *testing.T) {
 				t.Errorf("started %v: job 1's JobFinished %v, %v", started, e.Outcome, e.Err)
 			}
 		}
+	}
+}
+
+// TestCancelStopsDelay checks that canceling Run's context stops the run
+// at once also while it waits out --delay (GNU.Delay) before the next
+// start, as Drain does: Run returns without waiting for the delay.
+func TestCancelStopsDelay(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r, err := New(Config{Command: []string{"true"}, Jobs: 2, Input: input.Args(nums(3)), GNU: GNU{Delay: time.Hour},
+		Observer: event.Func(func(e event.Event) {
+			if e.Kind == event.JobFinished {
+				cancel()
+			}
+		})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var sum Summary
+	go func() {
+		defer close(done)
+		sum, err = r.Run(ctx)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second): // hang guard
+		r.Drain()
+		<-done
+		t.Fatal("Run waited out the delay after its context was canceled")
+	}
+	if err != nil || sum.Succeeded != 1 || !sum.Interrupted || sum.InputDone {
+		t.Errorf("summary %+v, error %v; want job 1 done, interrupted, input not read to its end", sum, err)
 	}
 }
