@@ -47,7 +47,11 @@ type Config struct {
 	Command []string
 	// Shell runs the command through sh -c with quoted substitutions.
 	Shell bool
-	// Input yields the inputs; nil means none.
+	// Input yields the inputs; nil means none. Run pulls it on its own
+	// goroutine, one input as a job can take it: an Input that blocks (a
+	// pipe nobody closes) holds Run's return after Drain, Kill or a
+	// canceled context until it yields or returns, so an Input that may
+	// block should end when the run's context is done.
 	Input input.Seq
 	// GNU are GNU parallel's input model and output options (several
 	// sources and fields, several arguments per job, --tag, --results).
