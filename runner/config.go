@@ -30,6 +30,14 @@ var (
 	// ErrInput is wrapped by Run's error when the input could not be read
 	// to its end; the jobs already started were run and recorded.
 	ErrInput = errors.New("input error")
+	// ErrObserverPanic is wrapped by Run's error when Config.Observer
+	// panicked: the run started no more jobs from then on, and the jobs
+	// that were running ended and were counted as usual.
+	ErrObserverPanic = errors.New("runner: Observer panicked")
+	// ErrExecutorPanic is wrapped by the JobFinished error of a job whose
+	// attempt panicked in Config.Executor (the job failed), and by Run's
+	// error: the run started no more jobs from then on.
+	ErrExecutorPanic = errors.New("runner: Executor panicked")
 )
 
 // Config is everything a run needs. The zero value of each field is a
@@ -39,7 +47,11 @@ type Config struct {
 	Command []string
 	// Shell runs the command through sh -c with quoted substitutions.
 	Shell bool
-	// Input yields the inputs; nil means none.
+	// Input yields the inputs; nil means none. Run pulls it on its own
+	// goroutine, one input as a job can take it: an Input that blocks (a
+	// pipe nobody closes) holds Run's return after Drain, Kill or a
+	// canceled context until it yields or returns, so an Input that may
+	// block should end when the run's context is done.
 	Input input.Seq
 	// GNU are GNU parallel's input model and output options (several
 	// sources and fields, several arguments per job, --tag, --results).
@@ -103,7 +115,9 @@ type Config struct {
 	// Shard restricts the run to one shard of the input.
 	Shard Shard
 
-	// Observer receives the run's events (nil: none).
+	// Observer receives the run's events (nil: none). It is called
+	// without the runner's locks held (see package event); a panic in it
+	// stops the run (ErrObserverPanic) instead of leaving a job behind.
 	Observer event.Observer
 	// Stdout and Stderr receive the jobs' output (nil: discarded).
 	Stdout, Stderr io.Writer
@@ -114,7 +128,8 @@ type Config struct {
 	// ..."); the JobFinished event's Err carries the same error. For runs
 	// whose stderr must hold log records only (--log-format json).
 	OmitErrorLines bool
-	// Executor runs the attempts (nil: a ProcessExecutor).
+	// Executor runs the attempts (nil: a ProcessExecutor). A panic in
+	// its Exec fails the job and stops the run (ErrExecutorPanic).
 	Executor Executor
 	// OOMKills, when set, reads the oom_kill counter of the memory cgroup
 	// the jobs run in (cgroup.OOMKills of ration's own memory cgroup). An

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -183,7 +184,7 @@ func (r *Runner) attempt(ctx context.Context, j *job) bool {
 		fmt.Fprintf(a.Diagnostics(), "ration: %v\n", notRun)
 		res = AttemptResult{Outcome: event.Failed, Start: time.Now(), ExitCode: -1, Err: notRun}
 	} else {
-		res = r.exec.Exec(actx, a)
+		res = r.execute(actx, a)
 	}
 	timedOut := res.Stopped && errors.Is(context.Cause(actx), ErrTimeout) && ctx.Err() == nil
 	j.timedOut = nil
@@ -213,6 +214,25 @@ func (r *Runner) attempt(ctx context.Context, j *job) bool {
 	j.cause = classify(res, timedOut, oom)
 	j.outcome = outcomeOf(res, timedOut || j.byRun || j.memKilled)
 	return true
+}
+
+// execute runs the attempt on the executor. A Config.Executor is user
+// code: a panic that went on up would take the job out of the Summary and
+// its events (no JobFinished) and leave what it started behind unknown.
+// So execute fails the attempt with it, and stops the run as an observer's
+// panic does (emit): no more jobs start, and Run's error wraps
+// ErrExecutorPanic with the panic's value and stack.
+func (r *Runner) execute(ctx context.Context, a *Attempt) (res AttemptResult) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.log.Error("the executor panicked; starting no more jobs", "seq", a.Seq, "panic", fmt.Sprint(v))
+			r.setErr(fmt.Errorf("%w: job %d: %v\n%s", ErrExecutorPanic, a.Seq, v, debug.Stack()))
+			r.stop()
+			res = AttemptResult{Outcome: event.Failed, Start: time.Now(), ExitCode: -1,
+				Err: fmt.Errorf("%w: %v", ErrExecutorPanic, v)}
+		}
+	}()
+	return r.exec.Exec(ctx, a)
 }
 
 // outcomeOf is the job's outcome after an attempt: the executor's, unless

@@ -48,6 +48,10 @@ func (r *Runner) Run(ctx context.Context) (Summary, error) {
 	if !r.ran.CompareAndSwap(false, true) {
 		return Summary{}, errors.New("runner: Run called twice")
 	}
+	// A canceled ctx stops the run as Drain does, without its wait: no
+	// job starts from then on, and what waits to start one (--delay, an
+	// OOM re-queue) gives up at once instead of waiting out its time.
+	defer context.AfterFunc(ctx, r.stop)()
 	start := time.Now()
 	sum := Summary{Jobs: r.cfg.Jobs, JobsReason: r.cfg.JobsReason}
 	rec, jl, err := r.openJoblog()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -139,13 +140,29 @@ func New(cfg Config) (*Runner, error) {
 
 // emit passes e to the observers and the controller, stamped with the time
 // when it has none.
+//
+// An observer is user code called from the middle of a job (JobStarted
+// comes while the job's process runs): a panic that went on up would
+// leave that process running unwaited and the job out of the Summary. So
+// emit recovers it and stops the run as a failed output write does: no
+// more jobs start, the running ones end and are counted, and Run's error
+// wraps ErrObserverPanic with the panic's value and stack.
 func (r *Runner) emit(e event.Event) {
-	if r.obs != nil {
-		if e.Time.IsZero() {
-			e.Time = time.Now()
-		}
-		r.obs.Observe(e)
+	if r.obs == nil {
+		return
 	}
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			err := fmt.Errorf("%w on %v: %v\n%s", ErrObserverPanic, e.Kind, v, debug.Stack())
+			r.log.Error("the observer panicked; starting no more jobs", "event", e.Kind.String(), "panic", fmt.Sprint(v))
+			r.setErr(err)
+			r.stop()
+		}
+	}()
+	r.obs.Observe(e)
 }
 
 // Controller returns the run's concurrency controller, nil without
