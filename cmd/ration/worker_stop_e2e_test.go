@@ -46,8 +46,8 @@ func TestWorkerSIGTERMStopsTasks(t *testing.T) {
 	if r.code != 128+int(syscall.SIGTERM) {
 		t.Errorf("exit %d, want 143", r.code)
 	}
-	tasks := regexp.MustCompile(`tasks: [^;]*`).FindString(r.stderr)
-	if tasks != "tasks: 0 succeeded, 0 failed, 0 quarantined, 2 stopped" {
+	tasks := regexp.MustCompile(`job attempts: [^;]*`).FindString(r.stderr)
+	if tasks != "job attempts: 0 succeeded, 0 failed, 0 quarantined, 2 stopped" {
 		t.Errorf("summary says %q, want the 2 tasks stopped and none failed", tasks)
 	}
 	if !strings.Contains(r.stderr, "0 failed, 2 stopped") {

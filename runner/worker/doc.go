@@ -75,15 +75,25 @@
 //
 // # Systemic breakage and recreation
 //
-// When at least max(2, size/2) workers break within Config.BreakWindow,
-// breakage is systemic: every worker is retired (running tasks finish), the
+// Breakage is systemic when, within Config.BreakWindow, either nothing
+// works: since the last task that succeeded, workers broke in as many
+// slots as the pool has workers, on at least max(2, size/2) distinct
+// tasks; or memory is short: at least max(2, size/2) distinct tasks were
+// OOM-killed, however many others succeed. Breaks caused by one task count
+// once, each break with no task (a worker that dies idle or cannot start)
+// counts, and breaks of retiring workers do not count. So poison tasks,
+// each quarantined on its own, never recreate the pool while other tasks
+// succeed, or run on a worker that did not break: they cost one worker
+// start per break and nothing else. When every task crashes its worker,
+// every slot breaks at once. Systemic breakage retires every worker
+// (running tasks finish and are charged nothing; waiting tasks wait), the
 // pool waits Config.Backoff (doubled for each recreation in a row) and
-// starts afresh, with an event.PoolRecreated. Breaks caused by one task
-// count once (a poison task is quarantined, not a reason to recreate), and
-// breaks of retiring workers do not count. The PoolRecreated event names
+// starts afresh, with an event.PoolRecreated. The PoolRecreated event names
 // the cause; a concurrency controller (package adapt) that observes the
 // pool's events halves the size on a mostly-OOM recreation and resizes the
-// pool through [Pool.Resize]. The pool has no controller of its own: in
+// pool through [Pool.Resize]. A recreation for another cause keeps the
+// size: fewer workers do not mend a command or an environment that crashes
+// every worker, the backoff and the giving up below answer it. The pool has no controller of its own: in
 // ration run --worker the runner owns it (package runner/workerexec). After
 // Config.MaxRecreations recreations without a successful task in between,
 // the pool gives up: every task fails with a [*BrokenError].

@@ -43,6 +43,7 @@ type Pool struct {
 	paused      bool
 	pauseTimer  *time.Timer
 	breaks      []breakRec
+	okGen       int64 // tasks a worker answered ok so far (breakRec.gen)
 	recreateRun int
 	closed      bool
 	failErr     error
@@ -68,6 +69,8 @@ type breakRec struct {
 	at    time.Time
 	cause event.Cause
 	task  int64 // the task in flight, 0 when idle
+	slot  int
+	gen   int64 // Pool.okGen at the break: equal to it while no task succeeded since
 }
 
 // attempt is one dispatch of a task to a worker.

@@ -88,6 +88,9 @@ func (p *Pool) serve(w *worker, pr *proc) workerEnd {
 		p.mu.Lock()
 		w.busy, w.input, w.seq, w.since = false, "", 0, time.Now()
 		delete(p.oomCaps, a)
+		if brk == nil && r.taskErr == nil && r.aborted == nil {
+			p.succeededLocked()
+		}
 		others := p.busyLocked()
 		p.signalLocked()
 		p.mu.Unlock()

@@ -32,6 +32,13 @@ type Stats struct {
 	Stopped     int64 // tasks whose context ended after a worker took them (their owner stopped them)
 	Retries     int64 // re-dispatches after a break
 
+	// TaskNoun is what String calls the tasks it counts (one per Pool.Run
+	// call); "" means "tasks". An owner whose tasks are something else
+	// names them: in ration run --worker each task is one attempt of a job
+	// (--retries runs a failed job again), so workerexec says "job
+	// attempts", and the counts do not read as jobs beside the runner's.
+	TaskNoun string
+
 	// Adapt is the concurrency controller's snapshot. The pool has no
 	// controller of its own (whoever resizes it owns one: the runner);
 	// Pool.Stats leaves it zero, and String reports it when it is set.
@@ -39,7 +46,7 @@ type Stats struct {
 }
 
 // String summarizes s in one line for the end-of-run summary (stopped
-// tasks only when there are some), e.g.
+// tasks only when there are some; "tasks" is TaskNoun), e.g.
 //
 //	workers: 6 started, 2 replaced, 1 recreation, breaks: oom 2; tasks: 49 succeeded, 0 failed, 1 quarantined; concurrency 2 (limit 4): systemic OOM breakage at 4 jobs: halved to 2 (will grow back to at most 3)
 func (s Stats) String() string {
@@ -61,7 +68,11 @@ func (s Stats) String() string {
 			fmt.Fprintf(&b, " %s %d", c, s.Breaks[c])
 		}
 	}
-	fmt.Fprintf(&b, "; tasks: %d succeeded, %d failed, %d quarantined", s.Succeeded, s.Failed, s.Quarantined)
+	noun := s.TaskNoun
+	if noun == "" {
+		noun = "tasks"
+	}
+	fmt.Fprintf(&b, "; %s: %d succeeded, %d failed, %d quarantined", noun, s.Succeeded, s.Failed, s.Quarantined)
 	if s.Stopped > 0 {
 		fmt.Fprintf(&b, ", %d stopped", s.Stopped)
 	}

@@ -104,7 +104,7 @@ func (p *Pool) ended(w *worker, brk *BreakError, stderr []string, task int64) {
 		p.st.Breaks[brk.Cause]++
 		p.lastBreak, p.lastStderr = brk, stderr
 		now := time.Now()
-		p.breaks = append(p.breaks, breakRec{at: now, cause: brk.Cause, task: task})
+		p.breaks = append(p.breaks, breakRec{at: now, cause: brk.Cause, task: task, slot: w.slot, gen: p.okGen})
 		for len(p.breaks) > 0 && now.Sub(p.breaks[0].at) > p.cfg.BreakWindow {
 			p.breaks = p.breaks[1:]
 		}
@@ -121,23 +121,43 @@ func (p *Pool) ended(w *worker, brk *BreakError, stderr []string, task int64) {
 	}
 }
 
-// systemicLocked reports whether the breaks in the window are systemic:
-// at least max(2, size/2) of them, where the breaks caused by one task
-// count once. A single poison task that breaks MaxBreaks workers is
-// quarantined; it is not a reason to recreate the pool.
+// succeededLocked records that a worker answered a task ok: the workers
+// and their environment work, so the breaks before it no longer show that
+// nothing does (systemicLocked).
+func (p *Pool) succeededLocked() { p.okGen++ }
+
+// systemicLocked reports whether the breaks in the window are systemic.
+// Either nothing works: since the last task that succeeded, workers broke
+// in as many slots as the pool has workers, on at least max(2, size/2)
+// distinct tasks (the breaks caused by one task count once, each break
+// with no task counts). Or memory is short: at least max(2, size/2)
+// distinct tasks were OOM-killed, however many others succeed.
+//
+// So poison tasks, each quarantined on its own, are no reason to recreate
+// the pool while other tasks succeed or still run: a worker busy with a
+// healthy task keeps its slot from breaking, and a success clears the
+// slate. Recreating would only make every task wait out a backoff and
+// every worker lose its warm state, and Config.MaxRecreations could end
+// the run. When every task crashes its worker, every slot breaks at once.
 func (p *Pool) systemicLocked() bool {
-	tasks := map[int64]bool{}
-	n := 0
+	need := max(2, p.size/2)
+	oomTasks, tasks, slots := map[int64]bool{}, map[int64]bool{}, map[int]bool{}
+	oom, n := 0, 0
 	for _, b := range p.breaks {
-		if b.task != 0 {
-			if tasks[b.task] {
-				continue
-			}
-			tasks[b.task] = true
+		if b.cause == event.CauseOOM && (b.task == 0 || !oomTasks[b.task]) {
+			oomTasks[b.task] = true
+			oom++
 		}
-		n++
+		if b.gen != p.okGen {
+			continue
+		}
+		slots[b.slot] = true
+		if b.task == 0 || !tasks[b.task] {
+			tasks[b.task] = true
+			n++
+		}
 	}
-	return n >= max(2, p.size/2)
+	return oom >= need || (n >= need && len(slots) >= p.size)
 }
 
 // recreateLocked handles systemic breakage: retire every worker, pause,

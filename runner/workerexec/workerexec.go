@@ -171,12 +171,16 @@ func (e *Executor) Pool() *worker.Pool {
 	return e.pool
 }
 
-// Stats returns the pool's counters (zero before Start).
+// Stats returns the pool's counters (zero before Start). Each pool task
+// is one attempt of a job (--retries runs a failed job again), so its
+// outcome counts are attempts', and Stats names them so (TaskNoun).
 func (e *Executor) Stats() worker.Stats {
+	s := worker.Stats{}
 	if p := e.Pool(); p != nil {
-		return p.Stats()
+		s = p.Stats()
 	}
-	return worker.Stats{}
+	s.TaskNoun = "job attempts"
+	return s
 }
 
 // Exec runs a on a worker. When ctx ends while a worker runs the task, the

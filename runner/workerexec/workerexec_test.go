@@ -178,3 +178,37 @@ func TestWorkerExecutorDrain(t *testing.T) {
 		}
 	}
 }
+
+// TestStatsCountJobAttempts: the worker summary's outcome counts are per
+// attempt of a job (each --retries attempt is one pool task), and the
+// summary says so. Before, "tasks: 1 succeeded, 3 failed" stood beside the
+// runner's "1 done, 1 failed" for one job that failed its 3 attempts.
+func TestStatsCountJobAttempts(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	py, err := filepath.Abs(filepath.Join("..", "worker", "examples", "worker.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := workerexec.New(worker.Config{Command: []string{"python3", py}, Size: 1, Stderr: &testutil.Buffer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr testutil.Buffer
+	r, err := runner.New(runner.Config{Command: []string{"worker", "{}"}, Input: input.Args([]string{"a", "fail:boom"}), Jobs: 1,
+		Retries: 3, Stdout: &stdout, Stderr: &stderr, Executor: x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Succeeded != 1 || sum.Failed != 1 {
+		t.Fatalf("summary %+v: want 1 succeeded, 1 failed", sum)
+	}
+	if s := x.Stats().String(); !strings.Contains(s, "job attempts: 1 succeeded, 3 failed, 0 quarantined") {
+		t.Errorf("worker summary %q: want it to count job attempts, and say so", s)
+	}
+}
