@@ -48,11 +48,11 @@ func requestedJobs(jobs string, getenv func(string) string) (request, error) {
 	return request{source: "default"}, nil
 }
 
-// CheckJobs reports whether s is a valid Options.Jobs value: "" (the
-// default policy), a whole number N >= 1 ("8"), GNU parallel's +N or -N
-// (the effective CPUs, rounded down, plus or minus N: "+2", "-1"), or a
-// percentage N% of the effective CPUs with N > 0 ("50%", "12.5%"); white
-// space around it is ignored. The error names the value and what it should be, not where it
+// CheckJobs reports whether s is a valid Options.Jobs value: "" (the default
+// policy), a whole number N >= 1 ("8"), GNU parallel's +N or -N (the
+// effective CPUs, rounded down, plus or minus N: "+2", "-1"), or a percentage
+// N% of the effective CPUs with N > 0 ("50%", "12.5%"); white space around it
+// is ignored. The error names the value and what it should be, not where it
 // came from: a caller that read it from a flag or a file adds that.
 func CheckJobs(s string) error {
 	_, err := parseJobs(s)

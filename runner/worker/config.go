@@ -55,14 +55,14 @@ type Config struct {
 	// task; a fresh worker replaces it. 0: never.
 	MaxTasks int
 	MaxRSS   int64
-	// BreakWindow and the pool size define systemic breakage (see the
-	// package documentation: breaks in every slot, of max(2, size/2)
-	// distinct tasks, with no task succeeding in between; or OOM kills of
-	// max(2, size/2) distinct tasks) within BreakWindow, which makes the
-	// pool retire every worker, wait Backoff (doubled for each recreation
-	// in a row, up to 32 x) and start afresh. After MaxRecreations recreations in a row
-	// without one successful task in between, the pool gives up and every
-	// task fails with a *BrokenError. Zero values mean the defaults.
+	// BreakWindow and the pool size define systemic breakage (see the package
+	// documentation: breaks in every slot, of max(2, size/2) distinct tasks,
+	// with no task succeeding in between; or OOM kills of max(2, size/2)
+	// distinct tasks) within BreakWindow, which makes the pool retire every
+	// worker, wait Backoff (doubled for each recreation in a row, up to 32 x)
+	// and start afresh. After MaxRecreations recreations in a row without one
+	// successful task in between, the pool gives up and every task fails with
+	// a *BrokenError. Zero values mean the defaults.
 	BreakWindow    time.Duration
 	Backoff        time.Duration
 	MaxRecreations int

@@ -91,12 +91,13 @@
 // starts afresh, with an event.PoolRecreated. The PoolRecreated event names
 // the cause; a concurrency controller (package adapt) that observes the
 // pool's events halves the size on a mostly-OOM recreation and resizes the
-// pool through [Pool.Resize]. A recreation for another cause keeps the
-// size: fewer workers do not mend a command or an environment that crashes
-// every worker, the backoff and the giving up below answer it. The pool has no controller of its own: in
-// ration run --worker the runner owns it (package runner/workerexec). After
-// Config.MaxRecreations recreations without a successful task in between,
-// the pool gives up: every task fails with a [*BrokenError].
+// pool through [Pool.Resize]. A recreation for another cause keeps the size:
+// fewer workers do not mend a command or an environment that crashes every
+// worker, the backoff and the giving up below answer it. The pool has no
+// controller of its own: in ration run --worker the runner owns it (package
+// runner/workerexec). After Config.MaxRecreations recreations without a
+// successful task in between, the pool gives up: every task fails with a
+// [*BrokenError].
 //
 // # Retiring
 //
