@@ -173,6 +173,9 @@ func pipeBlockOptions(f *runFlags) (input.BlockOptions, error) {
 	if !g.recEndSet && !g.recStartSet {
 		o.RecEnd = "\n"
 	}
+	if !pf.regexp {
+		o.RecEnd, o.RecStart = recSepUnescape(o.RecEnd), recSepUnescape(o.RecStart)
+	}
 	if g.block != "" && !pf.pipePart {
 		n, err := input.ParseBlockSize(g.block)
 		if err != nil {
@@ -191,6 +194,46 @@ func pipeBlockOptions(f *runFlags) (input.BlockOptions, error) {
 		return o, flagMsg("--regexp", err.Error())
 	}
 	return o, nil
+}
+
+// recSepUnescape decodes a --recend or --recstart without --regexp as GNU
+// parallel does (perl's "qq" of \0, \r, \n, \t, \', \" and \\, from left
+// to right), so that the man page's --recend '\n' and a CRLF file's
+// --recend '\r\n' cut records; other backslashes stay as they are.
+func recSepUnescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			if c, ok := recSepEscape(s[i+1]); ok {
+				b.WriteByte(c)
+				i++
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// recSepEscape is the byte that a backslash and c stand for in --recend and
+// --recstart without --regexp, and whether GNU parallel decodes it.
+func recSepEscape(c byte) (byte, bool) {
+	switch c {
+	case '0':
+		return 0, true
+	case 'r':
+		return '\r', true
+	case 'n':
+		return '\n', true
+	case 't':
+		return '\t', true
+	case '\'', '"', '\\':
+		return c, true
+	}
+	return 0, false
 }
 
 // pipeFileMode is "cat" for --cat, "fifo" for --fifo, else "".
