@@ -161,3 +161,16 @@ func TestPipeRecSepEscapes(t *testing.T) {
 		}
 	}
 }
+
+// TestPipeHugeBlock: a --block far larger than the input (1T, which GNU
+// parallel takes, capped at 2G-1) gives the whole input to one job;
+// ration allocated the whole block before reading and died with "fatal
+// error: runtime: out of memory".
+func TestPipeHugeBlock(t *testing.T) {
+	for _, b := range []string{"1T", "1t", "100g"} {
+		out, errs, code := rationPipe(t, "1\n2\n3\n", "--pipe", "--block", b, "wc", "-l")
+		if strings.TrimSpace(out) != "3" || code != 0 {
+			t.Errorf("--block %s: got %q, exit %d (%.300s), want 3", b, out, code, errs)
+		}
+	}
+}

@@ -289,19 +289,25 @@ type blockReader struct {
 	err error // a read error other than EOF
 }
 
+// fillChunk is the most fill reads at a time: buf grows with what was
+// read, not with what was asked for, so a --block far larger than the
+// input (1T) takes no more memory than the input does.
+const fillChunk = 1 << 20
+
 // fill reads up to n bytes more into buf.
 func (br *blockReader) fill(n int) {
-	if br.eof || n <= 0 {
-		return
-	}
-	old := len(br.buf)
-	br.buf = append(br.buf, make([]byte, n)...)
-	m, err := io.ReadFull(br.r, br.buf[old:])
-	br.buf = br.buf[:old+m]
-	if err != nil {
-		br.eof = true
-		if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-			br.err = err
+	for n > 0 && !br.eof {
+		k := min(n, fillChunk)
+		old := len(br.buf)
+		br.buf = append(br.buf, make([]byte, k)...)
+		m, err := io.ReadFull(br.r, br.buf[old:])
+		br.buf = br.buf[:old+m]
+		n -= m
+		if err != nil {
+			br.eof = true
+			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+				br.err = err
+			}
 		}
 	}
 }
