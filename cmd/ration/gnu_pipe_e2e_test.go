@@ -174,3 +174,24 @@ func TestPipeHugeBlock(t *testing.T) {
 		}
 	}
 }
+
+// TestPipeRRSEmptyBlock: a block that --rrs leaves empty starts no
+// command but keeps its job number, as GNU parallel's EOF detector does;
+// ration ran the command with empty stdin. Want: GNU parallel 20221122's
+// output.
+func TestPipeRRSEmptyBlock(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		args []string
+		want string
+	}{
+		{"a\n\n\n\nb\n", []string{"-N1"}, "1\na\n3\nb\n"},
+		{"a,,,b,", []string{"--recend", ",", "-N1"}, "1\na\n3\nb\n"},
+	} {
+		args := append([]string{"-k", "--pipe", "--rrs", "--shell"}, c.args...)
+		out, errs, code := rationPipe(t, c.in, append(args, "echo {#}; cat; echo")...)
+		if out != c.want || code != 0 {
+			t.Errorf("%q %q: got %q, exit %d (%s), want %q", c.in, c.args, out, code, errs, c.want)
+		}
+	}
+}
