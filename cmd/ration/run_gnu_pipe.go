@@ -161,6 +161,10 @@ func planPipeChecks(p *runPlan, f *runFlags) error {
 		return flagMsg("--pipe", "-L0 gives a record no lines; with --pipe, -L must be at least 1")
 	case p.input.colsepSet || p.input.delim != "\n" || p.input.eof != "" || f.null:
 		return flagMsg("--pipe", "--colsep, -d, -0 and -E do not apply to --pipe's blocks (records end with --recend)")
+	case g.noRunIfEmpty:
+		// GNU parallel's -r takes the blank lines out of --pipe's stream;
+		// ration's blocks would keep them, silently.
+		return flagMsg("--pipe", "-r with --pipe is not supported (GNU parallel removes blank lines from the stream): remove them first, grep -v '^[[:space:]]*$'")
 	}
 	return nil
 }
