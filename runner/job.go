@@ -183,6 +183,12 @@ func (r *Runner) attempt(ctx context.Context, j *job) bool {
 		// neither --resume nor the exit status takes it for done).
 		fmt.Fprintf(a.Diagnostics(), "ration: %v\n", notRun)
 		res = AttemptResult{Outcome: event.Failed, Start: time.Now(), ExitCode: -1, Err: notRun}
+	} else if r.emptyBlock(j.it.input) {
+		// GNU parallel wraps a --pipe job's command in an EOF detector:
+		// a block that --rrs left empty starts no command, and the job
+		// succeeds.
+		st.started(j.slot, 0)
+		res = AttemptResult{Outcome: event.Succeeded, Start: time.Now()}
 	} else {
 		res = r.execute(actx, a)
 	}

@@ -136,3 +136,62 @@ func TestPipeFilesShard(t *testing.T) {
 		}
 	}
 }
+
+// TestPipeRecSepEscapes: without --regexp, --recend and --recstart decode
+// \n, \r, \t, \0, \\, \' and \" as GNU parallel does (the man page's
+// --recend '\n'); ration took them as literal backslashes, so no record
+// ended and the whole input went to one job. Want: GNU parallel
+// 20221122's output.
+func TestPipeRecSepEscapes(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		args []string
+		want string
+	}{
+		{"a\r\nb\r\nc\r\n", []string{"--recend", `\r\n`, "tr '\\r\\n' RN; echo"}, "aRN\nbRN\ncRN\n"},
+		{"x\ty\tz", []string{"--recend", `\t`, "tr '\\t' T; echo"}, "xT\nyT\nz\n"},
+		{">a\n1\n>b\n2\n", []string{"--recstart", ">", "--recend", `\n`, "tr '\\n' N; echo"}, ">aN1N\n>bN2N\n"},
+		{"a\x00b\x00", []string{"--recend", `\0`, "tr '\\0' Z; echo"}, "aZ\nbZ\n"},
+		{`a\b\c`, []string{"--recend", `\\`, "echo; cat"}, "\na\\\nb\\\nc"},
+	} {
+		args := append([]string{"-k", "--pipe", "-N1", "--shell"}, c.args...)
+		out, errs, code := rationPipe(t, c.in, args...)
+		if out != c.want || code != 0 {
+			t.Errorf("%q %q: got %q, exit %d (%s), want %q", c.in, c.args, out, code, errs, c.want)
+		}
+	}
+}
+
+// TestPipeHugeBlock: a --block far larger than the input (1T, which GNU
+// parallel takes, capped at 2G-1) gives the whole input to one job;
+// ration allocated the whole block before reading and died with "fatal
+// error: runtime: out of memory".
+func TestPipeHugeBlock(t *testing.T) {
+	for _, b := range []string{"1T", "1t", "100g"} {
+		out, errs, code := rationPipe(t, "1\n2\n3\n", "--pipe", "--block", b, "wc", "-l")
+		if strings.TrimSpace(out) != "3" || code != 0 {
+			t.Errorf("--block %s: got %q, exit %d (%.300s), want 3", b, out, code, errs)
+		}
+	}
+}
+
+// TestPipeRRSEmptyBlock: a block that --rrs leaves empty starts no
+// command but keeps its job number, as GNU parallel's EOF detector does;
+// ration ran the command with empty stdin. Want: GNU parallel 20221122's
+// output.
+func TestPipeRRSEmptyBlock(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		args []string
+		want string
+	}{
+		{"a\n\n\n\nb\n", []string{"-N1"}, "1\na\n3\nb\n"},
+		{"a,,,b,", []string{"--recend", ",", "-N1"}, "1\na\n3\nb\n"},
+	} {
+		args := append([]string{"-k", "--pipe", "--rrs", "--shell"}, c.args...)
+		out, errs, code := rationPipe(t, c.in, append(args, "echo {#}; cat; echo")...)
+		if out != c.want || code != 0 {
+			t.Errorf("%q %q: got %q, exit %d (%s), want %q", c.in, c.args, out, code, errs, c.want)
+		}
+	}
+}

@@ -161,6 +161,10 @@ func planPipeChecks(p *runPlan, f *runFlags) error {
 		return flagMsg("--pipe", "-L0 gives a record no lines; with --pipe, -L must be at least 1")
 	case p.input.colsepSet || p.input.delim != "\n" || p.input.eof != "" || f.null:
 		return flagMsg("--pipe", "--colsep, -d, -0 and -E do not apply to --pipe's blocks (records end with --recend)")
+	case g.noRunIfEmpty:
+		// GNU parallel's -r takes the blank lines out of --pipe's stream;
+		// ration's blocks would keep them, silently.
+		return flagMsg("--pipe", "-r with --pipe is not supported (GNU parallel removes blank lines from the stream): remove them first, grep -v '^[[:space:]]*$'")
 	}
 	return nil
 }
@@ -172,6 +176,9 @@ func pipeBlockOptions(f *runFlags) (input.BlockOptions, error) {
 	o := input.BlockOptions{RecEnd: g.recEnd, RecStart: g.recStart, Regexp: pf.regexp, RemoveRecSep: pf.removeRecSep}
 	if !g.recEndSet && !g.recStartSet {
 		o.RecEnd = "\n"
+	}
+	if !pf.regexp {
+		o.RecEnd, o.RecStart = recSepUnescape(o.RecEnd), recSepUnescape(o.RecStart)
 	}
 	if g.block != "" && !pf.pipePart {
 		n, err := input.ParseBlockSize(g.block)
@@ -191,6 +198,46 @@ func pipeBlockOptions(f *runFlags) (input.BlockOptions, error) {
 		return o, flagMsg("--regexp", err.Error())
 	}
 	return o, nil
+}
+
+// recSepUnescape decodes a --recend or --recstart without --regexp as GNU
+// parallel does (perl's "qq" of \0, \r, \n, \t, \', \" and \\, from left
+// to right), so that the man page's --recend '\n' and a CRLF file's
+// --recend '\r\n' cut records; other backslashes stay as they are.
+func recSepUnescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			if c, ok := recSepEscape(s[i+1]); ok {
+				b.WriteByte(c)
+				i++
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// recSepEscape is the byte that a backslash and c stand for in --recend and
+// --recstart without --regexp, and whether GNU parallel decodes it.
+func recSepEscape(c byte) (byte, bool) {
+	switch c {
+	case '0':
+		return 0, true
+	case 'r':
+		return '\r', true
+	case 'n':
+		return '\n', true
+	case 't':
+		return '\t', true
+	case '\'', '"', '\\':
+		return c, true
+	}
+	return 0, false
 }
 
 // pipeFileMode is "cat" for --cat, "fifo" for --fifo, else "".

@@ -7,6 +7,8 @@ import (
 
 const partShard = "--pipepart with --shard or RATION_SHARD_COUNT needs --block SIZE: parts sized by the job slots follow each run's -j, so the shards would overlap and miss parts"
 
+const pipeR = "-r with --pipe is not supported (GNU parallel removes blank lines from the stream): remove them first, grep -v '^[[:space:]]*$'"
+
 const robinShard = "--round-robin cannot be combined with --shard or RATION_SHARD_COUNT: its jobs are streams that take whichever blocks come, so no shard owns a block"
 
 // planCasesGNUPipe are the plan rows of --pipe's modes.
@@ -73,6 +75,9 @@ func planCasesGNUPipe() []planCase {
 		{args: c("--pipe", "--removerecsep", "--regexp", "echo"), want: pipe(input.BlockOptions{RecEnd: "\n", RemoveRecSep: true, Regexp: true})},
 		{args: c("--pipe", "--regexp", "--recend", "(", "echo"), err: "--recend: error parsing regexp: missing closing ): `(`", flag: "--regexp"},
 		{args: c("--pipe", "--recend", "(", "echo"), want: pipe(input.BlockOptions{RecEnd: "("})},
+		// -r took no blank line out of --pipe's stream (GNU parallel does).
+		{args: c("--pipe", "-r", "wc"), err: pipeR, flag: "--pipe"},
+		{args: c("--pipepart", "-a", "big", "--no-run-if-empty", "wc"), err: pipeR, flag: "--pipe"},
 		{args: c("--regexp", "echo"), err: "--regexp and --rrs need --pipe", flag: "--regexp"},
 		{args: c("--rrs", "echo"), err: "--regexp and --rrs need --pipe", flag: "--regexp"},
 

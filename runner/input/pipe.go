@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // DefaultBlockSize is GNU parallel's --block default: 1M (1048576 bytes).
@@ -119,6 +120,9 @@ func newCutter(o BlockOptions) (*cutter, error) {
 			if _, err := regexp.Compile(s.re); err != nil {
 				return nil, fmt.Errorf("%s: %w", s.flag, err)
 			}
+			if err := byteRegexp(s.re); err != nil {
+				return nil, fmt.Errorf("%s: %w", s.flag, err)
+			}
 		}
 	}
 	end, start = "(?:"+end+")", "(?:"+start+")"
@@ -144,6 +148,41 @@ func newCutter(o BlockOptions) (*cutter, error) {
 		}
 	}
 	return c, nil
+}
+
+// byteRegexp refuses a --regexp pattern that names a byte above 0x7F (a
+// \xHH, \x{H...} or octal escape, or such a byte itself, not part of a
+// UTF-8 character): GNU parallel's perl matches it against that byte, Go's
+// regexp against a UTF-8 character, which would silently never match.
+func byteRegexp(re string) error {
+	if !utf8.ValidString(re) {
+		return errors.New("holds bytes that are no UTF-8: Go regular expressions match UTF-8 characters, not bytes; give the bytes without --regexp")
+	}
+	for i := 0; i+1 < len(re); i++ {
+		if re[i] != '\\' {
+			continue
+		}
+		i++
+		var v uint64
+		switch c := re[i]; {
+		case c == 'x' && strings.HasPrefix(re[i+1:], "{"):
+			if end := strings.IndexByte(re[i:], '}'); end > 0 {
+				v, _ = strconv.ParseUint(re[i+2:i+end], 16, 32)
+			}
+		case c == 'x' && i+3 <= len(re):
+			v, _ = strconv.ParseUint(re[i+1:i+3], 16, 8)
+		case c >= '0' && c <= '7':
+			j := i
+			for j < len(re) && j < i+3 && re[j] >= '0' && re[j] <= '7' {
+				j++
+			}
+			v, _ = strconv.ParseUint(re[i:j], 8, 16)
+		}
+		if v > 0x7f {
+			return fmt.Errorf("%s names a byte above 0x7F: Go regular expressions match UTF-8 characters, not bytes; give the byte itself without --regexp", re)
+		}
+	}
+	return nil
 }
 
 // next is the first record boundary p > from in b, or -1 when b holds
@@ -289,19 +328,25 @@ type blockReader struct {
 	err error // a read error other than EOF
 }
 
+// fillChunk is the most fill reads at a time: buf grows with what was
+// read, not with what was asked for, so a --block far larger than the
+// input (1T) takes no more memory than the input does.
+const fillChunk = 1 << 20
+
 // fill reads up to n bytes more into buf.
 func (br *blockReader) fill(n int) {
-	if br.eof || n <= 0 {
-		return
-	}
-	old := len(br.buf)
-	br.buf = append(br.buf, make([]byte, n)...)
-	m, err := io.ReadFull(br.r, br.buf[old:])
-	br.buf = br.buf[:old+m]
-	if err != nil {
-		br.eof = true
-		if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-			br.err = err
+	for n > 0 && !br.eof {
+		k := min(n, fillChunk)
+		old := len(br.buf)
+		br.buf = append(br.buf, make([]byte, k)...)
+		m, err := io.ReadFull(br.r, br.buf[old:])
+		br.buf = br.buf[:old+m]
+		n -= m
+		if err != nil {
+			br.eof = true
+			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+				br.err = err
+			}
 		}
 	}
 }

@@ -104,6 +104,30 @@ func TestBlocksBadRegexp(t *testing.T) {
 	}
 }
 
+// TestBlocksRegexpHighBytes: GNU parallel's perl matches --regexp against
+// bytes, Go's against UTF-8 characters, so \xff (or a byte 0xff itself)
+// never matched a byte 0xff and the whole input went to one job
+// silently (GNU: 407 jobs for 300 KB of random bytes with -N3). Such
+// patterns are refused; UTF-8 characters and ASCII escapes are not.
+func TestBlocksRegexpHighBytes(t *testing.T) {
+	for _, re := range []string{`\xff`, `\x80`, `a\x{e9}`, `[\xf0-\xff]`, `\377`, `\200`} {
+		for _, o := range []BlockOptions{{Regexp: true, RecEnd: re}, {Regexp: true, RecStart: re}} {
+			err := o.Check()
+			if err == nil || !strings.Contains(err.Error(), "bytes") {
+				t.Errorf("%q: got %v, want an error about bytes", re, err)
+			}
+		}
+	}
+	if err := (BlockOptions{Regexp: true, RecEnd: "\xff"}).Check(); err == nil {
+		t.Errorf("a raw byte 0xff: no error")
+	}
+	for _, re := range []string{`\x7f`, `\x41\n`, "é", `\\xff`, `\177`, `\0`, `[\x00-\x10]`} {
+		if err := (BlockOptions{Regexp: true, RecEnd: re}).Check(); err != nil {
+			t.Errorf("%q: %v", re, err)
+		}
+	}
+}
+
 // TestBlocksMemory: a header that never matches is looked for in 64
 // blocks at most, and cutting many blocks holds about one.
 func TestBlocksMemory(t *testing.T) {
