@@ -3,7 +3,6 @@ package workerexec_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -26,15 +25,8 @@ import (
 // JobFinished per job although the pool re-dispatches the task that kills
 // its workers.
 func TestWorkerExecutor(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("no python3")
-	}
-	py, err := filepath.Abs(filepath.Join("..", "worker", "examples", "worker.py"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var rec, poolEvents testutil.Recorder
-	x, err := workerexec.New(worker.Config{Command: []string{"python3", py}, Size: 2,
+	x, err := workerexec.New(worker.Config{Command: pyWorker(t), Size: 2,
 		Observer: &poolEvents, Stderr: &testutil.Buffer{}})
 	if err != nil {
 		t.Fatal(err)
@@ -131,14 +123,7 @@ func TestWorkerExecutor(t *testing.T) {
 // run drains never starts (NotStarted, no JobStarted); the running one
 // finishes and is recorded.
 func TestWorkerExecutorDrain(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("no python3")
-	}
-	py, err := filepath.Abs(filepath.Join("..", "worker", "examples", "worker.py"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, err := workerexec.New(worker.Config{Command: []string{"python3", py}, Size: 1, Stderr: &testutil.Buffer{}})
+	x, err := workerexec.New(worker.Config{Command: pyWorker(t), Size: 1, Stderr: &testutil.Buffer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,14 +169,7 @@ func TestWorkerExecutorDrain(t *testing.T) {
 // summary says so. Before, "tasks: 1 succeeded, 3 failed" stood beside the
 // runner's "1 done, 1 failed" for one job that failed its 3 attempts.
 func TestStatsCountJobAttempts(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("no python3")
-	}
-	py, err := filepath.Abs(filepath.Join("..", "worker", "examples", "worker.py"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, err := workerexec.New(worker.Config{Command: []string{"python3", py}, Size: 1, Stderr: &testutil.Buffer{}})
+	x, err := workerexec.New(worker.Config{Command: pyWorker(t), Size: 1, Stderr: &testutil.Buffer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
