@@ -49,9 +49,9 @@
 // they are computed. WriteSVG and WriteHTML read the joblog a second time
 // for the commands, one line at a time, and keep only the jobs their
 // tables list (at most Slowest + MaxFailed, commands cut to 2,000 runes).
-// `ration report` on a million-line joblog thus peaks at about 170 MB of
-// resident memory, where keeping every line took 700 MB
-// (TestReportMemoryBounded checks 400,000 lines under 128 MB). The joblog
+// `ration report` on a million-line joblog thus peaks at 170-185 MB of
+// resident memory (bench/scripts/reportmem.sh), where keeping every line
+// took 700 MB (TestReportMemoryBounded checks 400,000 lines under 128 MB). The joblog
 // must be readable twice (an io.ReaderAt); a pipe has to be copied to a
 // file first, as `ration report -` does.
 package report
