@@ -25,16 +25,6 @@ import (
 	"github.com/ration-run/ration/runner/workerexec"
 )
 
-// pyWorker is the command of the Python example worker.
-func pyWorker(t *testing.T) []string {
-	t.Helper()
-	abs, err := filepath.Abs(filepath.Join("..", "worker", "examples", "worker.py"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return []string{testutil.Python(t), abs}
-}
-
 // moveTo returns an OnStart hook that moves each worker into cgroup dir.
 func moveTo(dir string) func(pid int) error {
 	return func(pid int) error {

@@ -18,6 +18,17 @@ import (
 	"github.com/ration-run/ration/runner/workerexec"
 )
 
+// pyWorker is the command of the Python example worker (skipped
+// without a usable python3).
+func pyWorker(t *testing.T) []string {
+	t.Helper()
+	abs, err := filepath.Abs(filepath.Join("..", "worker", "examples", "worker.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{testutil.Python(t), abs}
+}
+
 // TestWorkerExecutor runs jobs on real Python workers through the runner:
 // one output line per task in input order (-k), task errors and
 // quarantined tasks on stderr with their input and counted as failed, the
