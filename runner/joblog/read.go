@@ -44,6 +44,8 @@ type Torn struct {
 	Prefix string // the line's first bytes (at most 64), for a message
 }
 
+// Error says which line was torn, where, and that its job counts as not
+// ended.
 func (t *Torn) Error() string {
 	more := ""
 	if int64(len(t.Prefix)) < t.Size {
@@ -53,6 +55,7 @@ func (t *Torn) Error() string {
 		t.Line, ErrTornTail, t.Size, t.Offset, t.Prefix, more)
 }
 
+// Unwrap returns ErrTornTail, so errors.Is(err, ErrTornTail) finds a Torn.
 func (t *Torn) Unwrap() error { return ErrTornTail }
 
 // Entries yields the entries of a joblog in file order. Header lines (also
