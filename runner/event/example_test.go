@@ -1,0 +1,54 @@
+package event_test
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/ration-run/ration/runner/event"
+)
+
+// An observer that counts outcomes, beside one that prints failures: Multi
+// hands each event to both, in order, and skips the nil one.
+func ExampleMulti() {
+	outcomes := map[event.Outcome]int{}
+	count := event.Func(func(e event.Event) {
+		if e.Kind == event.JobFinished {
+			outcomes[e.Outcome]++
+		}
+	})
+	failures := event.Func(func(e event.Event) {
+		if e.Kind == event.JobFinished && e.Outcome != event.Succeeded {
+			fmt.Printf("job %d (%s): %s, cause %s\n", e.Seq, e.Input, e.Outcome, e.Cause)
+		}
+	})
+	var none event.Observer // an optional observer left out
+	obs := event.Multi{count, failures, none}
+
+	obs.Observe(event.Event{Kind: event.JobStarted, Seq: 1, Input: "a.go"})
+	obs.Observe(event.Event{Kind: event.JobFinished, Seq: 1, Input: "a.go", Outcome: event.Succeeded})
+	obs.Observe(event.Event{Kind: event.JobFinished, Seq: 2, Input: "b.go", Outcome: event.Failed,
+		ExitCode: -1, Signal: 9, Cause: event.CauseOOM})
+	fmt.Println(outcomes[event.Succeeded], "succeeded,", outcomes[event.Failed], "failed")
+	// Output:
+	// job 2 (b.go): failed, cause oom
+	// 1 succeeded, 1 failed
+}
+
+// The table that SIGUSR1 prints: one row per running job, in slot order,
+// with how long its attempt has run.
+func ExampleWriteTable() {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	rows := []event.Row{
+		{Seq: 3, Slot: 1, PID: 4242, Input: "small.csv", Started: now.Add(-2 * time.Second)},
+		{Seq: 1, Slot: 2, PID: 4200, Input: "huge.csv", Started: now.Add(-90 * time.Second),
+			LastLine: "chunk 9 of 12"},
+	}
+	if err := event.WriteTable(os.Stdout, rows, now); err != nil {
+		panic(err)
+	}
+	// Output:
+	// SLOT  PID   SEQ  RUNNING  INPUT      LAST OUTPUT
+	// 1     4242  3    2s       small.csv  -
+	// 2     4200  1    1m30s    huge.csv   chunk 9 of 12
+}
