@@ -396,7 +396,10 @@ func planCases() []planCase {
 		}},
 		{args: c("--log-format", "human", "echo"), want: func(p *runPlan) { p.log.Format = logs.FormatHuman }},
 		{args: c("--log-format", "xml", "echo"), err: "--log-format: " + errOf(logs.New(nil, logs.Options{Format: "xml"})), flag: "--log-format"},
-		{args: c("-q", "echo"), want: func(p *runPlan) { p.observe.quiet, p.log.Quiet = true, true }},
+		{args: c("-q", "echo"), want: func(p *runPlan) {
+			// No job record is logged: a start or task error goes into the job's stderr.
+			p.observe.quiet, p.log.Quiet, p.cfg.OmitErrorLines = true, true, false
+		}},
 		{args: c("--quiet", "--debug", "echo"), err: "--quiet and --debug exclude each other", flag: "--quiet"},
 		{args: c("--stall-timeout", "1s", "echo"), want: func(p *runPlan) { p.observe.stall = time.Second }},
 		{args: c("--stall-timeout", "soon", "echo"), err: `--stall-timeout: "soon" is not a duration`, flag: "--stall-timeout"},
