@@ -106,7 +106,7 @@ func newRunFlagSet(f *runFlags) *pflag.FlagSet {
 	fs.BoolVar(&f.noBar, "no-bar", false, "never show a progress bar")
 	fs.BoolVarP(&f.keepOrder, "keep-order", "k", false, "print the output of jobs in input order")
 	fs.BoolVar(&f.lineBuffer, "line-buffer", false, "print output line by line as it comes")
-	fs.BoolVar(&f.shell, "shell", false, "run the command through sh -c, with each substituted input quoted (not with --worker, whose command always runs so)")
+	fs.BoolVar(&f.shell, "shell", false, "run the command through GNU parallel's shell ($PARALLEL_SHELL, else the shell ration was started from, else $SHELL, else sh), with each substituted input quoted (not with --worker, whose command always runs through sh -c)")
 	fs.StringVar(&f.shard, "shard", "", "run only shard `I/N` of the inputs (default from JOB_COMPLETION_INDEX when RATION_SHARD_COUNT=N)")
 
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on `HOST:PORT` under /metrics (:9090 every interface; port 0 picks one, logged at start, with --quiet as a warning)")
