@@ -69,6 +69,11 @@ func checkJobs(flag string, getenv func(string) string) (spec string, err error)
 		return "", nil
 	}
 	if err := limits.CheckJobs(spec); err != nil {
+		if name == "--jobs" {
+			// -j also takes a FILE holding the value (GNU parallel's);
+			// one that exists was read before, so this one does not.
+			err = fmt.Errorf("%q is not a whole number >= 1, +N, -N, a percentage like 50%% or an existing file holding one", spec)
+		}
 		return "", flagErr(name, err)
 	}
 	return spec, nil

@@ -32,8 +32,8 @@ func TestLimitsUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-j", "zero"}, "ration limits: --jobs: " + jobsErr("zero") + "\n"},
-		{[]string{"--jobs=-1.5"}, "ration limits: --jobs: " + jobsErr("-1.5") + "\n"},
+		{[]string{"-j", "zero"}, "ration limits: --jobs: " + jobsFlagErr("zero") + "\n"},
+		{[]string{"--jobs=-1.5"}, "ration limits: --jobs: " + jobsFlagErr("-1.5") + "\n"},
 		{[]string{"--mem-per-job", "lots"}, `invalid argument "lots" for "--mem-per-job" flag: want a number with an optional unit`},
 		{[]string{"--mem-per-job", "-5M"}, `invalid argument "-5M" for "--mem-per-job" flag: `},
 		{[]string{"--fs-root", "/does/not/exist"}, "--fs-root /does/not/exist: not a directory"},

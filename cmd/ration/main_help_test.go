@@ -55,3 +55,17 @@ func TestRunHelpShell(t *testing.T) {
 		t.Errorf("--shell's help %q says sh -c", line)
 	}
 }
+
+// TestRunHelpJobsFile: `ration run --help` says -j takes a FILE, as
+// `ration limits --help`, README and docs/compat.md do; it did not.
+func TestRunHelpJobsFile(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := dispatch([]string{"run", "--help"}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("run --help: exit %d: %s", code, errb.String())
+	}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "-j, --jobs ") && !strings.Contains(l, "FILE") {
+			t.Errorf("-j's help %q does not name FILE", l)
+		}
+	}
+}
