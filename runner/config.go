@@ -89,7 +89,9 @@ type Config struct {
 	// number ({#}).
 	DryRunLine func(input string, seq int64) string
 	// KeepOrder prints the output of jobs in input order (-k); a job's
-	// output waits for the jobs before it, within a window of Jobs+1 jobs.
+	// output waits for the jobs before it, within the window of
+	// pool.MapOrdered: behind a running job, at most Jobs+pool.PullSlack
+	// jobs start, that one included.
 	KeepOrder bool
 	// LineBuffer prints output line by line as jobs write it. With
 	// KeepOrder only the job first in input order does; the others' output

@@ -41,8 +41,11 @@ type Halt struct {
 	// Count is the number of jobs that triggers the halt; with Percent
 	// set it is unused.
 	Count int64
-	// Percent, when > 0, triggers the halt once at least HaltMinJobs jobs
-	// finished and Percent % of the finished jobs count.
+	// Percent, when > 0, triggers the halt once Percent % of all the
+	// jobs count: the Runner then reads the whole input before the first
+	// job, to know how many there are (as GNU parallel does). Only where
+	// that number is unknown, at least HaltMinJobs jobs must have finished
+	// and Percent % of the finished ones count.
 	Percent float64
 }
 

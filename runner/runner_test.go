@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ration-run/ration/internal/testutil"
+	"github.com/ration-run/ration/pool"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
 	"github.com/ration-run/ration/runner/joblog"
@@ -422,5 +423,33 @@ func TestKeepOrderLineBuffer(t *testing.T) {
 	}
 	if out != want.String() {
 		t.Errorf("got\n%q\nwant\n%q", out, want.String())
+	}
+}
+
+// TestKeepOrderWindow: with -k, the jobs behind a slow first job are
+// bounded by the window README and docs/reliability.md state: Jobs+5 jobs
+// start (the head included) and no more until the head ends. The head
+// waits until the whole window has started, then a little longer, and
+// records how many had started; a larger window would show there.
+func TestKeepOrderWindow(t *testing.T) {
+	dir := t.TempDir()
+	started := filepath.Join(dir, "started")
+	const jobs, window = 2, 2 + pool.PullSlack
+	script := `echo "$1" >> "$2"
+if [ "$1" = 1 ]; then
+  i=0; while [ "$(wc -l < "$2")" -lt ` + strconv.Itoa(window) + ` ] && [ $i -lt 2000 ]; do sleep 0.01; i=$((i+1)); done
+  sleep 0.3; wc -l < "$2" > "$2.head"
+fi`
+	sum, _, _, err := run(t, Config{Command: []string{"sh", "-c", script, "sh", "{}", started},
+		Input: input.Args(nums(30)), KeepOrder: true, Jobs: jobs})
+	if err != nil || sum.Succeeded != 30 {
+		t.Fatal(sum, err)
+	}
+	b, err := os.ReadFile(started + ".head")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := strconv.Atoi(strings.TrimSpace(string(b))); n != window {
+		t.Errorf("%d jobs started while the first ran; want the window, %d (Jobs+%d)", n, window, pool.PullSlack)
 	}
 }

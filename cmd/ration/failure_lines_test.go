@@ -39,6 +39,20 @@ func (e e2e) failureLines(t *testing.T) {
 	if r.code != 2 || r.stderr != "" {
 		t.Errorf("--quiet: exit %d, stderr %q; want exit 2 and nothing", r.code, r.stderr)
 	}
+	// --quiet and a failure that only ration can explain (a command that
+	// cannot start, a worker's task error): no log record, but still the
+	// one line that says why, as a shell or xargs prints it, and as
+	// --help promises ("log warnings and errors only"). Before, the run
+	// failed with nothing on stderr at all.
+	r = e.run("", "-q", "-j", "1", "no-such-command-for-ration", ":::", "1")
+	if ls := lines(r.stderr); r.code != 1 || len(ls) != 1 || count(ls, "no-such-command-for-ration") != 1 || count(ls, "executable file not found") != 1 {
+		t.Errorf("--quiet start failure: exit %d, stderr %q; want exit 1 and one line naming the command and why", r.code, r.stderr)
+	}
+	failing := `sed -u 's/^{"id":\([0-9]*\),.*/{"id":\1,"ok":false,"error":"cannot parse"}/'`
+	r = e.run("", "-q", "-j", "1", "--worker", failing, ":::", "in-put")
+	if ls := lines(r.stderr); r.code != 1 || len(ls) != 1 || count(ls, "in-put") != 1 || count(ls, "cannot parse") != 1 {
+		t.Errorf("--quiet task error: exit %d, stderr %q; want exit 1 and one line naming the input and the error", r.code, r.stderr)
+	}
 	// --halt now stops job 2 while it sleeps: job 1 failed, job 2 stopped.
 	r = e.run("", "-j", "2", "--log-format", "json", "--halt", "now,fail=1", "--shell",
 		`if [ {} = 1 ]; then sleep 0.2; exit 1; fi; sleep 30`, ":::", "1", "2")

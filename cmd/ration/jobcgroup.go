@@ -46,7 +46,12 @@ type jobsCgroupJSON struct {
 	None         string `json:"none,omitempty"`
 }
 
-func jobCgroupJSON(s cgroup.Snapshot) *jobsCgroupJSON {
+// jobCgroupJSON says what ration run would do with the environment read
+// through getenv: RATION_JOB_CGROUP may turn the cgroup off.
+func jobCgroupJSON(s cgroup.Snapshot, getenv func(string) string) *jobsCgroupJSON {
+	if envOff(getenv, jobCgroupEnv) {
+		return &jobsCgroupJSON{None: fmt.Sprintf("%s=%s turns it off", jobCgroupEnv, getenv(jobCgroupEnv))}
+	}
 	reserve, err := jobcgroup.Check(s)
 	if err != nil {
 		return &jobsCgroupJSON{None: strings.TrimPrefix(err.Error(), "jobcgroup: ")}
@@ -55,9 +60,9 @@ func jobCgroupJSON(s cgroup.Snapshot) *jobsCgroupJSON {
 }
 
 // jobCgroupPlan says, for `ration limits`, whether ration run would give
-// its jobs a memory cgroup of their own, and with what limit.
-func jobCgroupPlan(s cgroup.Snapshot) string {
-	j := jobCgroupJSON(s)
+// its jobs a memory cgroup of their own (j, from jobCgroupJSON), and with
+// what limit.
+func jobCgroupPlan(j *jobsCgroupJSON) string {
 	if j.None != "" {
 		return "none, jobs share ration's (" + j.None + ")"
 	}

@@ -69,6 +69,11 @@ func checkJobs(flag string, getenv func(string) string) (spec string, err error)
 		return "", nil
 	}
 	if err := limits.CheckJobs(spec); err != nil {
+		if name == "--jobs" {
+			// -j also takes a FILE holding the value (GNU parallel's);
+			// one that exists was read before, so this one does not.
+			err = fmt.Errorf("%q is not a whole number >= 1, +N, -N, a percentage like 50%% or an existing file holding one", spec)
+		}
 		return "", flagErr(name, err)
 	}
 	return spec, nil
@@ -126,14 +131,16 @@ func limitsMain(args []string, getenv func(string) string, stdout, stderr io.Wri
 		return fail(stderr, "ration limits", err)
 	}
 	var procs *gomaxprocsJSON
+	var jobsCg *jobsCgroupJSON // what ration run would do for its jobs; not for a snapshot
 	if d.FSRoot == "" {
+		jobsCg = jobCgroupJSON(d.Snapshot, getenv)
 		// What ration run does with the same limits (run_wire.go decide):
 		// done to this process, which runs where ration run would.
 		_, note := limits.AdjustGOMAXPROCS(d)
 		procs = &gomaxprocsJSON{N: runtime.GOMAXPROCS(0), Note: note}
 	}
 	if !f.json {
-		writeDecision(stdout, d, f.memPerJob.auto, procs)
+		writeDecision(stdout, d, f.memPerJob.auto, procs, jobsCg)
 		return 0
 	}
 	enc := json.NewEncoder(stdout)
@@ -143,10 +150,7 @@ func limitsMain(args []string, getenv func(string) string, stdout, stderr io.Wri
 		limits.Decision
 		*gomaxprocsJSON
 		JobsCgroup *jobsCgroupJSON `json:"jobs_cgroup,omitempty"`
-	}{Decision: d, gomaxprocsJSON: procs}
-	if d.FSRoot == "" {
-		out.JobsCgroup = jobCgroupJSON(d.Snapshot)
-	}
+	}{Decision: d, gomaxprocsJSON: procs, JobsCgroup: jobsCg}
 	if err := enc.Encode(out); err != nil {
 		return fail(stderr, "ration limits", err)
 	}
@@ -161,8 +165,9 @@ type gomaxprocsJSON struct {
 }
 
 // writeDecision prints the inputs one per line, then the decision;
-// memAuto is --mem-per-job auto, procs the GOMAXPROCS (nil: not shown).
-func writeDecision(w io.Writer, d limits.Decision, memAuto bool, procs *gomaxprocsJSON) {
+// memAuto is --mem-per-job auto, procs the GOMAXPROCS and jobsCg the jobs'
+// cgroup (nil: not shown).
+func writeDecision(w io.Writer, d limits.Decision, memAuto bool, procs *gomaxprocsJSON, jobsCg *jobsCgroupJSON) {
 	s := d.Snapshot
 	line := func(k, format string, a ...any) { fmt.Fprintf(w, "%-16s %s\n", k+":", fmt.Sprintf(format, a...)) }
 	if d.FSRoot != "" {
@@ -234,8 +239,8 @@ func writeDecision(w io.Writer, d limits.Decision, memAuto bool, procs *gomaxpro
 		line("mem per job", "auto: ration run learns it from the peak RSS of finished jobs")
 	}
 	line("memory binding", "%s", d.MemoryBinding())
-	if d.FSRoot == "" {
-		line("jobs' cgroup", "%s", jobCgroupPlan(s))
+	if jobsCg != nil {
+		line("jobs' cgroup", "%s", jobCgroupPlan(jobsCg))
 	}
 	line("jobs", "%d (%s, decided by %s)", d.Jobs, d.JobsSource, d.DecidedBy)
 	line("reason", "%s", d.Reason)

@@ -32,8 +32,8 @@ func TestLimitsUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-j", "zero"}, "ration limits: --jobs: " + jobsErr("zero") + "\n"},
-		{[]string{"--jobs=-1.5"}, "ration limits: --jobs: " + jobsErr("-1.5") + "\n"},
+		{[]string{"-j", "zero"}, "ration limits: --jobs: " + jobsFlagErr("zero") + "\n"},
+		{[]string{"--jobs=-1.5"}, "ration limits: --jobs: " + jobsFlagErr("-1.5") + "\n"},
 		{[]string{"--mem-per-job", "lots"}, `invalid argument "lots" for "--mem-per-job" flag: want a number with an optional unit`},
 		{[]string{"--mem-per-job", "-5M"}, `invalid argument "-5M" for "--mem-per-job" flag: `},
 		{[]string{"--fs-root", "/does/not/exist"}, "--fs-root /does/not/exist: not a directory"},
@@ -387,5 +387,43 @@ func TestWatchAdjustsGOMAXPROCS(t *testing.T) {
 	}
 	if n := runtime.GOMAXPROCS(0); n < 2 {
 		t.Errorf("GOMAXPROCS %d after a re-read of the limits: want the runtime's default (>= 2) back", n)
+	}
+}
+
+// TestLimitsJobCgroupOff: with RATION_JOB_CGROUP=0, which turns off
+// ration run's memory cgroup for its jobs, `ration limits` says the jobs
+// share ration's cgroup because of it (docs/kubernetes.md: "ration limits
+// says which"), in the text and in jobs_cgroup. Before, it said what it
+// would have done without the variable, here "no memory limit", and on a
+// host with a writable limit that a cgroup would be made.
+func TestLimitsJobCgroupOff(t *testing.T) {
+	getenv := func(k string) string {
+		if k == jobCgroupEnv {
+			return "0"
+		}
+		return ""
+	}
+	var out, errb bytes.Buffer
+	if code := limitsMain([]string{"--json"}, getenv, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var m struct {
+		JobsCgroup struct {
+			LimitBytes int64  `json:"limit_bytes"`
+			None       string `json:"none"`
+		} `json:"jobs_cgroup"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.JobsCgroup.LimitBytes != 0 || !strings.Contains(m.JobsCgroup.None, "RATION_JOB_CGROUP=0") {
+		t.Errorf("jobs_cgroup %+v; want none, naming RATION_JOB_CGROUP=0", m.JobsCgroup)
+	}
+	out.Reset()
+	if code := limitsMain(nil, getenv, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if want := "jobs' cgroup:    none, jobs share ration's (RATION_JOB_CGROUP=0"; !strings.Contains(out.String(), want) {
+		t.Errorf("output lacks %q:\n%s", want, out.String())
 	}
 }

@@ -7,13 +7,16 @@
 //	ration run [flags] -- CMD [ARG]        run CMD once per input
 //	ration run [flags] --worker 'CMD ARG'  send each input to long-lived worker processes
 //	ration report JOBLOG [-o FILE]         render a joblog as a timeline (HTML or SVG)
+//	ration sem [flags] CMD                 GNU parallel's sem: a semaphore shared between processes
 //
 // Exit status (run): 0 all jobs succeeded; 1-100 the number of failed jobs
 // (with --worker, quarantined tasks count as failed); 101 more than 100
 // failed; 128+N interrupted by signal N (141: stdout closed by its
 // reader); with --halt, GNU parallel's status; 255 usage or input error (also a
 // metrics address that cannot be bound or a worker command that cannot be
-// found). Other subcommands exit 0 on success and 255 on a usage error.
+// found). ration sem --fg exits with its command's status (1 when
+// --semaphoretimeout gave up waiting). The others exit 0 on success and
+// 255 on a usage error.
 //
 // This package holds flags and wiring only; the work is done in cgroup/,
 // limits/, pool/ and runner/. Each subcommand parses its flags into a

@@ -30,3 +30,42 @@ func TestHelpCommand(t *testing.T) {
 		t.Errorf("help nosuch: exit %d, stderr %q", code, errs)
 	}
 }
+
+// TestRunHelpShell: `ration run --help` names the shell --shell uses as
+// README.md and docs/compat.md do (GNU parallel's choice, so that
+// `export -f` functions work), not `sh -c`, which it is not: a user who
+// reads "sh -c" writes for sh and gets bash, or the other way round.
+func TestRunHelpShell(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := dispatch([]string{"run", "--help"}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("run --help: exit %d: %s", code, errb.String())
+	}
+	var line string
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "--shell ") {
+			line = l
+		}
+	}
+	for _, want := range []string{"$PARALLEL_SHELL", "the shell ration was started from", "$SHELL"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("--shell's help %q does not name %s", line, want)
+		}
+	}
+	if strings.Contains(line, "through sh -c,") {
+		t.Errorf("--shell's help %q says sh -c", line)
+	}
+}
+
+// TestRunHelpJobsFile: `ration run --help` says -j takes a FILE, as
+// `ration limits --help`, README and docs/compat.md do; it did not.
+func TestRunHelpJobsFile(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := dispatch([]string{"run", "--help"}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("run --help: exit %d: %s", code, errb.String())
+	}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "-j, --jobs ") && !strings.Contains(l, "FILE") {
+			t.Errorf("-j's help %q does not name FILE", l)
+		}
+	}
+}

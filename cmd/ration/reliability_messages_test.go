@@ -26,9 +26,11 @@ func TestReliabMessages(t *testing.T) {
 		}
 	})
 	t.Run("NUL in input", func(t *testing.T) {
+		// As GNU parallel (and README, docs/reliability.md): the job runs
+		// with the NUL as the two characters \0, and one warning names -0.
 		r := rcmd{dir: t.TempDir(), stdin: strings.NewReader("a\x00b\n"), args: []string{"run", "--", "echo"}}.run(t)
-		if !strings.Contains(r.stderr, "-0") {
-			t.Errorf("exit %d, no word about -0:\n%s", r.code, r.stderr)
+		if r.code != 0 || r.stdout != "a\\0b\n" || !strings.Contains(r.stderr, "-0") {
+			t.Errorf("exit %d, stdout %q, want 0 and %q, and a word about -0:\n%s", r.code, r.stdout, `a\0b`+"\n", r.stderr)
 		}
 	})
 	t.Run("retries out of range", func(t *testing.T) {

@@ -84,7 +84,7 @@ func newRunFlagSet(f *runFlags) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("ration run", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.SetInterspersed(false)
-	fs.StringVarP(&f.jobs, "jobs", "j", "", "jobs at once: `N`, N% of the effective CPUs, or +N/-N (the effective CPUs plus/minus N) (default: RATION_JOBS, then 2 per CPU, at most 8)")
+	fs.StringVarP(&f.jobs, "jobs", "j", "", "jobs at once: `N`, N% of the effective CPUs, +N/-N (the effective CPUs plus/minus N), or a FILE holding one, read again as jobs end (default: RATION_JOBS, then 2 per CPU, at most 8)")
 	fs.Var(&f.memPerJob, "mem-per-job", "expected memory of one job, `SIZE` like 512M; caps jobs at 0.9 x memory limit / SIZE; auto learns it from the peak RSS of finished jobs")
 	fs.StringVar(&f.fsRoot, "fs-root", "", "read the cgroup files below `DIR` (a snapshot) instead of the live system")
 	fs.StringArrayVarP(&f.argFiles, "arg-file", "a", nil, "read inputs from `FILE`, one per line; repeated, the files are combined as ::: groups are (- is stdin)")
@@ -106,7 +106,7 @@ func newRunFlagSet(f *runFlags) *pflag.FlagSet {
 	fs.BoolVar(&f.noBar, "no-bar", false, "never show a progress bar")
 	fs.BoolVarP(&f.keepOrder, "keep-order", "k", false, "print the output of jobs in input order")
 	fs.BoolVar(&f.lineBuffer, "line-buffer", false, "print output line by line as it comes")
-	fs.BoolVar(&f.shell, "shell", false, "run the command through sh -c, with each substituted input quoted (not with --worker, whose command always runs so)")
+	fs.BoolVar(&f.shell, "shell", false, "run the command through GNU parallel's shell ($PARALLEL_SHELL, else the shell ration was started from, else $SHELL, else sh), with each substituted input quoted (not with --worker, whose command always runs through sh -c)")
 	fs.StringVar(&f.shard, "shard", "", "run only shard `I/N` of the inputs (default from JOB_COMPLETION_INDEX when RATION_SHARD_COUNT=N)")
 
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on `HOST:PORT` under /metrics (:9090 every interface; port 0 picks one, logged at start, with --quiet as a warning)")

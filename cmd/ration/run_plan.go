@@ -376,8 +376,11 @@ func planLogs(p *runPlan, f *runFlags, _ func(string) string) error {
 		return flagErr("--log-format", err)
 	}
 	// A failed job is one line: its log record, which carries the error
-	// (not also a "ration: ..." line in the job's stderr).
-	p.cfg.OmitErrorLines = true
+	// (not also a "ration: ..." line in the job's stderr). --quiet logs
+	// no job record, so there the line in the job's stderr is the only
+	// word of why a job failed that only ration can tell (a command that
+	// cannot start, a worker's task error), as a shell or xargs prints it.
+	p.cfg.OmitErrorLines = !f.quiet
 	return nil
 }
 

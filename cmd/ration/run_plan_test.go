@@ -52,6 +52,12 @@ func jobsErr(spec string) string {
 	return fmt.Sprintf("%q is not a whole number >= 1, +N, -N or a percentage like 50%%", spec)
 }
 
+// jobsFlagErr is the error of a -j value that is neither a number nor a
+// file: -j also takes a FILE holding the value, and says so.
+func jobsFlagErr(spec string) string {
+	return fmt.Sprintf("%q is not a whole number >= 1, +N, -N, a percentage like 50%% or an existing file holding one", spec)
+}
+
 func mustHalt(s string) runner.Halt {
 	h, err := runner.ParseHalt(s)
 	if err != nil {
@@ -285,14 +291,14 @@ func planCases() []planCase {
 		// Jobs and the limits decision.
 		{args: c("-j", "3", "echo"), want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec = "3", "3" }},
 		{args: c("--jobs=50%", "echo"), want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec = "50%", "50%" }},
-		{args: c("-j", "zero", "echo"), err: "--jobs: " + jobsErr("zero"), flag: "--jobs"},
+		{args: c("-j", "zero", "echo"), err: "--jobs: " + jobsFlagErr("zero"), flag: "--jobs"},
 		// -j0 is GNU parallel's "as many as possible": the limits decision.
 		{args: c("-j", "0", "echo")},
 		// GNU parallel's -j +N and -j -N: the effective CPUs plus or minus N.
 		// They go to the limits decision as they are (TestRunRelativeJobs).
 		{args: c("-j", "+1000", "echo"), want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec = "+1000", "+1000" }},
 		{args: c("-j", "-1000", "echo"), want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec = "-1000", "-1000" }},
-		{args: c("-j", "+x", "echo"), err: "--jobs: " + jobsErr("+x"), flag: "--jobs"},
+		{args: c("-j", "+x", "echo"), err: "--jobs: " + jobsFlagErr("+x"), flag: "--jobs"},
 		{args: c("-j"), err: "flag needs an argument: 'j' in -j"},
 		{args: c("echo"), env: map[string]string{"RATION_JOBS": "2"}, want: func(p *runPlan) { p.jobsSpec = "2" }},
 		{args: c("-j", "4", "echo"), env: map[string]string{"RATION_JOBS": "x"}, want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec = "4", "4" }},
@@ -396,7 +402,10 @@ func planCases() []planCase {
 		}},
 		{args: c("--log-format", "human", "echo"), want: func(p *runPlan) { p.log.Format = logs.FormatHuman }},
 		{args: c("--log-format", "xml", "echo"), err: "--log-format: " + errOf(logs.New(nil, logs.Options{Format: "xml"})), flag: "--log-format"},
-		{args: c("-q", "echo"), want: func(p *runPlan) { p.observe.quiet, p.log.Quiet = true, true }},
+		{args: c("-q", "echo"), want: func(p *runPlan) {
+			// No job record is logged: a start or task error goes into the job's stderr.
+			p.observe.quiet, p.log.Quiet, p.cfg.OmitErrorLines = true, true, false
+		}},
 		{args: c("--quiet", "--debug", "echo"), err: "--quiet and --debug exclude each other", flag: "--quiet"},
 		{args: c("--stall-timeout", "1s", "echo"), want: func(p *runPlan) { p.observe.stall = time.Second }},
 		{args: c("--stall-timeout", "soon", "echo"), err: `--stall-timeout: "soon" is not a duration`, flag: "--stall-timeout"},
@@ -590,7 +599,7 @@ func TestRunUsageErrorOneLine(t *testing.T) {
 		want string
 	}{
 		{[]string{"true", ":::", "a"}, map[string]string{"RATION_JOBS": "x"}, "RATION_JOBS: " + jobsErr("x")},
-		{[]string{"-j", "zero", "true", ":::", "a"}, nil, "--jobs: " + jobsErr("zero")},
+		{[]string{"-j", "zero", "true", ":::", "a"}, nil, "--jobs: " + jobsFlagErr("zero")},
 		{[]string{"--fs-root", "/does/not/exist", "true", ":::", "a"}, nil, "--fs-root /does/not/exist: not a directory"},
 		{[]string{"-a", "/does/not/exist", "true"}, nil, "-a /does/not/exist: no such file or directory"},
 	} {

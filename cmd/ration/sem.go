@@ -197,21 +197,24 @@ func gnuCacheDir(getenv func(string) string) string {
 
 // runSem runs the planned sem and returns its exit status.
 func runSem(h *signalHub, p semPlan, stdout, stderr io.Writer) int {
-	s, err := sem.Open(p.dir, sem.Options{})
-	if err != nil {
-		return fail(stderr, "ration sem", err)
-	}
-	ctx := context.Background()
-	if p.wait {
-		if err := s.Wait(ctx, p.jobs); err != nil {
-			return fail(stderr, "ration sem", err)
-		}
-		return 0
-	}
 	var slot *sem.Slot
 	if p.held {
+		// The background child of a sem: it holds its parent's slot as
+		// file 3, and opens no semaphore (its --id is not passed on, so
+		// opening one would make the default id's).
 		slot = sem.SlotFrom(os.NewFile(3, "semaphore slot"))
 	} else {
+		s, err := sem.Open(p.dir, sem.Options{})
+		if err != nil {
+			return fail(stderr, "ration sem", err)
+		}
+		ctx := context.Background()
+		if p.wait {
+			if err := s.Wait(ctx, p.jobs); err != nil {
+				return fail(stderr, "ration sem", err)
+			}
+			return 0
+		}
 		var code int
 		if slot, code = acquireSem(ctx, s, p, stderr); slot == nil {
 			return code

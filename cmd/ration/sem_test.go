@@ -145,6 +145,17 @@ func TestSemE2E(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errOut, "ration sem") {
 		t.Errorf("ration run --semaphore: exit %d, stderr %q; want it to name ration sem", code, errOut)
 	}
+	// Only the semaphore of --id was made: the background child that runs
+	// the command (sem --held) made another, of the default id ("not a
+	// tty"), which no command used.
+	ents, _ := os.ReadDir(filepath.Join(home, ".parallel", "semaphores"))
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if want := filepath.Base(sem.Dir(home, id)); len(names) != 1 || names[0] != want {
+		t.Errorf("semaphores made: %v, want only %s", names, want)
+	}
 }
 
 // TestSemFgKilledHolder: a --fg sem killed with SIGKILL while its command

@@ -16,4 +16,14 @@
 // repository as a user's checkout would and write what it likes, with
 // `ration` on PATH. It must work offline and take a few seconds at most.
 // A failing block fails the test with its file:line, exit status and output.
+//
+// A block after the comment `<!-- transcript -->` is a transcript: its
+// first line is `$ COMMAND`, the rest the exact standard output COMMAND
+// prints when run with `sh -e` in the checkout. Only commands that print
+// the same on every machine (ration limits --fs-root on a snapshot under
+// cgroup/testdata) and write nothing can be transcripts.
+//
+// README.md's table of the fields of `ration limits --json` must name
+// every field ration prints, live and for every snapshot under
+// cgroup/testdata, and only those.
 package doccheck

@@ -18,15 +18,28 @@ import (
 // marker is the line that makes the next shell block runnable.
 const marker = "<!-- runnable -->"
 
-// block is one runnable shell block.
+// block is one marked fenced block.
 type block struct {
 	file string // relative to the repository root
 	line int    // of the opening fence
+	info string // the fence's info string
 	text string
 }
 
 // blocks returns the runnable blocks of the Markdown text.
 func blocks(file, text string) ([]block, error) {
+	bs, err := markedBlocks(file, text, marker)
+	for _, b := range bs {
+		if b.info != "sh" && b.info != "bash" {
+			return nil, fmt.Errorf("%s:%d: runnable block is %q, want sh or bash", file, b.line, b.info)
+		}
+	}
+	return bs, err
+}
+
+// markedBlocks returns the fenced blocks of the Markdown text whose
+// opening fence follows the line mark (blank lines between allowed).
+func markedBlocks(file, text, mark string) ([]block, error) {
 	var out []block
 	sc := bufio.NewScanner(strings.NewReader(text))
 	n, marked := 0, false
@@ -34,7 +47,7 @@ func blocks(file, text string) ([]block, error) {
 		n++
 		l := strings.TrimSpace(sc.Text())
 		switch {
-		case l == marker:
+		case l == mark:
 			marked = true
 		case l == "" && marked:
 		case strings.HasPrefix(l, "```"):
@@ -54,15 +67,12 @@ func blocks(file, text string) ([]block, error) {
 				return nil, fmt.Errorf("%s:%d: unclosed fence", file, start)
 			}
 			if marked {
-				if info != "sh" && info != "bash" {
-					return nil, fmt.Errorf("%s:%d: runnable block is %q, want sh or bash", file, start, info)
-				}
-				out = append(out, block{file, start, strings.Join(body, "\n") + "\n"})
+				out = append(out, block{file, start, info, strings.Join(body, "\n") + "\n"})
 			}
 			marked = false
 		default:
 			if marked {
-				return nil, fmt.Errorf("%s:%d: %s not followed by a fenced block", file, n, marker)
+				return nil, fmt.Errorf("%s:%d: %s not followed by a fenced block", file, n, mark)
 			}
 		}
 	}
@@ -74,7 +84,7 @@ func TestBlocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got[0].line != 4 || got[0].text != "echo 1\necho 2\n" || got[1].line != 12 || got[1].text != "ls\n" {
+	if len(got) != 2 || got[0].line != 4 || got[0].text != "echo 1\necho 2\n" || got[1].line != 12 || got[1].text != "ls\n" || got[1].info != "bash" {
 		t.Errorf("blocks = %+v", got)
 	}
 	for _, bad := range []string{"<!-- runnable -->\ntext\n", "<!-- runnable -->\n```go\nx\n```\n", "```sh\nno end\n"} {
@@ -132,22 +142,49 @@ func copyRepo(t *testing.T, root string) string {
 	return dst
 }
 
+// rationDir builds ration from this checkout into a new directory and
+// returns the directory, to be put first on PATH.
+func rationDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := testutil.BuildRation(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// doc is one Markdown file of the documentation.
+type doc struct {
+	rel  string // path relative to the repository root
+	text string
+}
+
+// docFiles returns README.md and docs/*.md below root.
+func docFiles(t *testing.T, root string) []doc {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	paths = append([]string{filepath.Join(root, "README.md")}, paths...)
+	var out []doc
+	for _, p := range paths {
+		text, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, p)
+		out = append(out, doc{rel, string(text)})
+	}
+	return out
+}
+
 // TestRunnableBlocks runs every runnable block of README.md and docs/*.md.
 func TestRunnableBlocks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds ration and runs the documentation's commands")
 	}
 	root := repoRoot(t)
-	docs, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
-	docs = append([]string{filepath.Join(root, "README.md")}, docs...)
 	var all []block
-	for _, d := range docs {
-		text, err := os.ReadFile(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rel, _ := filepath.Rel(root, d)
-		bs, err := blocks(rel, string(text))
+	for _, d := range docFiles(t, root) {
+		bs, err := blocks(d.rel, d.text)
 		if err != nil {
 			t.Error(err)
 		}
@@ -156,10 +193,7 @@ func TestRunnableBlocks(t *testing.T) {
 	if len(all) == 0 {
 		t.Skip("no runnable blocks")
 	}
-	binDir := t.TempDir()
-	if _, err := testutil.BuildRation(binDir); err != nil {
-		t.Fatal(err)
-	}
+	binDir := rationDir(t)
 	for _, b := range all {
 		t.Run(fmt.Sprintf("%s:%d", b.file, b.line), func(t *testing.T) {
 			dir := copyRepo(t, root)

@@ -16,9 +16,10 @@
 //
 // The default level is info: retries, worker breaks, pool changes, failed
 // jobs and stall reports. --debug adds one record per job start and end
-// and per worker start. --quiet keeps warnings and errors only (failed and
-// quarantined jobs, worker breaks, pool recreation, stalls). --quiet and
-// --debug together are a usage error.
+// and per worker start. --quiet keeps the warnings and errors about ration
+// itself only (worker breaks, pool recreation, stalls) and logs no job
+// record, failures included (see NewObserver). --quiet and --debug
+// together are a usage error.
 package logs
 
 import (
