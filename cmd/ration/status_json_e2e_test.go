@@ -22,7 +22,10 @@ func TestStatusJSONE2E(t *testing.T) {
 	bin := buildRation(t)
 	dir := t.TempDir()
 	p := accStart(t, bin, nil, nil, nil, "--log-format", "json", "-j", "2", "--shell",
-		`echo $$ > `+dir+`/{}.pid; echo working on {}; sleep 2`, ":::", "alpha", "beta")
+		// The line first, then the pid file that the test waits for, a
+		// moment later: SIGUSR1 must find the line already read from the
+		// job's pipe.
+		`echo working on {}; sleep 0.3; echo $$ > `+dir+`/{}.pid; sleep 2`, ":::", "alpha", "beta")
 	pids := map[string]int{"alpha": readPid(t, filepath.Join(dir, "alpha.pid")), "beta": readPid(t, filepath.Join(dir, "beta.pid"))}
 	if err := p.cmd.Process.Signal(syscall.SIGUSR1); err != nil {
 		t.Fatal(err)
