@@ -8,14 +8,16 @@ import (
 )
 
 // ParseSize parses a byte size such as "100MiB", "1GiB", "512M", "1.5G",
-// "64k" or "4096". The number may have a fraction; the result is rounded
-// down to whole bytes. Units are case-insensitive and follow GNU coreutils
-// (sort -S, dd, df): K, M, G, T, P and their IEC forms KiB, MiB, GiB, TiB,
-// PiB are powers of 1024; KB, MB, GB, TB, PB are powers of 1000; "B" or
-// no unit means bytes. White space between number and unit is allowed.
-// "0" is valid (callers use 0 for "no size"). Negative, NaN, infinite or
-// overflowing (> MaxInt64) sizes, and unknown units, are errors that name
-// the text ("invalid size "12X": unknown unit ...").
+// "64k" or "4096". The number may have a fraction when it has a unit
+// other than bytes; the result is rounded down to whole bytes. A fraction
+// of a byte ("1.5") is an error: a unit was forgotten. Units are
+// case-insensitive and follow GNU coreutils (sort -S, dd, df): K, M, G,
+// T, P and their IEC forms KiB, MiB, GiB, TiB, PiB are powers of 1024;
+// KB, MB, GB, TB, PB are powers of 1000; "B" or no unit means bytes.
+// White space between number and unit is allowed. "0" is valid (callers
+// use 0 for "no size"). Negative, NaN, infinite or overflowing (>
+// MaxInt64) sizes, and unknown units, are errors that name the text
+// ("invalid size "12X": unknown unit ...").
 func ParseSize(s string) (int64, error) {
 	t := strings.TrimSpace(s)
 	i := 0
@@ -33,6 +35,10 @@ func ParseSize(s string) (int64, error) {
 	mult, ok := sizeUnits[unit]
 	if !ok {
 		return 0, fmt.Errorf("invalid size %q: unknown unit %q (use K, M, G, T, KiB, MiB, GiB, TiB, KB, MB, GB, TB or B)", s, strings.TrimSpace(t[i:]))
+	}
+	if mult == 1 && v != math.Floor(v) {
+		// "--mem-per-job 1.5" meant 1.5 of some unit, not one byte.
+		return 0, fmt.Errorf("invalid size %q: a fraction of a byte (a unit is missing: 1.5G, 1.5M?)", s)
 	}
 	b := math.Floor(v * mult)
 	// float64(MaxInt64) rounds up to 2^63, so ">=" rejects exactly the
