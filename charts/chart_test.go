@@ -665,6 +665,7 @@ func TestRejectedValues(t *testing.T) {
 		{"negative term timeout", "termTimeoutSeconds: -1", []string{"/termTimeoutSeconds", "minimum"}},
 		{"margin too small", "terminationGraceMarginSeconds: 1", []string{"/terminationGraceMarginSeconds", "minimum"}},
 		{"metrics port out of range", "metrics: {port: 70000}", []string{"/metrics/port", "maximum"}},
+		{"memPerJob a fraction of a byte", "run: {memPerJob: '1.5'}", []string{"/run/memPerJob", "does not match pattern"}},
 		{"jobs zero", "run: {jobs: '0'}", []string{"/run/jobs", "does not match pattern"}},
 		{"jobs zero percent", "run: {jobs: '0%'}", []string{"/run/jobs", "does not match pattern"}},
 		{"jobs sign only", "run: {jobs: '+'}", []string{"/run/jobs", "does not match pattern"}},
@@ -708,7 +709,7 @@ func TestAcceptedEdgeValues(t *testing.T) {
 		"run: {jobs: '4'}\ntermTimeoutSeconds: 0",
 		// -j as ration run takes it: GNU parallel's +N/-N and a fractional share.
 		"run: {jobs: '+2'}", "run: {jobs: '-1'}", "run: {jobs: '12.5%'}", "run: {jobs: '.5%'}",
-		"run: {memPerJob: 1.5GiB, timeout: '0.5', stallTimeout: 1h30m}",
+		"run: {memPerJob: 1.5GiB, timeout: '0.5', stallTimeout: 1h30m}", "run: {memPerJob: '4096.0'}", "run: {memPerJob: 64k}", "run: {memPerJob: auto}",
 		"tmpSizeLimit: ''",
 		"global: {imageRegistry: example.com}",
 	} {
