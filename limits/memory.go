@@ -13,7 +13,15 @@ import "fmt"
 // With a per-job size (--mem-per-job) the arithmetic is the policy's
 // (Decision.MemoryMaxJobs); without one, what binds is decided while jobs
 // run (the run's summary says it), and the line gives what is known now.
-func (d Decision) MemoryBinding() string {
+func (d Decision) MemoryBinding() string { return d.memoryBinding("") }
+
+// MemoryBindingAdmissionOff is MemoryBinding for a ration run whose memory
+// admission is turned off (offBy says by what, as
+// "RATION_MEM_ADMISSION=0"): without a per-job size, jobs then start as
+// the CPU policy allows, and only OOM kills lower their number.
+func (d Decision) MemoryBindingAdmissionOff(offBy string) string { return d.memoryBinding(offBy) }
+
+func (d Decision) memoryBinding(admissionOffBy string) string {
 	cpu := d.Jobs // -j N: the upper bound that memory admission may lower
 	if d.JobsSource == "default" {
 		cpu = cpuPolicy(effectiveCPUs(d.Snapshot)).n
@@ -34,6 +42,10 @@ func (d Decision) MemoryBinding() string {
 		return "no memory limit: memory does not bind the jobs"
 	}
 	limit := *d.MemoryLimitBytes
+	if admissionOffBy != "" {
+		return fmt.Sprintf("per-job memory unknown: %d jobs by CPU; %s limit; %s turns ration run's memory admission off: "+
+			"jobs start as the CPU policy allows, and only OOM kills lower their number", cpu, FormatSize(limit), admissionOffBy)
+	}
 	free := max(limit-d.MemoryUsageBytes, 0)
 	return fmt.Sprintf("per-job memory unknown: %d jobs by CPU; %s limit, %s of it not in use now: "+
 		"ration run starts a job only while one more fits, learning each job's peak from finished jobs",

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner/admit"
 	"github.com/ration-run/ration/runner/jobcgroup"
 )
@@ -25,6 +26,18 @@ func envOff(getenv func(string) string, name string) bool {
 		return true
 	}
 	return false
+}
+
+// memoryBinding is the "memory binding" line of ration limits for d, as
+// ration run would behave in the environment read through getenv.
+func memoryBinding(d limits.Decision, getenv func(string) string) string {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if envOff(getenv, memoryAdmissionEnv) {
+		return d.MemoryBindingAdmissionOff(memoryAdmissionEnv + "=" + getenv(memoryAdmissionEnv))
+	}
+	return d.MemoryBinding()
 }
 
 // memorySampler returns the reader of the memory cgroup the jobs run in

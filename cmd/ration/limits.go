@@ -140,7 +140,7 @@ func limitsMain(args []string, getenv func(string) string, stdout, stderr io.Wri
 		procs = &gomaxprocsJSON{N: runtime.GOMAXPROCS(0), Note: note}
 	}
 	if !f.json {
-		writeDecision(stdout, d, f.memPerJob.auto, procs, jobsCg)
+		writeDecision(stdout, d, f.memPerJob.auto, procs, jobsCg, memoryBinding(d, getenv))
 		return 0
 	}
 	enc := json.NewEncoder(stdout)
@@ -166,8 +166,8 @@ type gomaxprocsJSON struct {
 
 // writeDecision prints the inputs one per line, then the decision;
 // memAuto is --mem-per-job auto, procs the GOMAXPROCS and jobsCg the jobs'
-// cgroup (nil: not shown).
-func writeDecision(w io.Writer, d limits.Decision, memAuto bool, procs *gomaxprocsJSON, jobsCg *jobsCgroupJSON) {
+// cgroup (nil: not shown), binding the memory binding line.
+func writeDecision(w io.Writer, d limits.Decision, memAuto bool, procs *gomaxprocsJSON, jobsCg *jobsCgroupJSON, binding string) {
 	s := d.Snapshot
 	line := func(k, format string, a ...any) { fmt.Fprintf(w, "%-16s %s\n", k+":", fmt.Sprintf(format, a...)) }
 	if d.FSRoot != "" {
@@ -238,7 +238,7 @@ func writeDecision(w io.Writer, d limits.Decision, memAuto bool, procs *gomaxpro
 	case memAuto:
 		line("mem per job", "auto: ration run learns it from the peak RSS of finished jobs")
 	}
-	line("memory binding", "%s", d.MemoryBinding())
+	line("memory binding", "%s", binding)
 	if jobsCg != nil {
 		line("jobs' cgroup", "%s", jobCgroupPlan(jobsCg))
 	}

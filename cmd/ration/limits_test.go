@@ -427,3 +427,35 @@ func TestLimitsJobCgroupOff(t *testing.T) {
 		t.Errorf("output lacks %q:\n%s", want, out.String())
 	}
 }
+
+// TestLimitsMemoryAdmissionOff: with RATION_MEM_ADMISSION=0, ration run
+// starts jobs as the CPU policy allows; ration limits must not promise
+// that it "starts a job only while one more fits".
+func TestLimitsMemoryAdmissionOff(t *testing.T) {
+	root := filepath.Join("..", "..", "cgroup", "testdata", "v2")
+	for _, tc := range []struct{ env, want string }{
+		{"", "ration run starts a job only while one more fits"},
+		{"0", "RATION_MEM_ADMISSION=0 turns ration run's memory admission off"},
+		{"off", "RATION_MEM_ADMISSION=off turns ration run's memory admission off"},
+	} {
+		getenv := func(k string) string {
+			if k == memoryAdmissionEnv {
+				return tc.env
+			}
+			return ""
+		}
+		var out, errb bytes.Buffer
+		if code := limitsMain([]string{"--fs-root", root}, getenv, &out, &errb); code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+		var binding string
+		for l := range strings.Lines(out.String()) {
+			if strings.HasPrefix(l, "memory binding:") {
+				binding = l
+			}
+		}
+		if !strings.Contains(binding, tc.want) {
+			t.Errorf("%s=%q: %q, want it to say %q", memoryAdmissionEnv, tc.env, binding, tc.want)
+		}
+	}
+}
