@@ -256,10 +256,20 @@ func outcomeOf(res AttemptResult, stopped bool) event.Outcome {
 // retry decides whether the job runs again after its last attempt, and
 // reports the retry.
 func (r *Runner) retry(j *job) bool {
-	if j.outcome != event.Failed || j.byRun || r.stopping.Load() {
+	if j.outcome != event.Failed || j.byRun {
 		return false
 	}
 	free := j.memKilled || (j.cause == event.CauseOOM && r.oomRequeue(j))
+	if r.stopping.Load() {
+		// A free re-queue (an OOM kill beside other jobs, a --memfree
+		// stop) says the attempt failed for the jobs beside it, not for
+		// itself. When the run stops instead of running it again, the
+		// run stopped the job, as one whose re-queue still waited when
+		// the run stopped (attempts): it is not counted as failed and
+		// not recorded, so that --resume runs it again.
+		j.byRun = free
+		return false
+	}
 	if !free && j.n-j.oomRetries-j.freeRetries >= max(r.cfg.Retries, 1) {
 		return false
 	}

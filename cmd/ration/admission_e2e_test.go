@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -272,5 +273,85 @@ func TestJobCgroupFollowsLimitE2E(t *testing.T) {
 	}
 	if last-first != 128<<20 {
 		t.Errorf("the last job's cgroup limit is %d, the first's %d: want 128 MiB more after the resize", last, first)
+	}
+}
+
+// drainOOMProgram is a job of TestOOMDuringDrainE2E: it marks itself
+// started in the directory argv[1], waits for the file "go" there, then
+// writes every page of 128 MiB (ID "big") or 4 MiB; the small ones hold
+// them until the file "release" appears.
+const drainOOMProgram = `import os, sys, time
+d, id = sys.argv[1], sys.argv[2]
+open(os.path.join(d, "started-" + id), "w").close()
+while not os.path.exists(os.path.join(d, "go")):
+    time.sleep(0.02)
+b = bytearray((128 if id == "big" else 4) << 20)
+while id != "big" and not os.path.exists(os.path.join(d, "release")):
+    time.sleep(0.02)
+print("done", id, flush=True)
+`
+
+// TestOOMDuringDrainE2E: a job OOM-killed beside two others in a real
+// 64 MiB memory cgroup is re-queued (it may fit once fewer jobs run). When
+// that happens after SIGTERM, while the running jobs finish, the run
+// starts it no more, so the run stopped it: it is not counted as failed
+// and gets no joblog line, so that --resume runs it again, as when the
+// re-queued job was still waiting at the SIGTERM. (It was recorded as a
+// failure, which --resume skips: the job was lost.)
+func TestOOMDuringDrainE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	t.Parallel()
+	bin := buildRation(t)
+	ownCgroup(t)
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3")
+	}
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "job.py")
+	writeFile(t, prog, drainOOMProgram)
+	cg, _ := testutil.MemoryCgroup(t, 64<<20)
+	jl := filepath.Join(dir, "joblog")
+	// No admission: the three jobs start at once, as the CPU policy allows.
+	p := accStart(t, bin, nil, []string{"RATION_MEM_ADMISSION=0"}, []string{cg},
+		"-j", "3", "--term-timeout", "60s", "--joblog", jl, "--", python, prog, dir, "{}", ":::", "big", "s1", "s2")
+	testutil.Eventually(t, 30*time.Second, "the three jobs start", func() bool {
+		m, _ := filepath.Glob(filepath.Join(dir, "started-*"))
+		return len(m) == 3 || p.exited()
+	})
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitForText(t, 30*time.Second, p.stderr.String, "got SIGTERM")
+	writeFile(t, filepath.Join(dir, "go"), "")
+	testutil.WaitForText(t, 30*time.Second, p.stderr.String, "job OOM-killed")
+	writeFile(t, filepath.Join(dir, "release"), "")
+	code := p.wait(60 * time.Second)
+	stdout, stderr := p.stdout.String(), p.stderr.String()
+	accCgroupEmpty(t, cg)
+	if code != 143 {
+		t.Errorf("exit %d, want 143 (SIGTERM)", code)
+	}
+	for _, id := range []string{"s1", "s2"} {
+		if !strings.Contains(stdout, "done "+id+"\n") {
+			t.Errorf("job %s did not complete", id)
+		}
+	}
+	if !strings.Contains(stderr, "re-queued until fewer jobs run") {
+		t.Fatalf("the big job was not OOM-killed beside the others and re-queued; stderr:\n%s", stderr)
+	}
+	es := accJoblog(t, jl)
+	for _, e := range es {
+		if e.Seq == 1 {
+			t.Errorf("the joblog records the re-queued job (exit %d, signal %d): --resume would skip it", e.Exitval, e.Signal)
+		}
+	}
+	if ok, failed := accCount(t, es); ok != 2 || failed != 0 {
+		t.Errorf("joblog: %d ok, %d failed; want 2 ok (s1, s2), no failure", ok, failed)
+	}
+	if !strings.Contains(stderr, "interrupted by SIGTERM: 2 done, 0 failed, 1 stopped") {
+		t.Errorf("the interrupted line does not count the re-queued job as stopped; stderr:\n%s", stderr)
 	}
 }
