@@ -27,6 +27,7 @@ type job struct {
 	outcome    event.Outcome
 	byRun      bool // stopped by the run itself, not by the job or its timeout
 	oomRetries int  // OOM re-queues granted (they do not count against Retries)
+	oomAlone   bool // the last attempt was OOM-killed while no other job ran
 	// memKilled: the last attempt was stopped for --memfree (the youngest
 	// job when memory ran short); freeRetries counts those re-queues,
 	// which do not count against Retries either.
@@ -202,7 +203,8 @@ func (r *Runner) attempt(ctx context.Context, j *job) bool {
 		res.Err = ErrMemFree
 	}
 	cancel()
-	oom := r.attemptEnded(j, res, timedOut)
+	oom, alone := r.attemptEnded(j, res, timedOut)
+	j.oomAlone = oom && alone
 	if !st.reported.Load() {
 		if j.n == 1 && res.Outcome == event.NotStarted {
 			return false
@@ -286,7 +288,8 @@ func (r *Runner) retry(j *job) bool {
 	r.mu.Unlock()
 	res := j.res
 	r.emit(event.Event{Kind: event.JobRetried, Seq: j.it.seq, Slot: r.slotOf(j.rj), PID: res.PID, Input: j.it.input, Attempt: j.n,
-		Duration: res.Duration, ExitCode: res.ExitCode, Signal: res.Signal, PeakRSS: res.PeakRSS, Cause: j.cause, Err: res.Err})
+		Duration: res.Duration, ExitCode: res.ExitCode, Signal: res.Signal, PeakRSS: res.PeakRSS, Cause: j.cause, Err: res.Err,
+		Alone: j.cause == event.CauseOOM && j.oomAlone})
 	j.out.discard()
 	return true
 }
@@ -325,7 +328,7 @@ func (r *Runner) finishJob(ctx context.Context, j *job, jl *joblog.Writer) jobRe
 	r.count(j)
 	r.emit(event.Event{Kind: event.JobFinished, Seq: j.it.seq, Slot: r.slotOf(j.rj), PID: res.PID, Input: j.it.input, Attempt: j.n,
 		Duration: res.Duration, ExitCode: res.ExitCode, Signal: res.Signal, PeakRSS: res.PeakRSS,
-		Outcome: j.outcome, Cause: j.cause, Err: r.finishErr(ctx, j)})
+		Outcome: j.outcome, Cause: j.cause, Err: r.finishErr(ctx, j), Alone: j.cause == event.CauseOOM && j.oomAlone})
 	r.jobEnded(j)
 	return result
 }

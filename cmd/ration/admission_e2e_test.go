@@ -4,10 +4,12 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -353,5 +355,60 @@ func TestOOMDuringDrainE2E(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "interrupted by SIGTERM: 2 done, 0 failed, 1 stopped") {
 		t.Errorf("the interrupted line does not count the re-queued job as stopped; stderr:\n%s", stderr)
+	}
+}
+
+// TestOOMAloneKeepsConcurrencyE2E: a job that does not fit in a real
+// 64 MiB memory cgroup even alone (128 MiB) is OOM-killed running alone,
+// re-queued once, killed alone again and fails; the jobs after it run as
+// before, -j 4. Its kills say nothing of how many jobs fit: no other job
+// ran, so they do not halve the concurrency (it was halved twice, down to
+// 1 with an OOM ceiling of 1), and its peaks are not taken for one job's
+// peak by the memory admission (which then let one job run at a time).
+// The small jobs come on stdin only after it failed, so that it runs
+// alone.
+func TestOOMAloneKeepsConcurrencyE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	t.Parallel()
+	bin := buildRation(t)
+	ownCgroup(t)
+	python, prog := memJob(t)
+	cg, _ := testutil.MemoryCgroup(t, 64<<20)
+	in, feed := io.Pipe()
+	defer feed.Close()
+	p := accStart(t, bin, in, nil, []string{cg}, "-j", "4", "--", python, prog, "{}", "1", "0.3")
+	go fmt.Fprintln(feed, "big")
+	// Its failure, not the first kill (after which it runs again).
+	testutil.WaitForText(t, 60*time.Second, p.stderr.String, `msg="job failed"`)
+	small := []string{"s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8"}
+	go func() {
+		fmt.Fprintln(feed, strings.Join(small, "\n"))
+		feed.Close()
+	}()
+	code := p.wait(60 * time.Second)
+	stdout, stderr := p.stdout.String(), p.stderr.String()
+	accCgroupEmpty(t, cg)
+	if code != 1 {
+		t.Errorf("exit %d, want 1 (the job that does not fit)", code)
+	}
+	for _, id := range small {
+		if !strings.Contains(stdout, "done "+id+"\n") {
+			t.Errorf("job %s did not complete", id)
+		}
+	}
+	if strings.Contains(stderr, "OOM halving") || strings.Contains(stderr, "concurrency changed") {
+		t.Errorf("the kills of a job running alone changed the concurrency")
+	}
+	// The small jobs may bind by memory (4 of about 14 MiB do not fit in
+	// the jobs' 48 MiB), but by their own peak, not by big's near 64 MiB.
+	if m := regexp.MustCompile(`memory bound .*/ ([0-9.]+) MiB per job`).FindStringSubmatch(stderr); m != nil {
+		if perJob, _ := strconv.ParseFloat(m[1], 64); perJob >= 32 {
+			t.Errorf("the memory admission took the peak of the job that does not fit for one job's: %s", m[0])
+		}
+	}
+	if t.Failed() {
+		t.Logf("stderr:\n%s", stderr)
 	}
 }
