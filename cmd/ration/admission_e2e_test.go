@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -410,5 +411,41 @@ func TestOOMAloneKeepsConcurrencyE2E(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("stderr:\n%s", stderr)
+	}
+}
+
+// TestJobCgroupRemovedAfterLeakE2E: a job that leaves a process running
+// outside its process group (setsid, as a daemon does) in a real memory
+// cgroup with a limit: when ration ends, the jobs' cgroup it made is gone
+// all the same, and the process runs on in ration's cgroup, where ration
+// leaves it. (The jobs' cgroup stayed, holding the process, until some
+// later ration found it empty.)
+func TestJobCgroupRemovedAfterLeakE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	t.Parallel()
+	bin := buildRation(t)
+	ownCgroup(t)
+	cg, _ := testutil.MemoryCgroup(t, 128<<20)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	p := accStart(t, bin, nil, nil, []string{cg}, "--shell",
+		"setsid sh -c 'echo $$ > "+pidFile+"; exec sleep 60' >/dev/null 2>&1 </dev/null & echo started {}", ":::", "a")
+	code := p.wait(60 * time.Second)
+	stderr := p.stderr.String()
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	pid := testutil.ReadPID(t, pidFile, 10*time.Second)
+	defer syscall.Kill(pid, syscall.SIGKILL)
+	if m, _ := filepath.Glob(filepath.Join(cg, "ration-*")); len(m) > 0 {
+		t.Errorf("left after ration ended: %v; stderr:\n%s", m, stderr)
+	}
+	procs, err := os.ReadFile(filepath.Join(cg, "cgroup.procs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(strings.Fields(string(procs)), strconv.Itoa(pid)) {
+		t.Errorf("the job's leftover process %d is not in ration's cgroup %s (its processes: %q)", pid, cg, procs)
 	}
 }
