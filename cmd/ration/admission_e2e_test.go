@@ -449,3 +449,50 @@ func TestJobCgroupRemovedAfterLeakE2E(t *testing.T) {
 		t.Errorf("the job's leftover process %d is not in ration's cgroup %s (its processes: %q)", pid, cg, procs)
 	}
 }
+
+// TestJobCgroupFollowsLiftedLimitE2E: when the 128 MiB limit of ration's
+// real memory cgroup is lifted while ration runs, --watch-limits lifts the
+// jobs' cgroup's limit too: the jobs then share what ration's cgroup may
+// use (no limit, or an ancestor's, at least 512 MiB where the test runs),
+// instead of staying held to 128 MiB less the reserve for the rest of the
+// run.
+func TestJobCgroupFollowsLiftedLimitE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	t.Parallel()
+	bin := buildRation(t)
+	ownCgroup(t)
+	cg, _ := testutil.MemoryCgroup(t, 128<<20)
+	inputs := make([]string, 15)
+	for i := range inputs {
+		inputs[i] = fmt.Sprint(i)
+	}
+	args := append([]string{"-j", "1", "--watch-interval", "50ms", "--shell", jobLimitScript, ":::"}, inputs...)
+	p := accStart(t, bin, nil, nil, []string{cg}, args...)
+	testutil.WaitForText(t, 20*time.Second, p.stdout.String, "limit ")
+	testutil.SetMemoryLimit(t, cg, 0)
+	code := p.wait(60 * time.Second)
+	stdout, stderr := p.stdout.String(), p.stderr.String()
+	accCgroupEmpty(t, cg)
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	var limits []string
+	for line := range strings.Lines(stdout) {
+		// "limit N INPUT": the input is appended to the command.
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "limit" {
+			limits = append(limits, f[1])
+		}
+	}
+	if len(limits) != len(inputs) {
+		t.Fatalf("%d limit lines, want %d:\n%s", len(limits), len(inputs), stdout)
+	}
+	first, last := limits[0], limits[len(limits)-1]
+	if n, err := strconv.ParseInt(first, 10, 64); err != nil || n >= 128<<20 {
+		t.Errorf("the first job's cgroup limit is %s: want the jobs' own, below 128 MiB", first)
+	}
+	if n, err := strconv.ParseInt(last, 10, 64); err == nil && n < 512<<20 {
+		t.Errorf("the last job's cgroup limit is %s, the first's %s: want it lifted with ration's; stderr:\n%s", last, first, stderr)
+	}
+}

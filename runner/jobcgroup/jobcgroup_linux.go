@@ -179,24 +179,31 @@ func (g *Group) makeDir(pid int) error {
 }
 
 // Follow sets the group's limit for a new shared limit (a resized pod,
-// seen by --watch-limits): limit minus the reserve. A limit of 0 (none)
-// or one that leaves nothing after the reserve keeps the group's limit
-// and is an error; so is a limit the kernel refuses (v1 refuses one below
-// what the jobs use and cannot reclaim).
+// seen by --watch-limits): limit minus the reserve, or none when limit is
+// 0 (the limit was lifted: the jobs may use what ration's cgroup may, and
+// Limit and ParentLimit are 0 until a limit comes back). A limit that
+// leaves nothing after the reserve keeps the group's limit and is an
+// error; so is a limit the kernel refuses (v1 refuses one below what the
+// jobs use and cannot reclaim).
 func (g *Group) Follow(limit int64) error {
-	if g == nil {
+	if g == nil || limit == g.ParentLimit {
 		return nil
 	}
-	if limit <= g.Reserve {
-		return fmt.Errorf("jobcgroup: a limit of %s leaves nothing after the reserve of %s; the jobs keep %s", limits.FormatSize(limit), limits.FormatSize(g.Reserve), limits.FormatSize(g.Limit))
+	value, jobs := "max", int64(0)
+	if g.Version == 1 {
+		value = "-1"
 	}
-	if limit == g.ParentLimit {
-		return nil
+	if limit > 0 {
+		if limit <= g.Reserve {
+			return fmt.Errorf("jobcgroup: a limit of %s leaves nothing after the reserve of %s; the jobs keep %s", limits.FormatSize(limit), limits.FormatSize(g.Reserve), limits.FormatSize(g.Limit))
+		}
+		jobs = limit - g.Reserve
+		value = strconv.FormatInt(jobs, 10)
 	}
-	if err := write(filepath.Join(g.Dir, g.ctl.limitFile), strconv.FormatInt(limit-g.Reserve, 10)); err != nil {
+	if err := write(filepath.Join(g.Dir, g.ctl.limitFile), value); err != nil {
 		return err
 	}
-	g.Limit, g.ParentLimit = limit-g.Reserve, limit
+	g.Limit, g.ParentLimit = jobs, limit
 	return nil
 }
 
