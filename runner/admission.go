@@ -41,15 +41,16 @@ type admission struct {
 	oomWaiting atomic.Int64 // re-queued OOM-killed attempts waiting for room
 
 	mu       sync.Mutex
-	admitted map[int64]bool   // attempts running now, by job
-	kills    map[int64]int    // OOM kills so far, by job
-	verdicts map[int64]string // why an OOM-killed job was not re-queued
-	below    map[int64]int    // a re-queued job waits for fewer others than this
-	seen     map[int64]int64  // the largest RSS sampled of a running attempt
+	admitted map[int64]bool    // attempts running now, by job
+	kills    map[int64]int     // OOM kills so far, by job
+	verdicts map[int64]string  // why an OOM-killed job was not re-queued
+	below    map[int64]int     // a re-queued job waits for fewer others than this
+	seen     map[int64]int64   // the largest RSS sampled of a running attempt
+	oomPeaks map[int64][]int64 // the peaks the Gate learnt of a job's OOM-killed attempts
 }
 
 func newAdmission(cfg Config) *admission {
-	a := &admission{proc: "/proc", admitted: map[int64]bool{}, kills: map[int64]int{}, verdicts: map[int64]string{}, below: map[int64]int{}, seen: map[int64]int64{}}
+	a := &admission{proc: "/proc", admitted: map[int64]bool{}, kills: map[int64]int{}, verdicts: map[int64]string{}, below: map[int64]int{}, seen: map[int64]int64{}, oomPeaks: map[int64][]int64{}}
 	if cfg.Memory != nil {
 		a.sampler = cfg.Memory
 		a.gate = admit.New(cfg.Admit)
@@ -220,9 +221,9 @@ func (a *admission) started(seq int64, oomKills int64) {
 // attemptEnded ends the attempt of j that ended as res: it no longer
 // counts as running, its peak teaches the Gate one job's need, and it is
 // attributed (admit.Attribute): it reports whether the attempt was
-// OOM-killed. An OOM kill is counted for the job's re-queue decision
-// (oomRequeue).
-func (r *Runner) attemptEnded(j *job, res AttemptResult, timedOut bool) bool {
+// OOM-killed, and whether no other job ran then (alone). An OOM kill is
+// counted for the job's re-queue decision (oomRequeue).
+func (r *Runner) attemptEnded(j *job, res AttemptResult, timedOut bool) (oom, alone bool) {
 	a := r.adm
 	seq := j.it.seq
 	a.mu.Lock()
@@ -256,11 +257,39 @@ func (r *Runner) attemptEnded(j *job, res AttemptResult, timedOut bool) bool {
 	}
 	at := a.tracker.Ended(int(seq), now, e)
 	if !at.OOM || res.Cause != event.CauseNone {
-		return false
+		a.mu.Lock()
+		delete(a.oomPeaks, seq)
+		a.mu.Unlock()
+		return false, false
 	}
+	alone = len(at.Candidates) == 1
 	v := r.oomVerdict(seq, len(at.Candidates)-1, true)
+	a.oomKilled(seq, peak, v.Requeue, alone)
 	r.log.Warn("job OOM-killed", "seq", seq, "attempt", j.n, "why", at.Reason, "then", v.Reason)
-	return true
+	return true, alone
+}
+
+// oomKilled keeps the peak that the Gate learnt of job seq's OOM-killed
+// attempt: a lower bound of the job's need while it is re-queued. When
+// the job fails instead (not requeue) after a kill while no other job ran
+// (alone), it does not fit in the memory limit at all: the Gate forgets
+// its peaks, which, near the whole limit, would make every other job
+// start alone as if it needed as much, although no job like it can run.
+func (a *admission) oomKilled(seq, peak int64, requeue, alone bool) {
+	if a.gate == nil {
+		return
+	}
+	a.mu.Lock()
+	peaks := append(a.oomPeaks[seq], peak)
+	if requeue {
+		a.oomPeaks[seq] = peaks
+	} else {
+		delete(a.oomPeaks, seq)
+	}
+	a.mu.Unlock()
+	if !requeue && alone {
+		a.gate.Forget(peaks...)
+	}
 }
 
 // oomVerdict counts one OOM kill of job seq and applies the re-queue rule:

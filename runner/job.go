@@ -27,6 +27,7 @@ type job struct {
 	outcome    event.Outcome
 	byRun      bool // stopped by the run itself, not by the job or its timeout
 	oomRetries int  // OOM re-queues granted (they do not count against Retries)
+	oomAlone   bool // the last attempt was OOM-killed while no other job ran
 	// memKilled: the last attempt was stopped for --memfree (the youngest
 	// job when memory ran short); freeRetries counts those re-queues,
 	// which do not count against Retries either.
@@ -202,7 +203,8 @@ func (r *Runner) attempt(ctx context.Context, j *job) bool {
 		res.Err = ErrMemFree
 	}
 	cancel()
-	oom := r.attemptEnded(j, res, timedOut)
+	oom, alone := r.attemptEnded(j, res, timedOut)
+	j.oomAlone = oom && alone
 	if !st.reported.Load() {
 		if j.n == 1 && res.Outcome == event.NotStarted {
 			return false
@@ -256,10 +258,20 @@ func outcomeOf(res AttemptResult, stopped bool) event.Outcome {
 // retry decides whether the job runs again after its last attempt, and
 // reports the retry.
 func (r *Runner) retry(j *job) bool {
-	if j.outcome != event.Failed || j.byRun || r.stopping.Load() {
+	if j.outcome != event.Failed || j.byRun {
 		return false
 	}
 	free := j.memKilled || (j.cause == event.CauseOOM && r.oomRequeue(j))
+	if r.stopping.Load() {
+		// A free re-queue (an OOM kill beside other jobs, a --memfree
+		// stop) says the attempt failed for the jobs beside it, not for
+		// itself. When the run stops instead of running it again, the
+		// run stopped the job, as one whose re-queue still waited when
+		// the run stopped (attempts): it is not counted as failed and
+		// not recorded, so that --resume runs it again.
+		j.byRun = free
+		return false
+	}
 	if !free && j.n-j.oomRetries-j.freeRetries >= max(r.cfg.Retries, 1) {
 		return false
 	}
@@ -276,7 +288,8 @@ func (r *Runner) retry(j *job) bool {
 	r.mu.Unlock()
 	res := j.res
 	r.emit(event.Event{Kind: event.JobRetried, Seq: j.it.seq, Slot: r.slotOf(j.rj), PID: res.PID, Input: j.it.input, Attempt: j.n,
-		Duration: res.Duration, ExitCode: res.ExitCode, Signal: res.Signal, PeakRSS: res.PeakRSS, Cause: j.cause, Err: res.Err})
+		Duration: res.Duration, ExitCode: res.ExitCode, Signal: res.Signal, PeakRSS: res.PeakRSS, Cause: j.cause, Err: res.Err,
+		Alone: j.cause == event.CauseOOM && j.oomAlone})
 	j.out.discard()
 	return true
 }
@@ -315,7 +328,7 @@ func (r *Runner) finishJob(ctx context.Context, j *job, jl *joblog.Writer) jobRe
 	r.count(j)
 	r.emit(event.Event{Kind: event.JobFinished, Seq: j.it.seq, Slot: r.slotOf(j.rj), PID: res.PID, Input: j.it.input, Attempt: j.n,
 		Duration: res.Duration, ExitCode: res.ExitCode, Signal: res.Signal, PeakRSS: res.PeakRSS,
-		Outcome: j.outcome, Cause: j.cause, Err: r.finishErr(ctx, j)})
+		Outcome: j.outcome, Cause: j.cause, Err: r.finishErr(ctx, j), Alone: j.cause == event.CauseOOM && j.oomAlone})
 	r.jobEnded(j)
 	return result
 }

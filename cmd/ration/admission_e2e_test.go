@@ -4,11 +4,15 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -272,5 +276,223 @@ func TestJobCgroupFollowsLimitE2E(t *testing.T) {
 	}
 	if last-first != 128<<20 {
 		t.Errorf("the last job's cgroup limit is %d, the first's %d: want 128 MiB more after the resize", last, first)
+	}
+}
+
+// drainOOMProgram is a job of TestOOMDuringDrainE2E: it marks itself
+// started in the directory argv[1], waits for the file "go" there, then
+// writes every page of 128 MiB (ID "big") or 4 MiB; the small ones hold
+// them until the file "release" appears.
+const drainOOMProgram = `import os, sys, time
+d, id = sys.argv[1], sys.argv[2]
+open(os.path.join(d, "started-" + id), "w").close()
+while not os.path.exists(os.path.join(d, "go")):
+    time.sleep(0.02)
+b = bytearray((128 if id == "big" else 4) << 20)
+while id != "big" and not os.path.exists(os.path.join(d, "release")):
+    time.sleep(0.02)
+print("done", id, flush=True)
+`
+
+// TestOOMDuringDrainE2E: a job OOM-killed beside two others in a real
+// 64 MiB memory cgroup is re-queued (it may fit once fewer jobs run). When
+// that happens after SIGTERM, while the running jobs finish, the run
+// starts it no more, so the run stopped it: it is not counted as failed
+// and gets no joblog line, so that --resume runs it again, as when the
+// re-queued job was still waiting at the SIGTERM. (It was recorded as a
+// failure, which --resume skips: the job was lost.)
+func TestOOMDuringDrainE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	t.Parallel()
+	bin := buildRation(t)
+	ownCgroup(t)
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3")
+	}
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "job.py")
+	writeFile(t, prog, drainOOMProgram)
+	cg, _ := testutil.MemoryCgroup(t, 64<<20)
+	jl := filepath.Join(dir, "joblog")
+	// No admission: the three jobs start at once, as the CPU policy allows.
+	p := accStart(t, bin, nil, []string{"RATION_MEM_ADMISSION=0"}, []string{cg},
+		"-j", "3", "--term-timeout", "60s", "--joblog", jl, "--", python, prog, dir, "{}", ":::", "big", "s1", "s2")
+	testutil.Eventually(t, 30*time.Second, "the three jobs start", func() bool {
+		m, _ := filepath.Glob(filepath.Join(dir, "started-*"))
+		return len(m) == 3 || p.exited()
+	})
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitForText(t, 30*time.Second, p.stderr.String, "got SIGTERM")
+	writeFile(t, filepath.Join(dir, "go"), "")
+	testutil.WaitForText(t, 30*time.Second, p.stderr.String, "job OOM-killed")
+	writeFile(t, filepath.Join(dir, "release"), "")
+	code := p.wait(60 * time.Second)
+	stdout, stderr := p.stdout.String(), p.stderr.String()
+	accCgroupEmpty(t, cg)
+	if code != 143 {
+		t.Errorf("exit %d, want 143 (SIGTERM)", code)
+	}
+	for _, id := range []string{"s1", "s2"} {
+		if !strings.Contains(stdout, "done "+id+"\n") {
+			t.Errorf("job %s did not complete", id)
+		}
+	}
+	if !strings.Contains(stderr, "re-queued until fewer jobs run") {
+		t.Fatalf("the big job was not OOM-killed beside the others and re-queued; stderr:\n%s", stderr)
+	}
+	es := accJoblog(t, jl)
+	for _, e := range es {
+		if e.Seq == 1 {
+			t.Errorf("the joblog records the re-queued job (exit %d, signal %d): --resume would skip it", e.Exitval, e.Signal)
+		}
+	}
+	if ok, failed := accCount(t, es); ok != 2 || failed != 0 {
+		t.Errorf("joblog: %d ok, %d failed; want 2 ok (s1, s2), no failure", ok, failed)
+	}
+	if !strings.Contains(stderr, "interrupted by SIGTERM: 2 done, 0 failed, 1 stopped") {
+		t.Errorf("the interrupted line does not count the re-queued job as stopped; stderr:\n%s", stderr)
+	}
+}
+
+// TestOOMAloneKeepsConcurrencyE2E: a job that does not fit in a real
+// 64 MiB memory cgroup even alone (128 MiB) is OOM-killed running alone,
+// re-queued once, killed alone again and fails; the jobs after it run as
+// before, -j 4. Its kills say nothing of how many jobs fit: no other job
+// ran, so they do not halve the concurrency (it was halved twice, down to
+// 1 with an OOM ceiling of 1), and its peaks are not taken for one job's
+// peak by the memory admission (which then let one job run at a time).
+// The small jobs come on stdin only after it failed, so that it runs
+// alone.
+func TestOOMAloneKeepsConcurrencyE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	t.Parallel()
+	bin := buildRation(t)
+	ownCgroup(t)
+	python, prog := memJob(t)
+	cg, _ := testutil.MemoryCgroup(t, 64<<20)
+	in, feed := io.Pipe()
+	defer feed.Close()
+	p := accStart(t, bin, in, nil, []string{cg}, "-j", "4", "--", python, prog, "{}", "1", "0.3")
+	go fmt.Fprintln(feed, "big")
+	// Its failure, not the first kill (after which it runs again).
+	testutil.WaitForText(t, 60*time.Second, p.stderr.String, `msg="job failed"`)
+	small := []string{"s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8"}
+	go func() {
+		fmt.Fprintln(feed, strings.Join(small, "\n"))
+		feed.Close()
+	}()
+	code := p.wait(60 * time.Second)
+	stdout, stderr := p.stdout.String(), p.stderr.String()
+	accCgroupEmpty(t, cg)
+	if code != 1 {
+		t.Errorf("exit %d, want 1 (the job that does not fit)", code)
+	}
+	for _, id := range small {
+		if !strings.Contains(stdout, "done "+id+"\n") {
+			t.Errorf("job %s did not complete", id)
+		}
+	}
+	if strings.Contains(stderr, "OOM halving") || strings.Contains(stderr, "concurrency changed") {
+		t.Errorf("the kills of a job running alone changed the concurrency")
+	}
+	// The small jobs may bind by memory (4 of about 14 MiB do not fit in
+	// the jobs' 48 MiB), but by their own peak, not by big's near 64 MiB.
+	if m := regexp.MustCompile(`memory bound .*/ ([0-9.]+) MiB per job`).FindStringSubmatch(stderr); m != nil {
+		if perJob, _ := strconv.ParseFloat(m[1], 64); perJob >= 32 {
+			t.Errorf("the memory admission took the peak of the job that does not fit for one job's: %s", m[0])
+		}
+	}
+	if t.Failed() {
+		t.Logf("stderr:\n%s", stderr)
+	}
+}
+
+// TestJobCgroupRemovedAfterLeakE2E: a job that leaves a process running
+// outside its process group (setsid, as a daemon does) in a real memory
+// cgroup with a limit: when ration ends, the jobs' cgroup it made is gone
+// all the same, and the process runs on in ration's cgroup, where ration
+// leaves it. (The jobs' cgroup stayed, holding the process, until some
+// later ration found it empty.)
+func TestJobCgroupRemovedAfterLeakE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	t.Parallel()
+	bin := buildRation(t)
+	ownCgroup(t)
+	cg, _ := testutil.MemoryCgroup(t, 128<<20)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	p := accStart(t, bin, nil, nil, []string{cg}, "--shell",
+		"setsid sh -c 'echo $$ > "+pidFile+"; exec sleep 60' >/dev/null 2>&1 </dev/null & echo started {}", ":::", "a")
+	code := p.wait(60 * time.Second)
+	stderr := p.stderr.String()
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	pid := testutil.ReadPID(t, pidFile, 10*time.Second)
+	defer syscall.Kill(pid, syscall.SIGKILL)
+	if m, _ := filepath.Glob(filepath.Join(cg, "ration-*")); len(m) > 0 {
+		t.Errorf("left after ration ended: %v; stderr:\n%s", m, stderr)
+	}
+	procs, err := os.ReadFile(filepath.Join(cg, "cgroup.procs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(strings.Fields(string(procs)), strconv.Itoa(pid)) {
+		t.Errorf("the job's leftover process %d is not in ration's cgroup %s (its processes: %q)", pid, cg, procs)
+	}
+}
+
+// TestJobCgroupFollowsLiftedLimitE2E: when the 128 MiB limit of ration's
+// real memory cgroup is lifted while ration runs, --watch-limits lifts the
+// jobs' cgroup's limit too: the jobs then share what ration's cgroup may
+// use (no limit, or an ancestor's, at least 512 MiB where the test runs),
+// instead of staying held to 128 MiB less the reserve for the rest of the
+// run.
+func TestJobCgroupFollowsLiftedLimitE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	t.Parallel()
+	bin := buildRation(t)
+	ownCgroup(t)
+	cg, _ := testutil.MemoryCgroup(t, 128<<20)
+	inputs := make([]string, 15)
+	for i := range inputs {
+		inputs[i] = fmt.Sprint(i)
+	}
+	args := append([]string{"-j", "1", "--watch-interval", "50ms", "--shell", jobLimitScript, ":::"}, inputs...)
+	p := accStart(t, bin, nil, nil, []string{cg}, args...)
+	testutil.WaitForText(t, 20*time.Second, p.stdout.String, "limit ")
+	testutil.SetMemoryLimit(t, cg, 0)
+	code := p.wait(60 * time.Second)
+	stdout, stderr := p.stdout.String(), p.stderr.String()
+	accCgroupEmpty(t, cg)
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	var limits []string
+	for line := range strings.Lines(stdout) {
+		// "limit N INPUT": the input is appended to the command.
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "limit" {
+			limits = append(limits, f[1])
+		}
+	}
+	if len(limits) != len(inputs) {
+		t.Fatalf("%d limit lines, want %d:\n%s", len(limits), len(inputs), stdout)
+	}
+	first, last := limits[0], limits[len(limits)-1]
+	if n, err := strconv.ParseInt(first, 10, 64); err != nil || n >= 128<<20 {
+		t.Errorf("the first job's cgroup limit is %s: want the jobs' own, below 128 MiB", first)
+	}
+	if n, err := strconv.ParseInt(last, 10, 64); err == nil && n < 512<<20 {
+		t.Errorf("the last job's cgroup limit is %s, the first's %s: want it lifted with ration's; stderr:\n%s", last, first, stderr)
 	}
 }

@@ -31,7 +31,7 @@ JSON line each, and each answer is printed as one line; a task that broke
 A job killed by the out-of-memory killer runs again (not counted by
 --retries) once fewer jobs run beside it; it fails as OOM-killed only when
 it was killed running alone, or at its third kill. The concurrency is
-halved, growing back after successes.
+halved (unless it ran alone), growing back after successes.
 SIGUSR1 prints the table of running jobs.
 
 Exit status: 0 all jobs succeeded; 1-100 the number of failed jobs

@@ -108,14 +108,19 @@ func newAdaptation(p *runPlan, log *slog.Logger, d limits.Decision, m *metrics.M
 					log.Info(msg)
 				}
 			}
-			if err == nil && a.jobs != nil && nd.MemoryLimitBytes != nil {
-				// The jobs' cgroup follows a resized limit, and the jobs
-				// share what it gives them.
-				if ferr := a.jobs.Follow(*nd.MemoryLimitBytes); ferr != nil {
+			if err == nil && a.jobs != nil {
+				// The jobs' cgroup follows a resized limit, or a lifted
+				// one (none: 0), and the jobs share what it gives them.
+				var limit int64
+				if nd.MemoryLimitBytes != nil {
+					limit = *nd.MemoryLimitBytes
+				}
+				if ferr := a.jobs.Follow(limit); ferr != nil {
 					log.Warn("the jobs' memory cgroup keeps its limit", "err", ferr)
 				}
-				jobsLimit := a.jobs.Limit
-				nd.MemoryLimitBytes = &jobsLimit
+				if jobsLimit := a.jobs.Limit; jobsLimit > 0 {
+					nd.MemoryLimitBytes = &jobsLimit
+				}
 			}
 			return nd, err
 		}

@@ -261,14 +261,17 @@ func (c *Controller) SetMemoryLimit(bytes int64) {
 //   - PoolRecreated with Cause OOM halves the size (systemic OOM breakage of
 //     a worker pool); so do JobRetried and JobFinished with Cause OOM when
 //     Config.HalveOnJobOOM is set, unless the event's attempt (Time minus
-//     Duration) started before the last halving: jobs that ran side by
-//     side and were OOM-killed together halve once.
+//     Duration) started before the last halving (jobs that ran side by
+//     side and were OOM-killed together halve once) or was killed while
+//     no other job ran (Event.Alone: fewer jobs would not have saved it).
 //   - JobFinished with Outcome Succeeded counts towards growing back.
 //     Any other JobFinished, any JobRetried, and a WorkerBroken on a task
 //     (Seq set: the task is re-dispatched inside one attempt, so no
 //     JobRetried tells of it) end the run of successes.
 //   - JobFinished with PeakRSS > 0 is a memory sample when
-//     Config.LearnMemory is set.
+//     Config.LearnMemory is set, unless it is the OOM kill of a job
+//     running alone: that job does not fit at all, and its peak, near the
+//     whole limit, would cap the jobs that do at one.
 //
 // Other events are ignored.
 func (c *Controller) Observe(e event.Event) {
@@ -285,18 +288,18 @@ func (c *Controller) Observe(e event.Event) {
 		}
 	case event.JobRetried:
 		c.successes = 0
-		if e.Cause == event.CauseOOM && c.cfg.HalveOnJobOOM && !c.ranBeforeHalvingLocked(e) {
+		if c.halvesLocked(e) {
 			changed = c.halveLocked("a job was OOM-killed")
 		}
 	case event.JobFinished:
-		if e.PeakRSS > 0 && c.cfg.LearnMemory {
+		if e.PeakRSS > 0 && c.cfg.LearnMemory && !(e.Cause == event.CauseOOM && e.Alone) {
 			c.sampleLocked(e.PeakRSS)
 			changed = true
 		}
 		switch {
 		case e.Outcome == event.Succeeded:
 			changed = c.successLocked() || changed
-		case e.Cause == event.CauseOOM && c.cfg.HalveOnJobOOM && !c.ranBeforeHalvingLocked(e):
+		case c.halvesLocked(e):
 			changed = c.halveLocked("a job was OOM-killed") || changed
 		case e.Cause == event.CauseOOM:
 			c.successes = 0
@@ -320,6 +323,16 @@ func (c *Controller) wantLocked() int {
 		n = min(n, c.memCap)
 	}
 	return max(n, 1)
+}
+
+// halvesLocked reports whether the job event e halves the size: an OOM
+// kill (Config.HalveOnJobOOM) of an attempt that ran beside other jobs
+// and started after the last halving. A job killed while no other job
+// ran (Event.Alone) does not fit at any concurrency: halving would only
+// slow the jobs that do, and set an OOM ceiling below a size that was
+// never killed.
+func (c *Controller) halvesLocked(e event.Event) bool {
+	return e.Cause == event.CauseOOM && c.cfg.HalveOnJobOOM && !e.Alone && !c.ranBeforeHalvingLocked(e)
 }
 
 // ranBeforeHalvingLocked reports whether the attempt of a job event (its

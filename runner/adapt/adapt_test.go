@@ -154,6 +154,14 @@ func TestJobOOMRule(t *testing.T) {
 	if got := perJob.Size(); got != 1 {
 		t.Errorf("never below 1: %d", got)
 	}
+	// A job killed while no other job ran does not fit at any size: its
+	// kills halve nothing, and its peak is no sample.
+	alone := adapt.New(&s, adapt.Config{Limit: 4, HalveOnJobOOM: true, LearnMemory: true, MemoryLimit: 200 << 20, MinSamples: 1})
+	alone.Observe(event.Event{Kind: event.JobRetried, Cause: event.CauseOOM, Alone: true})
+	alone.Observe(event.Event{Kind: event.JobFinished, Outcome: event.Failed, Cause: event.CauseOOM, Alone: true, PeakRSS: 199 << 20})
+	if st := alone.Stats(); st.Size != 4 || st.OOMReductions != 0 || st.Samples != 0 {
+		t.Errorf("OOM kills of a job running alone: size %d, %d halvings, %d samples; want 4, 0, 0", st.Size, st.OOMReductions, st.Samples)
+	}
 }
 
 func TestSetLimit(t *testing.T) {

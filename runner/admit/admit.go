@@ -62,13 +62,17 @@
 //     OOM kill may be taken for OOM-killed; that costs it one re-queue
 //     (rule 2), never its result.
 //  2. Re-queue ([OOMRetry]): an OOM-killed job is queued again and does not
-//     count against --retries; the run's concurrency is halved, and the job
+//     count against --retries; the run's concurrency is halved (unless no
+//     other job ran: fewer jobs would not have saved it), and the job
 //     starts again only when the jobs running besides it are fewer than the
 //     new size ([OOMRetry.Ready]) and [Gate.Admit] says Start. A halving
 //     never kills running jobs.
 //  3. It fails as OOM-killed once it was killed while no other job ran (it
 //     cannot fit alone), or after Config.OOMAttempts kills (3 by default),
-//     whichever comes first.
+//     whichever comes first. When it cannot fit alone, the peaks its
+//     killed attempts taught the Gate are forgotten ([Gate.Forget]): no
+//     job like it can run, and as one job's peak they would make every
+//     other job start alone.
 //
 // # Concurrency
 //
@@ -409,6 +413,34 @@ func (g *Gate) Finished(peakRSS int64) {
 		g.next = (g.next + 1) % sampleWindow
 	}
 	g.window = 0
+}
+
+// Forget removes peaks that Finished recorded, one sample for each value
+// (the latest equal one): those of a job that was OOM-killed running
+// alone and fails, as it does not fit in the memory limit at all. Its
+// peaks, near the whole limit, say nothing of the jobs that can run, and
+// as one job's peak they would make every job start alone. When no peak
+// is left, slow start begins again, as at the start of the run.
+func (g *Gate) Forget(peaks ...int64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, p := range peaks {
+		if p <= 0 {
+			continue
+		}
+		// In the order they were recorded: the ring is full when next
+		// is not 0.
+		s := append(slices.Clone(g.samples[g.next:]), g.samples[:g.next]...)
+		for i, x := range slices.Backward(s) {
+			if x == p {
+				g.samples, g.next = slices.Delete(s, i, i+1), 0
+				break
+			}
+		}
+	}
+	if len(g.samples) == 0 && g.window == 0 {
+		g.window, g.windowSince = 1, time.Time{}
+	}
 }
 
 // OOMRetry returns the re-queue rule with the Gate's Config.OOMAttempts.

@@ -138,6 +138,43 @@ func TestEstimate(t *testing.T) {
 	}
 }
 
+// TestForget: the peaks of a job that does not fit leave the estimate,
+// one sample per value, in a ring that turned over too; with none left,
+// slow start holds again.
+func TestForget(t *testing.T) {
+	g := New(Config{})
+	est := func() int64 { return g.Stats().PerJob }
+	g.Finished(10 * mib)
+	g.Finished(190 * mib)
+	g.Finished(10 * mib)
+	g.Finished(195 * mib)
+	g.Forget(190*mib, 195*mib, 7*mib, 0)
+	if est() != 10*mib || g.Stats().Samples != 2 {
+		t.Errorf("after Forget: %d MiB over %d samples, want 10 over 2", est()/mib, g.Stats().Samples)
+	}
+	g.Forget(10*mib, 10*mib)
+	if !g.Stats().SlowStart {
+		t.Errorf("no peak left, but no slow start: %+v", g.Stats())
+	}
+	req := Request{Reading: Reading{Limit: 200 * mib, WorkingSet: 20 * mib}, Running: []int64{10 * mib}, Limit: 4}
+	if d := g.Admit(req); d.Start || d.Rule != RuleSlowStart {
+		t.Errorf("no peak left: %s (%s), want a slow-start hold", d.Rule, d.Reason)
+	}
+	// A full ring keeps the latest 1024 in order after a removal.
+	g = New(Config{})
+	for range sampleWindow + 10 {
+		g.Finished(10 * mib)
+	}
+	g.Finished(500 * mib)
+	g.Forget(500 * mib)
+	for range 3 {
+		g.Finished(20 * mib)
+	}
+	if est() != 10*mib || g.Stats().Samples != sampleWindow-1+3-2 {
+		t.Errorf("after Forget in a full ring: %d MiB over %d samples", est()/mib, g.Stats().Samples)
+	}
+}
+
 // TestSlowStart follows a batch of 80 MiB jobs in 1 GiB before any job
 // ends: the window starts at 1 and doubles every Settle while the
 // working set stays under 75% of the usable memory, and time only passes

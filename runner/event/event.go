@@ -117,6 +117,11 @@ type Event struct {
 	Outcome   Outcome       // JobFinished
 	Cause     Cause         // WorkerBroken, and JobFinished/JobRetried when abnormal
 	Err       error         // the error, if any, as the user should read it
+	// Alone is set on a JobRetried or JobFinished with Cause OOM when no
+	// other job ran when the attempt was OOM-killed: fewer jobs at once
+	// would not have saved it, and on JobFinished it means that the job
+	// does not fit in the memory limit at all.
+	Alone bool
 
 	Size   int    // pool size after PoolResized/PoolRecreated
 	Reason string // why the pool changed, in words

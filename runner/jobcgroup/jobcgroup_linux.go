@@ -110,7 +110,7 @@ func createFor(c controller, parent string, version int, limit, reserve int64, p
 		err = g.vacateV2(pid)
 	}
 	if err == nil {
-		err = g.makeDir()
+		err = g.makeDir(pid)
 	}
 	if err != nil {
 		_ = g.Close()
@@ -131,7 +131,8 @@ func (g *Group) vacateV2(pid int) error {
 	if err := mkdir(leaf); err != nil {
 		return err
 	}
-	g.undo = append(g.undo, func() error { return removeDir(leaf) })
+	// What a job left in the group is moved here first, then on to parent.
+	g.undo = append(g.undo, func() error { return removeDir(leaf, g.parent) })
 	if err := write(filepath.Join(leaf, "cgroup.procs"), self); err != nil {
 		return err
 	}
@@ -147,12 +148,18 @@ func (g *Group) vacateV2(pid int) error {
 }
 
 // makeDir makes the group's directory with its limit, and what forks into
-// it: the tasks file (v1) or an open directory (v2).
-func (g *Group) makeDir() error {
+// it: the tasks file (v1) or an open directory (v2). pid is ration's.
+func (g *Group) makeDir(pid int) error {
 	if err := mkdir(g.Dir); err != nil {
 		return err
 	}
-	g.undo = append(g.undo, func() error { return removeDir(g.Dir) })
+	// Processes a job left running move to ration's cgroup: on v2 its
+	// leaf, as long as the parent's children have the controller.
+	to := g.parent
+	if g.Version == 2 {
+		to = filepath.Join(g.parent, fmt.Sprintf("ration-%d", pid))
+	}
+	g.undo = append(g.undo, func() error { return removeDir(g.Dir, to) })
 	if err := write(filepath.Join(g.Dir, g.ctl.limitFile), strconv.FormatInt(g.Limit, 10)); err != nil {
 		return err
 	}
@@ -172,24 +179,31 @@ func (g *Group) makeDir() error {
 }
 
 // Follow sets the group's limit for a new shared limit (a resized pod,
-// seen by --watch-limits): limit minus the reserve. A limit of 0 (none)
-// or one that leaves nothing after the reserve keeps the group's limit
-// and is an error; so is a limit the kernel refuses (v1 refuses one below
-// what the jobs use and cannot reclaim).
+// seen by --watch-limits): limit minus the reserve, or none when limit is
+// 0 (the limit was lifted: the jobs may use what ration's cgroup may, and
+// Limit and ParentLimit are 0 until a limit comes back). A limit that
+// leaves nothing after the reserve keeps the group's limit and is an
+// error; so is a limit the kernel refuses (v1 refuses one below what the
+// jobs use and cannot reclaim).
 func (g *Group) Follow(limit int64) error {
-	if g == nil {
+	if g == nil || limit == g.ParentLimit {
 		return nil
 	}
-	if limit <= g.Reserve {
-		return fmt.Errorf("jobcgroup: a limit of %s leaves nothing after the reserve of %s; the jobs keep %s", limits.FormatSize(limit), limits.FormatSize(g.Reserve), limits.FormatSize(g.Limit))
+	value, jobs := "max", int64(0)
+	if g.Version == 1 {
+		value = "-1"
 	}
-	if limit == g.ParentLimit {
-		return nil
+	if limit > 0 {
+		if limit <= g.Reserve {
+			return fmt.Errorf("jobcgroup: a limit of %s leaves nothing after the reserve of %s; the jobs keep %s", limits.FormatSize(limit), limits.FormatSize(g.Reserve), limits.FormatSize(g.Limit))
+		}
+		jobs = limit - g.Reserve
+		value = strconv.FormatInt(jobs, 10)
 	}
-	if err := write(filepath.Join(g.Dir, g.ctl.limitFile), strconv.FormatInt(limit-g.Reserve, 10)); err != nil {
+	if err := write(filepath.Join(g.Dir, g.ctl.limitFile), value); err != nil {
 		return err
 	}
-	g.Limit, g.ParentLimit = limit-g.Reserve, limit
+	g.Limit, g.ParentLimit = jobs, limit
 	return nil
 }
 
@@ -204,8 +218,9 @@ func (g *Group) SetProcAttr(attr *syscall.SysProcAttr) {
 }
 
 // Close removes the group once its processes are gone (waiting up to 1 s
-// for the kernel to finish their exits) and, on cgroup v2, moves ration
-// back into its cgroup. Call it when no job or worker runs any more. It
+// for the kernel to finish their exits; processes that a job left running
+// are then moved to ration's cgroup) and, on cgroup v2, moves ration back
+// into its cgroup. Call it when no job or worker runs any more. It
 // returns the first error; a nil Group has nothing to close.
 func (g *Group) Close() error {
 	if g == nil {
@@ -281,18 +296,38 @@ func write(path, value string) error {
 }
 
 // removeDir removes the cgroup directory dir, retrying for up to 1 s
-// while the kernel finishes the exits of its last processes. A process
-// that a job left running keeps it; a later Create removes it once empty.
-func removeDir(dir string) error {
+// while the kernel finishes the exits of its last processes. Processes
+// still in it then were left running by a job (a child that left its
+// process group: setsid, a daemon): ration neither waits for them nor
+// kills them, so they are moved to the cgroup to (ration's), where they
+// run on under the limit they shared, and dir is removed.
+func removeDir(dir, to string) error {
+	err := removeWaiting(dir)
+	for round := 0; errors.Is(err, syscall.EBUSY) && round < 5; round++ {
+		// A process may fork while it is moved: its child starts in dir.
+		for _, pid := range strings.Fields(readString(filepath.Join(dir, "cgroup.procs"))) {
+			// One that exits meanwhile fails with ESRCH: it is gone anyway.
+			_ = os.WriteFile(filepath.Join(to, "cgroup.procs"), []byte(pid), 0o644)
+		}
+		err = removeWaiting(dir)
+	}
+	if err != nil {
+		return fmt.Errorf("jobcgroup: %w", err)
+	}
+	return nil
+}
+
+// removeWaiting removes dir, retrying for up to 1 s while it is busy.
+func removeWaiting(dir string) error {
 	var err error
 	for range 50 {
 		if err = os.Remove(dir); err == nil || errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
 		if !errors.Is(err, syscall.EBUSY) {
-			break
+			return err
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return fmt.Errorf("jobcgroup: %w", err)
+	return err
 }

@@ -292,11 +292,23 @@ func vacateHelper() int {
 		return 1
 	}
 	fmt.Println("child", v2Line(string(out)))
+	// A process a job left running (a daemon) is still in the group at
+	// Close.
+	leak := exec.Command("sleep", "60")
+	leak.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	g.SetProcAttr(leak.SysProcAttr)
+	pdeath.Do(func() { err = leak.Start() })
+	if err != nil {
+		fmt.Println("leak:", err)
+		return 1
+	}
+	fmt.Println("leak-pid", leak.Process.Pid)
 	if err := g.Close(); err != nil {
 		fmt.Println("close:", err)
 		return 1
 	}
 	fmt.Println("closed", v2Line(readString("/proc/self/cgroup")))
+	fmt.Println("leak-closed", v2Line(readString(fmt.Sprintf("/proc/%d/cgroup", leak.Process.Pid))))
 	fmt.Println("subtree-after", strings.TrimSpace(readString(filepath.Join(parent, "cgroup.subtree_control"))))
 	return 0
 }
@@ -318,8 +330,10 @@ func v2Line(data string) string {
 // controller for the parent's children (which the kernel refuses while
 // the parent holds a process), sets the group's limit, and a child
 // started through the group starts in it. Close moves the process back,
-// disables the controller and removes both cgroups. The controller is
-// hugetlb, the domain controller of a hybrid host's v2 hierarchy.
+// disables the controller and removes both cgroups, also when a process
+// started through the group still runs: it is moved to the parent. The
+// controller is hugetlb, the domain controller of a hybrid host's v2
+// hierarchy.
 func TestVacateV2(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root")
@@ -346,6 +360,9 @@ func TestVacateV2(t *testing.T) {
 	}
 	t.Cleanup(func() { testutil.RemoveCgroup(t, parent) })
 	got, pid := runHelper(t, "vacate", parent)
+	if leak, err := strconv.Atoi(got["leak-pid"]); err == nil {
+		defer syscall.Kill(leak, syscall.SIGKILL)
+	}
 	p := filepath.Join(own, filepath.Base(parent))
 	for _, c := range []struct{ key, want string }{
 		{"self", fmt.Sprintf("%s/ration-%d", p, pid)},
@@ -353,6 +370,7 @@ func TestVacateV2(t *testing.T) {
 		{"limit", strconv.Itoa(1<<30 - 2<<20)},
 		{"child", fmt.Sprintf("%s/ration-%d-jobs", p, pid)},
 		{"closed", p},
+		{"leak-closed", p},
 		{"subtree-after", ""},
 	} {
 		if got[c.key] != c.want {
