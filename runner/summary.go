@@ -69,7 +69,11 @@ func (s Summary) String() string {
 			line += " (and the unread input)"
 		}
 	}
-	line += fmt.Sprintf(", %d skipped in %s; %d jobs", s.Skipped, s.Wall.Round(time.Millisecond), s.Jobs)
+	jobs := "jobs"
+	if s.Jobs == 1 {
+		jobs = "job"
+	}
+	line += fmt.Sprintf(", %d skipped in %s; %d %s", s.Skipped, s.Wall.Round(time.Millisecond), s.Jobs, jobs)
 	if s.JobsReason != "" {
 		line += " (" + s.JobsReason + ")"
 	}

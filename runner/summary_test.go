@@ -15,3 +15,12 @@ func TestSummaryCallsStoppedJobsStopped(t *testing.T) {
 		t.Errorf("summary %q, want 3 done, 1 failed, 2 stopped, 4 not started", s)
 	}
 }
+
+// TestSummaryOneJob: a run at one job at a time says "1 job", not "1 jobs".
+func TestSummaryOneJob(t *testing.T) {
+	for jobs, want := range map[int]string{1: "; 1 job (", 4: "; 4 jobs ("} {
+		if s := (Summary{Jobs: jobs, JobsReason: "jobs=x", InputDone: true}).String(); !strings.Contains(s, want) {
+			t.Errorf("summary %q, want %q", s, want)
+		}
+	}
+}

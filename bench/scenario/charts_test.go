@@ -74,7 +74,7 @@ func TestCharts(t *testing.T) {
 }
 
 func TestNamesKilled(t *testing.T) {
-	summary := "ration: 48 done, 2 failed in 30s; 1 jobs (jobs=1: cgroup v1 CPU quota 0.50 CPUs at /ration-bench-642-050); 2 OOM kills"
+	summary := "ration: 48 done, 2 failed in 30s; 1 job (jobs=1: cgroup v1 CPU quota 0.50 CPUs at /ration-bench-642-050); 2 OOM kills"
 	if got := namesKilled(summary, []int{50, 100}); got != "" {
 		t.Errorf("summary line taken for naming a job: %q", got)
 	}
