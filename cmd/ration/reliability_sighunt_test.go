@@ -56,3 +56,43 @@ func TestReliabInterruptKeepsRetries(t *testing.T) {
 		t.Errorf("--resume: exit %d, stdout %q, joblog %v; want the job run again and succeeded:\n%s", r.code, r.stdout, recs, r.stderr)
 	}
 }
+
+// TestReliabSignalThenOutputGone: a hangup (or a Ctrl-C to a pipeline)
+// that also takes ration's stdout: the jobs drained after SIGHUP could
+// not print, and ration exited 141 (or 255 on a terminal that was hung
+// up), not the 129 of "interrupted by SIGHUP" that the exit-status table
+// promises "even if every running job then finished": the signal came
+// first and is the cause.
+func TestReliabSignalThenOutputGone(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	jl := filepath.Join(dir, "jl")
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	script := `: > "$1.started"; while [ ! -e go ]; do sleep 0.01; done; echo "$1"`
+	cmd, out, errb := rcmd{dir: dir, stdout: pw, args: []string{"run", "-j", "2", "--joblog", jl, "--", "sh", "-c", script, "sh", ":::", "a", "b", "c"}}.start(t)
+	pw.Close()
+	testutil.Eventually(t, 10*time.Second, "two jobs running", func() bool {
+		_, errA := os.Stat(filepath.Join(dir, "a.started"))
+		_, errB := os.Stat(filepath.Join(dir, "b.started"))
+		return errA == nil && errB == nil
+	})
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, 10*time.Second, "ration draining", func() bool { return strings.Contains(errb.String(), "got SIGHUP") })
+	pr.Close() // the terminal (here a pipe) went with the hangup
+	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := waitRation(t, cmd, out, errb, 30*time.Second)
+	if r.code != 128+int(syscall.SIGHUP) {
+		t.Errorf("exit %d, want 129 (interrupted by SIGHUP):\n%s", r.code, r.stderr)
+	}
+	if recs := readJoblog(t, jl); len(recs) != 0 {
+		t.Errorf("the joblog records %d jobs whose output was lost, want none", len(recs))
+	}
+}

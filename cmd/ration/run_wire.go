@@ -349,6 +349,12 @@ func (w *wiring) run() int {
 func (w *wiring) report(sum runner.Summary, runErr error, got os.Signal) int {
 	say := w.say.say
 	if status, ok := w.outputGone(sum, runErr); ok {
+		if got != nil {
+			// Interrupted, and the output went with the signal (a hung-up
+			// terminal, a pipeline's reader killed by the same Ctrl-C): the
+			// status is the signal's, as after any other interrupted run.
+			return signalStatus(got)
+		}
 		return status
 	}
 	// A run that failed before it took a single job (a joblog that cannot
