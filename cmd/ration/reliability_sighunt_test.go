@@ -96,3 +96,41 @@ func TestReliabSignalThenOutputGone(t *testing.T) {
 		t.Errorf("the joblog records %d jobs whose output was lost, want none", len(recs))
 	}
 }
+
+// TestReliabQuit: SIGQUIT (Ctrl-\) was left to the Go runtime, which
+// dumps the goroutines and exits 2: "2 jobs failed" by the exit-status
+// table, when none had. ration now quits at once with 131 (128+3, GNU
+// parallel's death by SIGQUIT), the goroutines still dumped; the jobs die
+// with it, the finished ones are in the joblog, and --resume runs the
+// rest.
+func TestReliabQuit(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	jl := filepath.Join(dir, "jl")
+	args := func(resume bool) []string {
+		a := []string{"run", "-j", "2", "--joblog", jl}
+		if resume {
+			a = append(a, "--resume")
+		}
+		return append(a, "--", "sh", "-c", `: > "$1.started"; [ "$1" = a ] || [ -e go ] || exec sleep 30; echo "$1"`, "sh", ":::", "a", "b", "c")
+	}
+	cmd, out, errb := rcmd{dir: dir, args: args(false)}.start(t)
+	testutil.Eventually(t, 10*time.Second, "job 1 logged and job 2 running", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "b.started"))
+		return err == nil && countRecords(jl) == 1
+	})
+	if err := cmd.Process.Signal(syscall.SIGQUIT); err != nil {
+		t.Fatal(err)
+	}
+	r := waitRation(t, cmd, out, errb, 10*time.Second)
+	if r.code != 128+int(syscall.SIGQUIT) || !strings.Contains(r.stderr, "got SIGQUIT") || !strings.Contains(r.stderr, "goroutine ") {
+		t.Errorf("exit %d, want 131 with a message and the goroutines:\n%.2000s", r.code, r.stderr)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = rcmd{dir: dir, args: args(true)}.run(t)
+	if recs := readJoblog(t, jl); r.code != 0 || len(recs) != 3 || r.stdout != "b\nc\n" && r.stdout != "c\nb\n" {
+		t.Errorf("--resume: exit %d, stdout %q, %d records; want b and c run, 3 records:\n%s", r.code, r.stdout, len(recs), r.stderr)
+	}
+}
