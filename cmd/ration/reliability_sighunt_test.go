@@ -134,3 +134,25 @@ func TestReliabQuit(t *testing.T) {
 		t.Errorf("--resume: exit %d, stdout %q, %d records; want b and c run, 3 records:\n%s", r.code, r.stdout, len(recs), r.stderr)
 	}
 }
+
+// TestReliabResumeHintJoblogStdout: with --joblog - (the joblog on
+// stdout), the hint an interrupted run printed was `ration run --resume
+// ... --joblog - ...`, which ration refuses (exit 255: --resume needs a
+// joblog file). The hint now says the run cannot be resumed.
+func TestReliabResumeHintJoblogStdout(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cmd, out, errb := rcmd{dir: dir, args: []string{"run", "-j", "1", "--joblog", "-", "--", "sh", "-c", `[ "$1" = a ] || exec sleep 30`, "sh", ":::", "a", "b", "c"}}.start(t)
+	testutil.Eventually(t, 10*time.Second, "job 1 logged", func() bool { return strings.Contains(out.String(), "\n1\t") })
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, 10*time.Second, "ration draining", func() bool { return strings.Contains(errb.String(), "got SIGTERM") })
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil { // kill the sleeping jobs
+		t.Fatal(err)
+	}
+	r := waitRation(t, cmd, out, errb, 20*time.Second)
+	if r.code != 128+int(syscall.SIGTERM) || strings.Contains(r.stderr, "--resume") || !strings.Contains(r.stderr, "cannot be resumed") {
+		t.Errorf("exit %d; want 143 and no --resume hint (--resume refuses --joblog -):\n%s", r.code, r.stderr)
+	}
+}

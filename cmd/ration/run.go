@@ -80,8 +80,12 @@ func runMainWith(h *signalHub, args []string, getenv func(string) string, stdin 
 
 // resumeHint tells how to run the rest of an interrupted run.
 func resumeHint(args []string, joblog string, inputInArgs bool) string {
-	if joblog == "" {
+	switch joblog {
+	case "":
 		return "ration run: no --joblog was given, so this run cannot be resumed; add --joblog FILE next time"
+	case "-":
+		// --resume refuses it: there is no file to read the records from.
+		return "ration run: the joblog went to standard output (--joblog -), so this run cannot be resumed; give --joblog FILE next time"
 	}
 	words := []string{"ration", "run"}
 	if !slices.Contains(args, "--resume") && !slices.Contains(args, "--resume-failed") {
