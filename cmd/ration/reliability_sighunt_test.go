@@ -4,6 +4,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -154,5 +155,49 @@ func TestReliabResumeHintJoblogStdout(t *testing.T) {
 	r := waitRation(t, cmd, out, errb, 20*time.Second)
 	if r.code != 128+int(syscall.SIGTERM) || strings.Contains(r.stderr, "--resume") || !strings.Contains(r.stderr, "cannot be resumed") {
 		t.Errorf("exit %d; want 143 and no --resume hint (--resume refuses --joblog -):\n%s", r.code, r.stderr)
+	}
+}
+
+// TestReliabResumeHintRetryFailed: the hint of an interrupted
+// --retry-failed run added --resume, and ration refuses "--retry-failed
+// and --resume" (exit 255): the printed way to run the rest did not run.
+// The hint is now the run's own arguments, which run the rest.
+func TestReliabResumeHintRetryFailed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	jl := filepath.Join(dir, "jl")
+	log := "Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand\n" +
+		"1\t:\t1700000000.000\t     0.001\t0\t0\t1\t0\texit 1\n" +
+		"2\t:\t1700000000.000\t     0.001\t0\t0\t1\t0\t: > started; [ -e go ] || exec sleep 30\n"
+	if err := os.WriteFile(jl, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd, out, errb := rcmd{dir: dir, args: []string{"run", "-j", "1", "--retry-failed", "--joblog", jl}}.start(t)
+	testutil.Eventually(t, 10*time.Second, "job 2 running", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "started"))
+		return err == nil
+	})
+	for _, s := range []string{"got SIGTERM:", "got SIGTERM again"} { // drain, then kill
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		testutil.Eventually(t, 10*time.Second, s, func() bool { return strings.Contains(errb.String(), s) })
+	}
+	r := waitRation(t, cmd, out, errb, 20*time.Second)
+	_, hint, ok := strings.Cut(r.stderr, "to run the rest: ration ")
+	hint, _, _ = strings.Cut(hint, "\n")
+	if r.code != 128+int(syscall.SIGTERM) || !ok {
+		t.Fatalf("exit %d, want 143 with a hint:\n%s", r.code, r.stderr)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The hint is a shell command line (its words quoted for sh).
+	again := exec.Command("sh", "-c", `exec "$0" `+hint, buildRation(t))
+	again.Dir = dir
+	stderr, err := again.CombinedOutput()
+	code := again.ProcessState.ExitCode()
+	if recs := readJoblog(t, jl); code != 1 || recs[2].Exitval != 0 {
+		t.Errorf("the hint %q: exit %d (%v), job 2's last record %+v; want it run again and succeeded (job 1 failed again: exit 1):\n%s", hint, code, err, recs[2], stderr)
 	}
 }

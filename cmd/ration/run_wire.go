@@ -372,7 +372,7 @@ func (w *wiring) report(sum runner.Summary, runErr error, got os.Signal) int {
 	if got != nil {
 		say(slog.LevelWarn, "ration run: ", fmt.Sprintf("interrupted by %s: %d done, %d failed, %d stopped, %d pulled but not started",
 			sigName(got), sum.Succeeded, sum.Failed, sum.Killed, sum.NotStarted))
-		say(slog.LevelWarn, "", resumeHint(w.plan.args, w.plan.cfg.Joblog, w.plan.input.given()))
+		say(slog.LevelWarn, "", w.resumeHint())
 	}
 	if runErr != nil {
 		say(slog.LevelError, "ration run: ", runErr.Error())
@@ -390,6 +390,12 @@ func (w *wiring) report(sum runner.Summary, runErr error, got os.Signal) int {
 		return st
 	}
 	return int(min(sum.Failed, 101))
+}
+
+// resumeHint tells how to run the rest of this run.
+func (w *wiring) resumeHint() string {
+	c := &w.plan.cfg
+	return resumeHint(w.plan.args, c.Joblog, c.Resume || c.ResumeFailed, w.plan.input.given())
 }
 
 func unwrapPathErr(err error) error {
