@@ -256,7 +256,11 @@ func outcomeOf(res AttemptResult, stopped bool) event.Outcome {
 }
 
 // retry decides whether the job runs again after its last attempt, and
-// reports the retry.
+// reports the retry. A job that would run again but for the run's stop
+// (an interrupt, --halt, a lost output) counts as stopped by the run: it
+// is not done, so it is not recorded as failed, and --resume runs it
+// again with all its attempts, as GNU parallel leaves it out of the
+// joblog.
 func (r *Runner) retry(j *job) bool {
 	if j.outcome != event.Failed || j.byRun {
 		return false
@@ -273,6 +277,10 @@ func (r *Runner) retry(j *job) bool {
 		return false
 	}
 	if !free && j.n-j.oomRetries-j.freeRetries >= max(r.cfg.Retries, 1) {
+		return false
+	}
+	if r.stopping.Load() {
+		j.byRun = true
 		return false
 	}
 	if j.memKilled {

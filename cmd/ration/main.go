@@ -26,8 +26,8 @@
 // (building the run in dependency order, running it, the exit status),
 // run_observe.go (metrics, logs, the stall watchdog), run_worker.go
 // (--worker and the adaptation of concurrency), signals*.go (SIGINT,
-// SIGTERM, SIGHUP, SIGPIPE, and SIGUSR1 where it exists, from the start of
-// main); reliability.go the checks that keep a run from losing or hiding
+// SIGTERM, SIGHUP, SIGPIPE, and SIGQUIT and SIGUSR1 where they exist, from
+// the start of main); reliability.go the checks that keep a run from losing or hiding
 // jobs (a closed stdout, a joblog that is an input, a blocked output);
 // usage.go holds the usage error.
 package main

@@ -100,7 +100,7 @@ func (w *wiring) outputGone(sum runner.Summary, runErr error) (status int, ok bo
 	say := w.say.say
 	hint := func() {
 		if !w.plan.cfg.DryRun { // a dry run has nothing to resume
-			say(slog.LevelWarn, "", resumeHint(w.plan.args, w.plan.cfg.Joblog, w.plan.input.given()))
+			say(slog.LevelWarn, "", w.resumeHint())
 		}
 	}
 	if errors.Is(runErr, syscall.EPIPE) {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
 	"time"
 
 	"github.com/ration-run/ration/runner/template"
@@ -78,13 +77,20 @@ func runMainWith(h *signalHub, args []string, getenv func(string) string, stdin 
 	return w.run()
 }
 
-// resumeHint tells how to run the rest of an interrupted run.
-func resumeHint(args []string, joblog string, inputInArgs bool) string {
-	if joblog == "" {
+// resumeHint tells how to run the rest of an interrupted run: its
+// arguments again, with --resume unless it resumed already (resuming:
+// --resume, --resume-failed or --retry-failed, however spelled; the
+// latter two refuse --resume beside them).
+func resumeHint(args []string, joblog string, resuming, inputInArgs bool) string {
+	switch joblog {
+	case "":
 		return "ration run: no --joblog was given, so this run cannot be resumed; add --joblog FILE next time"
+	case "-":
+		// --resume refuses it: there is no file to read the records from.
+		return "ration run: the joblog went to standard output (--joblog -), so this run cannot be resumed; give --joblog FILE next time"
 	}
 	words := []string{"ration", "run"}
-	if !slices.Contains(args, "--resume") && !slices.Contains(args, "--resume-failed") {
+	if !resuming {
 		words = append(words, "--resume")
 	}
 	hint := "ration run: to run the rest: " + template.Join(append(words, args...))

@@ -349,6 +349,12 @@ func (w *wiring) run() int {
 func (w *wiring) report(sum runner.Summary, runErr error, got os.Signal) int {
 	say := w.say.say
 	if status, ok := w.outputGone(sum, runErr); ok {
+		if got != nil {
+			// Interrupted, and the output went with the signal (a hung-up
+			// terminal, a pipeline's reader killed by the same Ctrl-C): the
+			// status is the signal's, as after any other interrupted run.
+			return signalStatus(got)
+		}
 		return status
 	}
 	// A run that failed before it took a single job (a joblog that cannot
@@ -366,7 +372,7 @@ func (w *wiring) report(sum runner.Summary, runErr error, got os.Signal) int {
 	if got != nil {
 		say(slog.LevelWarn, "ration run: ", fmt.Sprintf("interrupted by %s: %d done, %d failed, %d stopped, %d pulled but not started",
 			sigName(got), sum.Succeeded, sum.Failed, sum.Killed, sum.NotStarted))
-		say(slog.LevelWarn, "", resumeHint(w.plan.args, w.plan.cfg.Joblog, w.plan.input.given()))
+		say(slog.LevelWarn, "", w.resumeHint())
 	}
 	if runErr != nil {
 		say(slog.LevelError, "ration run: ", runErr.Error())
@@ -384,6 +390,12 @@ func (w *wiring) report(sum runner.Summary, runErr error, got os.Signal) int {
 		return st
 	}
 	return int(min(sum.Failed, 101))
+}
+
+// resumeHint tells how to run the rest of this run.
+func (w *wiring) resumeHint() string {
+	c := &w.plan.cfg
+	return resumeHint(w.plan.args, c.Joblog, c.Resume || c.ResumeFailed, w.plan.input.given())
 }
 
 func unwrapPathErr(err error) error {

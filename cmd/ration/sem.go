@@ -35,7 +35,7 @@ command is printed when it ends, unless -u. --wait waits until none holds
 it. The command holds its slot until it ends, even if sem is killed, and
 a holder that dies, however it dies, holds nothing: the semaphore is made
 of files locked with flock(2) under ~/.parallel/semaphores. SIGINT,
-SIGTERM and SIGHUP to sem are passed on to its running command.
+SIGTERM, SIGHUP and SIGQUIT to sem are passed on to its running command.
 
 flags:`
 
@@ -285,8 +285,8 @@ func semBackground(p semPlan, slot *sem.Slot, stderr io.Writer) int {
 // ends (unless -u), and returns its exit status as a shell would. The
 // command inherits the slot as its file 3, so that the slot stays held
 // while the command runs even if this process is killed: the semaphore
-// bounds the commands, not the sem processes. SIGINT, SIGTERM and SIGHUP
-// are passed on to the command while it runs, as GNU parallel's sem waits
+// bounds the commands, not the sem processes. SIGINT, SIGTERM, SIGHUP and
+// SIGQUIT are passed on to the command while it runs, as GNU parallel's sem waits
 // for its job: sem then ends with the command, its output printed, and
 // exits with its status, instead of leaving it running unseen.
 func semRun(h *signalHub, p semPlan, slot *sem.Slot, stdout, stderr io.Writer) int {
@@ -312,7 +312,7 @@ func semRun(h *signalHub, p semPlan, slot *sem.Slot, stdout, stderr io.Writer) i
 	if err == nil {
 		if h != nil {
 			h.set(func(s os.Signal) {
-				if isStopSignal(s) {
+				if isStopSignal(s) || isQuitSignal(s) {
 					_ = cmd.Process.Signal(s)
 				}
 			})

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -61,11 +62,14 @@ func (h *signalHub) loop() {
 				(*f)(s)
 				continue
 			}
-			if isStopSignal(s) {
+			switch {
+			case isStopSignal(s):
 				// Nothing runs yet (or any more): there is nothing to
 				// drain or to log.
 				fmt.Fprintf(h.stderr, "ration: got %s; exiting (no job was running)\n", sigName(s))
 				h.exit(signalStatus(s))
+			case isQuitSignal(s):
+				h.quit(s, nil)
 			}
 		case <-h.done:
 			return
@@ -81,6 +85,33 @@ func (h *signalHub) set(f func(os.Signal)) {
 		return
 	}
 	h.handler.Store(&f)
+}
+
+// quit ends ration at once on SIGQUIT (Ctrl-\), as a shell's quit ends
+// a command and as GNU parallel dies of it: it closes the joblog through
+// abandon (nil: no run's), fsyncing what is recorded as the last resort
+// does, writes every goroutine's stack as the Go runtime's own SIGQUIT
+// does, and exits 128+3. The running jobs die with ration
+// (PR_SET_PDEATHSIG), as when it is killed, and --resume runs them again.
+// Left to the runtime, SIGQUIT exited 2, which the exit-status table reads
+// as "2 jobs failed". Writing never waits more than a second for stderr.
+func (h *signalHub) quit(s os.Signal, abandon func() error) {
+	var err error
+	what := "quitting"
+	if abandon != nil {
+		err = abandon()
+		what = "quitting at once (the running jobs die with ration; --resume runs them again)"
+	}
+	m := newMessages()
+	m.send(func() {
+		fmt.Fprintf(h.stderr, "ration: got %s: %s; its goroutines:\n", sigName(s), what)
+		if err != nil {
+			fmt.Fprintf(h.stderr, "ration: closing the joblog: %v\n", err)
+		}
+		_ = pprof.Lookup("goroutine").WriteTo(h.stderr, 2)
+	})
+	m.flush(time.Second)
+	h.exit(signalStatus(s))
 }
 
 // close stops a hub made for one run.
@@ -191,6 +222,8 @@ func handleSignals(h *signalHub, r *runner.Runner, stderr io.Writer, say func(sl
 		switch {
 		case isStatusSignal(s):
 			msgs.send(status)
+		case isQuitSignal(s):
+			h.quit(s, r.Abandon)
 		case !isStopSignal(s):
 			// SIGPIPE: the write that caused it failed with EPIPE, and
 			// the run deals with that.
@@ -228,8 +261,13 @@ func handleSignals(h *signalHub, r *runner.Runner, stderr io.Writer, say func(sl
 		got := first
 		mu.Unlock()
 		// After the run: a signal is noted by nobody (the run is over and
-		// its report comes in a moment), but still never kills ration.
-		h.set(func(os.Signal) {})
+		// its report comes in a moment), but still never kills ration;
+		// SIGQUIT still quits (a report that hangs).
+		h.set(func(s os.Signal) {
+			if isQuitSignal(s) {
+				h.quit(s, nil)
+			}
+		})
 		msgs.flush(5 * time.Second)
 		h.close()
 		return got

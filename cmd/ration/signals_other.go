@@ -14,6 +14,10 @@ func hubSignals() []os.Signal { return []os.Signal{os.Interrupt, syscall.SIGTERM
 // isStopSignal reports whether s stops a run (drain, then kill).
 func isStopSignal(s os.Signal) bool { return s == os.Interrupt || s == syscall.SIGTERM }
 
+// isQuitSignal reports whether s ends ration at once: there is no
+// SIGQUIT here.
+func isQuitSignal(os.Signal) bool { return false }
+
 // isStatusSignal reports whether s asks for the running-jobs table.
 func isStatusSignal(os.Signal) bool { return false }
 

@@ -11,8 +11,11 @@ import (
 
 // hubSignals are the signals ration handles from start to exit.
 func hubSignals() []os.Signal {
-	return []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGUSR1, syscall.SIGPIPE}
+	return []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGPIPE}
 }
+
+// isQuitSignal reports whether s ends ration at once (SIGQUIT, Ctrl-\).
+func isQuitSignal(s os.Signal) bool { return s == syscall.SIGQUIT }
 
 // isStopSignal reports whether s stops a run (drain, then kill).
 func isStopSignal(s os.Signal) bool {
