@@ -266,16 +266,6 @@ func (r *Runner) retry(j *job) bool {
 		return false
 	}
 	free := j.memKilled || (j.cause == event.CauseOOM && r.oomRequeue(j))
-	if r.stopping.Load() {
-		// A free re-queue (an OOM kill beside other jobs, a --memfree
-		// stop) says the attempt failed for the jobs beside it, not for
-		// itself. When the run stops instead of running it again, the
-		// run stopped the job, as one whose re-queue still waited when
-		// the run stopped (attempts): it is not counted as failed and
-		// not recorded, so that --resume runs it again.
-		j.byRun = free
-		return false
-	}
 	if !free && j.n-j.oomRetries-j.freeRetries >= max(r.cfg.Retries, 1) {
 		return false
 	}
@@ -325,7 +315,11 @@ func (r *Runner) finishJob(ctx context.Context, j *job, jl *joblog.Writer) jobRe
 			r.record(j, jl, received, err)
 			if succeeded && j.outcome != event.Succeeded {
 				r.succeeded.Add(-1)
-				r.failed.Add(1)
+				if j.byRun {
+					r.killed.Add(1)
+				} else {
+					r.failed.Add(1)
+				}
 			}
 		}
 	default:

@@ -154,7 +154,11 @@ func (r *Runner) writeJoblog(jl *joblog.Writer, e joblog.Entry) {
 // it again. Its output never reached the reader through no fault of its
 // own, as with a job the run stopped; a record (failed or not) would make
 // --resume skip it, and its output would be lost for good. (GNU parallel
-// dies of the SIGPIPE before it records that job.)
+// dies of the SIGPIPE before it records that job.) The first job to find
+// the output gone fails; a job that finds it gone after that was not
+// printed because the run stopped, and is stopped by the run, as the
+// running jobs are (with -k, jobs that ended while waiting for their
+// turn).
 func (r *Runner) outputFailed(j *job, err error) {
 	j.outcome = event.Failed
 	if j.res.Err == nil {
@@ -162,6 +166,9 @@ func (r *Runner) outputFailed(j *job, err error) {
 	}
 	if errors.Is(err, ErrOutputGone) {
 		j.undelivered = true
+		if r.outputLost.Swap(true) {
+			j.byRun, j.outcome = true, event.Stopped
+		}
 		r.outputGone(fmt.Errorf("job %d: %w", j.it.seq, err))
 	}
 }

@@ -50,6 +50,7 @@ type Runner struct {
 	stopping    atomic.Bool // start no more jobs
 	interrupted atomic.Bool
 	halted      atomic.Bool
+	outputLost  atomic.Bool // ration's stdout or stderr was found gone (outputFailed)
 	drainOnce   sync.Once
 	killOnce    sync.Once
 	drainCh     chan struct{}

@@ -270,3 +270,35 @@ func TestReliabBrokenPipe(t *testing.T) {
 		t.Errorf("%d jobs logged, want some, not all", len(recs))
 	}
 }
+
+// TestReliabBrokenPipeKeepOrder: `ration run -k ... | head -1`: the job
+// whose output met the closed pipe failed; the jobs that ended before it
+// and waited for their turn were not printed because the run stopped, and
+// are stopped as the running ones are (not recorded: --resume runs them).
+// They were counted as failed: "0 done, 5 failed".
+func TestReliabBrokenPipeKeepOrder(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	jl := filepath.Join(dir, "jl")
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Job 1 ends last; the others' output (more than a pipe holds)
+	// waits behind it.
+	cmd, out, errb := rcmd{dir: dir, stdout: pw, args: []string{"run", "-k", "-j", "5", "--joblog", jl, "--shell",
+		`[ {} = 1 ] && sleep 0.5; seq 1 100000`, ":::", "1", "2", "3", "4", "5"}}.start(t)
+	pw.Close()
+	buf := make([]byte, 2)
+	if _, err := pr.Read(buf); err != nil {
+		t.Fatal(err)
+	}
+	pr.Close()
+	r := waitRation(t, cmd, out, errb, 20*time.Second)
+	if r.code != 141 || !strings.Contains(r.stderr, "0 done, 1 failed, 4 stopped") {
+		t.Errorf("exit %d, want 141 and 0 done, 1 failed, 4 stopped:\n%s", r.code, r.stderr)
+	}
+	if recs := readJoblog(t, jl); len(recs) != 0 {
+		t.Errorf("%d jobs logged, want none: no job's output was delivered", len(recs))
+	}
+}
