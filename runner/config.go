@@ -91,7 +91,11 @@ type Config struct {
 	// KeepOrder prints the output of jobs in input order (-k); a job's
 	// output waits for the jobs before it, within the window of
 	// pool.MapOrdered: behind a running job, at most Jobs+pool.PullSlack
-	// jobs start, that one included.
+	// jobs start, that one included. A job's JobFinished event comes when
+	// its process ends, and its joblog record when its output was printed:
+	// when that fails (ration's stdout gone), the Summary counts the job
+	// failed (or stopped, once the run stopped for it) although its
+	// JobFinished said Succeeded.
 	KeepOrder bool
 	// LineBuffer prints output line by line as jobs write it. With
 	// KeepOrder only the job first in input order does; the others' output
