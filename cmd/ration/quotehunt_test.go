@@ -1,0 +1,53 @@
+//go:build linux
+
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestResumeHintKeepsInputs: the command ration prints to run the rest of
+// an interrupted run, pasted into bash, runs the same inputs byte for
+// byte, whatever control characters or invalid UTF-8 they hold. The hint
+// quoted a newline inside '...', and ration's one-line messages then wrote
+// it as "; ", so the pasted command ran the input "a; b" instead of
+// "a\nb".
+func TestResumeHintKeepsInputs(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash to paste the hint into:", err)
+	}
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no /dev/full:", err)
+	}
+	defer full.Close()
+	dir := t.TempDir()
+	if err := os.Symlink(buildRation(t), filepath.Join(dir, "ration")); err != nil {
+		t.Fatal(err)
+	}
+	vals := []string{"a\nb", "tab\there", "cr\rx", "it's", `back\slash`, "bad\xff\xfe", "del\x7f", "\x1b[1m", "$HOME", ""}
+	args := append([]string{"run", "-k", "-j", "1", "--joblog", "jl", "--", "printf", "[%s]\n", ":::"}, vals...)
+	r := rcmd{dir: dir, stdout: full, args: args}.run(t)
+	const mark = "to run the rest: "
+	_, hint, ok := strings.Cut(r.stderr, mark)
+	if r.code == 0 || !ok {
+		t.Fatalf("exit %d, want an error and the --resume hint:\n%s", r.code, r.stderr)
+	}
+	hint, _, _ = strings.Cut(hint, "\n")
+	cmd := exec.Command("bash", "-c", hint)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"), "HOME=/nowhere")
+	out, err := cmd.Output()
+	var want strings.Builder
+	for _, v := range vals {
+		want.WriteString("[" + v + "]\n")
+	}
+	if err != nil || string(out) != want.String() {
+		t.Errorf("the hint %q ran: %v\nstdout %q\nwant   %q", hint, err, out, want.String())
+	}
+}
