@@ -51,3 +51,18 @@ func TestResumeHintKeepsInputs(t *testing.T) {
 		t.Errorf("the hint %q ran: %v\nstdout %q\nwant   %q", hint, err, out, want.String())
 	}
 }
+
+// TestGNUTagStringEscapes: --tagstring decodes \t, \n, \r and octal
+// escapes as GNU parallel's unquote_printf does (the expected output is
+// GNU parallel 20221122's); ration printed them as written.
+func TestGNUTagStringEscapes(t *testing.T) {
+	t.Parallel()
+	r := rcmd{dir: t.TempDir(), args: []string{"run", "-q", "-k", "--tagstring", `{}\t<\101\1\\n>`, "echo", "x", ":::", "a", "b"}}.run(t)
+	if want := "a\t<A\x01\\\n>\tx a\nb\t<A\x01\\\n>\tx b\n"; r.code != 0 || r.stdout != want {
+		t.Errorf("exit %d, stdout %q, want %q:\n%s", r.code, r.stdout, want, r.stderr)
+	}
+	r = rcmd{dir: t.TempDir(), args: []string{"run", "--tagstring", `\400`, "echo", ":::", "a"}}.run(t)
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--tagstring") {
+		t.Errorf("--tagstring '\\400': exit %d, want 255 naming --tagstring:\n%s", r.code, r.stderr)
+	}
+}

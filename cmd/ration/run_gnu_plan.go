@@ -197,7 +197,13 @@ func planGNUOutput(p *runPlan, f *runFlags, _ func(string) string) error {
 		// As GNU parallel, which refuses them together too.
 		return flagMsg("--group", "--group cannot be combined with --ungroup or --line-buffer")
 	}
-	gc.Tag, gc.TagString, gc.Results = g.tag || g.tagString != "", g.tagString, g.results
+	// GNU parallel decodes --tagstring's \t, \n, \r and octal escapes as
+	// it decodes -d's.
+	tagString, err := input.UnquotePrintf(g.tagString)
+	if err != nil {
+		return flagErr("--tagstring", err)
+	}
+	gc.Tag, gc.TagString, gc.Results = g.tag || tagString != "", tagString, g.results
 	gc.Verbose, gc.VerboseStderr = g.printCommands, g.verbose
 	if g.delay != "" {
 		d, err := runner.ParseDuration(g.delay)
