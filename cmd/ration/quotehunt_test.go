@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -64,5 +65,23 @@ func TestGNUTagStringEscapes(t *testing.T) {
 	r = rcmd{dir: t.TempDir(), args: []string{"run", "--tagstring", `\400`, "echo", ":::", "a"}}.run(t)
 	if r.code != exitUsage || !strings.Contains(r.stderr, "--tagstring") {
 		t.Errorf("--tagstring '\\400': exit %d, want 255 naming --tagstring:\n%s", r.code, r.stderr)
+	}
+}
+
+// TestGNUMaxCharsAboveLimit: an -s above the longest command line GNU
+// parallel allows (63664 here) is lowered to it with a warning, as GNU
+// parallel does, so every input runs. ration filled a --shell script past
+// Linux's limit of one argument, and its jobs failed with "argument list
+// too long".
+func TestGNUMaxCharsAboveLimit(t *testing.T) {
+	t.Parallel()
+	vals := inputs(30000)
+	args := append([]string{"run", "-k", "-j", "1", "-X", "-s", "200000", "--shell", "echo", ":::"}, vals...)
+	r := rcmd{dir: t.TempDir(), args: args}.run(t)
+	if r.code != 0 || !strings.Contains(r.stderr, "--max-chars: 200000 is more than the longest command line allowed, 63664") {
+		t.Fatalf("exit %d, want 0 and a warning:\n%.2000s", r.code, r.stderr)
+	}
+	if got := strings.Fields(r.stdout); !slices.Equal(got, vals) {
+		t.Errorf("printed %d inputs, want the %d given, in order", len(got), len(vals))
 	}
 }

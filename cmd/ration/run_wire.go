@@ -90,6 +90,9 @@ func wire(p *runPlan, stdin io.Reader, stdout, stderr io.Writer) (_ *wiring, err
 		return nil, err
 	}
 	w.say = sayer{w: stderr, log: w.log, json: p.observe.json}
+	for _, msg := range p.warnings {
+		w.say.say(slog.LevelWarn, "ration run: warning: ", msg)
+	}
 	if p.observe.json {
 		w.bar.LogTo(w.log) // off a terminal its lines would break the JSON log
 	}
