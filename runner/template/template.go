@@ -123,7 +123,11 @@ type Template struct {
 	words [][]part
 	// context[i] is set when words[i] is repeated per field (-X).
 	context []bool
-	shell   bool
+	// seps[i] is what a --shell script holds before words[i]: a space
+	// between the words of argv, and with -X the spaces and tabs inside an
+	// argv word, which split it into words of their own (addShellGroups).
+	seps  []string
+	shell bool
 	// shellPath is the shell of shell.
 	shellPath string
 	// appendInput is set when no word holds a replacement string.
@@ -190,8 +194,17 @@ func ParseOptions(argv []string, opts Options) (*Template, error) {
 		if len(parts) == 0 {
 			parts = []part{{k: lit}}
 		}
+		sep := " "
+		if len(t.words) == 0 {
+			sep = ""
+		}
+		if opts.Shell && opts.Context {
+			t.addShellGroups(sep, mergeLits(parts))
+			continue
+		}
 		t.words = append(t.words, mergeLits(parts))
 		t.context = append(t.context, ctx)
+		t.seps = append(t.seps, sep)
 	}
 	return t, nil
 }
@@ -437,9 +450,7 @@ func (t *Template) ScriptFields(fields []string, seq int64, slot int) string {
 		}
 	}
 	for i, w := range t.words {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
+		b.WriteString(t.seps[i])
 		if t.context[i] {
 			for j, f := range fields {
 				if j > 0 {
