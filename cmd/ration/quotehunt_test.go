@@ -85,3 +85,28 @@ func TestGNUMaxCharsAboveLimit(t *testing.T) {
 		t.Errorf("printed %d inputs, want the %d given, in order", len(got), len(vals))
 	}
 }
+
+// TestGNUQuoteAsGNU: ration quotes a --shell command line's values as GNU
+// parallel does (its Q), so --shellquote, --dry-run and the -s batches
+// are GNU's: the wants are GNU parallel 20221122's. ration kept the empty
+// '' at either end of a value that starts or ends with a quote, and left
+// , : @ % = unquoted, so its lines differed and -X packed other arguments.
+func TestGNUQuoteAsGNU(t *testing.T) {
+	t.Parallel()
+	vals := []string{"'x", "y'", "a,b", "k=v"}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--dry-run", "--shell", "echo"}, "echo \"'\"'x'\necho 'y'\"'\"\necho 'a,b'\necho 'k=v'\n"},
+		{[]string{"--shellquote", "echo"}, `'echo "'"'"'"'"'"'x'"'"` + "\n" + `'echo '"'"'y'"'"'"'"'"'"'` + "\n" +
+			`'echo '"'"'a,b'"'"` + "\n" + `'echo '"'"'k=v'"'"` + "\n"},
+		{[]string{"--dry-run", "--shell", "-X", "-s", "20", "echo"}, "echo \"'\"'x' 'y'\"'\"\necho 'a,b' 'k=v'\n"},
+	} {
+		args := append(append([]string{"run", "-q", "-k", "-j", "1"}, c.args...), ":::")
+		r := rcmd{dir: t.TempDir(), args: append(args, vals...)}.run(t)
+		if r.code != 0 || r.stdout != c.want {
+			t.Errorf("%q: exit %d, stdout\n%s\nwant\n%s\n%s", c.args, r.code, r.stdout, c.want, r.stderr)
+		}
+	}
+}
