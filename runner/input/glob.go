@@ -59,7 +59,8 @@ type FilesOptions struct {
 // order, so the first jobs start while the rest of the tree is unread.
 //
 // Pattern syntax is that of path.Match within a path element ("*", "?",
-// "[a-z]", "\\" escapes), plus "**" as a whole element, which matches any
+// "[a-z]", "\\" escapes), with a shell's "[!a-z]" for path.Match's
+// "[^a-z]", plus "**" as a whole element, which matches any
 // number of directories, none included: "src/**/*.go" matches "src/a.go"
 // and "src/x/y/b.go". Braces give alternatives as in a shell:
 // "**/*.{go,py}" is "**/*.go" then "**/*.py" (braces nest; an unpaired
@@ -283,10 +284,13 @@ func compile(p string) (*glob, error) {
 	if clean == "/" || clean == "." {
 		all = nil
 	}
-	for _, s := range all {
+	for i, s := range all {
 		if s == "**" {
 			continue
 		}
+		// A shell's negated class "[!...]" is path.Match's "[^...]".
+		s = bangToCaret(s)
+		all[i] = s
 		if _, err := path.Match(s, ""); err != nil {
 			return nil, fmt.Errorf("%w: %q", ErrBadPattern, p)
 		}
