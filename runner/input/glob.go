@@ -92,6 +92,10 @@ type FilesOptions struct {
 // braces: when no alternative's does).
 func Files(opts FilesOptions) (Seq, error) {
 	pats := make([]pattern, 0, len(opts.Patterns))
+	cwd, err := os.Getwd()
+	if err != nil {
+		cwd = "" // no file is then known under two spellings
+	}
 	for _, p := range opts.Patterns {
 		alts := expandBraces(p)
 		if len(alts) > maxAlternatives {
@@ -105,6 +109,7 @@ func Files(opts FilesOptions) (Seq, error) {
 				return nil, err
 			}
 			g.raw = p
+			g.absG = absGlob(g, a, cwd)
 			if _, err := os.Stat(g.base); err != nil {
 				statErr = cmp.Or(statErr, err)
 				continue
@@ -137,7 +142,7 @@ func Files(opts FilesOptions) (Seq, error) {
 		for _, p := range pats {
 			var st walkStats
 			for _, g := range p.alts {
-				w := walker{g: g, earlier: earlier, excl: excl, hidden: opts.Hidden, gitignore: opts.GitIgnore, warn: warn, yield: yield}
+				w := walker{g: g, earlier: earlier, excl: excl, hidden: opts.Hidden, gitignore: opts.GitIgnore, warn: warn, yield: yield, cwd: cwd}
 				ok := w.start()
 				st.add(w.stats)
 				if !ok {
@@ -270,6 +275,34 @@ type glob struct {
 	baseSegs []string // its elements; empty for "." and "/"
 	segs     []string // all elements of the pattern after base
 	nameOnly bool     // exclude: match single names
+	// absG is the pattern made absolute from the working directory (itself
+	// when absolute; nil when unknown), so that a file matched under
+	// another spelling (absolute, relative, through "..") is known.
+	absG *glob
+}
+
+// absGlob returns the pattern alt, compiled as g, made absolute from the
+// working directory cwd, whose wildcard characters are escaped; nil when
+// cwd is unknown.
+func absGlob(g *glob, alt, cwd string) *glob {
+	if g.abs {
+		return g
+	}
+	if cwd == "" {
+		return nil
+	}
+	var b strings.Builder
+	for _, c := range []byte(cwd) {
+		if strings.IndexByte(`*?[\`, c) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	a, err := compile(b.String() + "/" + alt)
+	if err != nil {
+		return nil
+	}
+	return a
 }
 
 func hasMeta(s string) bool { return strings.ContainsAny(s, `*?[\`) }
@@ -408,6 +441,9 @@ type walker struct {
 	// ignores are the rules of the ignore files that apply (GitIgnore).
 	ignores []ignoreSet
 	stats   walkStats
+	// cwd is the working directory, for the absolute paths of files that
+	// earlier patterns may match under another spelling ("" if unknown).
+	cwd string
 }
 
 func (w *walker) start() bool {
@@ -520,9 +556,25 @@ func (w *walker) entry(ent fs.DirEntry) bool {
 	return w.yield(p, nil)
 }
 
+// matchedEarlier reports whether an earlier pattern matched the file at
+// full, as this walk spells it or by its absolute path.
 func (w *walker) matchedEarlier(full []string) bool {
+	var abs []string
 	for _, g := range w.earlier {
 		if g.matchesFull(full, w.abs, w.hidden) {
+			return true
+		}
+		if g.absG == nil || w.g.absG == nil {
+			continue
+		}
+		if abs == nil {
+			p := w.pathOf(full)
+			if !w.abs {
+				p = w.cwd + "/" + p
+			}
+			abs = strings.Split(strings.TrimPrefix(path.Clean(p), "/"), "/")
+		}
+		if g.absG.matchesFull(abs, true, w.hidden) {
 			return true
 		}
 	}

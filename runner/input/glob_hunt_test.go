@@ -1,6 +1,7 @@
 package input
 
 import (
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -26,6 +27,35 @@ func TestFilesBracketNegation(t *testing.T) {
 		}
 		if got, err := collectErr(s); err != nil || !slices.Equal(got, c.want) {
 			t.Errorf("%q minus %q: got %q (%v), want %q", c.pats, c.excl, got, err, c.want)
+		}
+	}
+}
+
+// TestFilesSameFileTwoSpellings: a file that two patterns match runs once
+// also when they spell its path differently (absolute and relative, or
+// through ..), as the README promises. It ran once per spelling.
+func TestFilesSameFileTwoSpellings(t *testing.T) {
+	dir := mktree(t, "d/a.txt", "d/b.txt", "e/c.txt")
+	for _, c := range []struct {
+		chdir      string
+		pats, want []string
+	}{
+		{"", []string{dir + "/d/*.txt", "d/a.txt", "**/*.txt"}, []string{dir + "/d/a.txt", dir + "/d/b.txt", "e/c.txt"}},
+		{"", []string{"d/a.txt", dir + "/**/*.txt"}, []string{"d/a.txt", dir + "/d/b.txt", dir + "/e/c.txt"}},
+		{"d", []string{"../d/a.txt", "*.txt", dir + "/d"}, []string{"../d/a.txt", "b.txt"}},
+		{"e", []string{"../**/*.txt", "c.txt", "/" + dir[1:] + "/e/../d/b.txt"}, []string{"../d/a.txt", "../d/b.txt", "../e/c.txt"}},
+	} {
+		if c.chdir != "" {
+			t.Chdir(filepath.Join(dir, c.chdir))
+		} else {
+			t.Chdir(dir)
+		}
+		s, err := Files(FilesOptions{Patterns: c.pats, Warn: func(err error) { t.Errorf("%q: %v", c.pats, err) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := collectErr(s); err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("in %s/%s, %q: got %q (%v), want %q", dir, c.chdir, c.pats, got, err, c.want)
 		}
 	}
 }
