@@ -515,10 +515,15 @@ func (w *walker) entry(ent fs.DirEntry) bool {
 	p := w.pathOf(full)
 	isDir := ent.IsDir()
 	typ := ent.Type()
+	rel := full[len(w.g.baseSegs):]
 	if typ&fs.ModeSymlink != 0 {
 		st, err := os.Stat(p)
 		if err != nil {
-			w.warn(fmt.Errorf("--files %s: %w", w.g.raw, err))
+			// Only a file it could match matters: a link to a directory
+			// is not followed.
+			if match(w.g.segs, rel, w.hidden) && !w.excluded(full) {
+				w.warn(fmt.Errorf("--files %s: %w", w.g.raw, err))
+			}
 			return true
 		}
 		if st.IsDir() {
@@ -526,7 +531,6 @@ func (w *walker) entry(ent fs.DirEntry) bool {
 		}
 		typ = st.Mode().Type()
 	}
-	rel := full[len(w.g.baseSegs):]
 	wanted := func(hidden bool) bool {
 		if isDir {
 			return mayContain(w.g.segs, rel, hidden)

@@ -1,8 +1,10 @@
 package input
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -56,6 +58,48 @@ func TestFilesSameFileTwoSpellings(t *testing.T) {
 		}
 		if got, err := collectErr(s); err != nil || !slices.Equal(got, c.want) {
 			t.Errorf("in %s/%s, %q: got %q (%v), want %q", dir, c.chdir, c.pats, got, err, c.want)
+		}
+	}
+}
+
+// TestFilesDanglingLinkWarnsWhenWanted: a symbolic link that leads
+// nowhere is a warning only when the pattern could match it; --files
+// 'q.txt' (or 'src') warned about every dangling link of the directory it
+// read, whatever its name.
+func TestFilesDanglingLinkWarnsWhenWanted(t *testing.T) {
+	mktree(t, "q.txt", "src/a.go")
+	for _, l := range []string{"gone.md", "src/gone.go", "nodir"} {
+		if err := os.Symlink("/nonexistent/ration-test", l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		pats  []string
+		excl  []string
+		warns []string // the links warned about
+	}{
+		{[]string{"q.txt"}, nil, nil},
+		{[]string{"*.txt"}, nil, nil},
+		{[]string{"src"}, nil, []string{"src/gone.go"}},
+		{[]string{"**/*.go"}, nil, []string{"src/gone.go"}},
+		{[]string{"**/*.go"}, []string{"gone.*"}, nil},
+		{[]string{"*"}, nil, []string{"gone.md", "nodir"}},
+		{[]string{"nodir/**"}, nil, nil}, // the base: stat'ed by Files itself
+	} {
+		var warned []string
+		s, err := Files(FilesOptions{Patterns: c.pats, Excludes: c.excl, Warn: func(err error) {
+			for _, l := range []string{"gone.md", "src/gone.go", "nodir"} {
+				if strings.Contains(err.Error(), "stat "+l+":") {
+					warned = append(warned, l)
+				}
+			}
+		}})
+		if err != nil {
+			continue // "nodir/**": its base does not exist
+		}
+		collectErr(s)
+		if !slices.Equal(warned, c.warns) {
+			t.Errorf("%q minus %q: warned about %q, want %q", c.pats, c.excl, warned, c.warns)
 		}
 	}
 }
