@@ -237,9 +237,11 @@ func Until(s Seq, eof string) Seq {
 	}
 }
 
-// JoinContinued joins a record that ends with a blank (space or tab) with
-// the records after it, as -L does in GNU parallel and xargs: "a b \nc"
-// is the one argument "a b c".
+// JoinContinued joins a record that ends with a blank with the records
+// after it, as -L does in GNU parallel and xargs: "a b \nc" is the one
+// argument "a b c". A blank is any of Perl's \s, as GNU parallel's /\s$/
+// has it: a space or a tab, and also \r (a CRLF line continues), \f, \v
+// and, with -0, \n.
 func JoinContinued(s Seq) Seq {
 	return func(yield func(string, error) bool) {
 		var acc strings.Builder
@@ -254,7 +256,7 @@ func JoinContinued(s Seq) Seq {
 			}
 			acc.WriteString(v)
 			pending = true
-			if strings.HasSuffix(v, " ") || strings.HasSuffix(v, "\t") {
+			if v != "" && strings.IndexByte(blanks, v[len(v)-1]) >= 0 {
 				continue
 			}
 			if !yield(acc.String(), nil) {
