@@ -88,9 +88,10 @@ func TestGNUMaxCharsAboveLimit(t *testing.T) {
 
 // TestGNUQuoteAsGNU: ration quotes a --shell command line's values as GNU
 // parallel does (its Q), so --shellquote, --dry-run and the -s batches
-// are GNU's: the wants are GNU parallel 20221122's. ration kept the empty
-// '' at either end of a value that starts or ends with a quote, and left
-// , : @ % = unquoted, so its lines differed and -X packed other arguments.
+// are GNU's: the wants are GNU parallel 20221122's. ration kept an empty
+// pair of quotes at either end of a value that starts or ends with a
+// quote, and left , : @ % = unquoted, so its lines differed and -X packed
+// other arguments.
 func TestGNUQuoteAsGNU(t *testing.T) {
 	t.Parallel()
 	vals := []string{"'x", "y'", "a,b", "k=v"}
