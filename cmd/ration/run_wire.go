@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"regexp"
-	"strings"
 	"sync/atomic"
 
 	"github.com/ration-run/ration/limits"
@@ -146,11 +145,7 @@ func (w *wiring) inputs(cfg *runner.Config, stdin io.Reader) error {
 	}
 	split := input.SplitOptions{Delim: in.delim, EOF: in.eof, NUL: warnNUL}
 	values := func(r io.Reader) input.Seq {
-		s := input.Split(r, split)
-		if in.lines {
-			s = input.JoinContinued(s)
-		}
-		return nonEmpty(s, in.noEmpty)
+		return input.Lines(input.Split(r, split), in.lines, in.noEmpty)
 	}
 	var srcs []input.Source
 	switch in.kind {
@@ -193,7 +188,7 @@ func (w *wiring) inputs(cfg *runner.Config, stdin io.Reader) error {
 			}
 			src.Values = openedInput(fh, s.path, read)
 		default:
-			src.Values = nonEmpty(input.Until(input.Args(s.args), in.eof), in.noEmpty)
+			src.Values = input.Lines(input.Until(input.Args(s.args), in.eof), in.lines, in.noEmpty)
 		}
 		srcs = append(srcs, src)
 	}
@@ -209,23 +204,6 @@ func (w *wiring) inputs(cfg *runner.Config, stdin io.Reader) error {
 	cfg.GNU.Args = args.All()
 	cfg.GNU.Template.Names = args.Names()
 	return nil
-}
-
-// nonEmpty leaves out the values of blanks only when on (-r).
-func nonEmpty(s input.Seq, on bool) input.Seq {
-	if !on {
-		return s
-	}
-	return func(yield func(string, error) bool) {
-		for v, err := range s {
-			if err == nil && strings.TrimSpace(v) == "" {
-				continue
-			}
-			if !yield(v, err) {
-				return
-			}
-		}
-	}
 }
 
 // decide makes the limits decision: how many jobs, and why.

@@ -239,10 +239,22 @@ func Until(s Seq, eof string) Seq {
 
 // JoinContinued joins a record that ends with a blank with the records
 // after it, as -L does in GNU parallel and xargs: "a b \nc" is the one
-// argument "a b c". A blank is any of Perl's \s, as GNU parallel's /\s$/
-// has it: a space or a tab, and also \r (a CRLF line continues), \f, \v
-// and, with -0, \n.
-func JoinContinued(s Seq) Seq {
+// argument "a b c". It is Lines(s, true, false).
+func JoinContinued(s Seq) Seq { return Lines(s, true, false) }
+
+// Lines applies GNU parallel's -L continuation (join) and -r (skipBlank)
+// to the records of a source, in GNU parallel's order: a record is first
+// appended to the one it continues, then, with skipBlank, left out when
+// that holds blanks only (so a blank record that continues another is
+// kept, being part of it), then, with join, continued on the next record
+// when it ends in a blank. A blank is any of Perl's \s, as GNU parallel's
+// /\s$/ and /^\s*$/ have it: a space, a tab, \r (a CRLF line continues),
+// \f, \v and, with -0, \n; not a Unicode space such as U+00A0, which
+// is a value GNU parallel keeps.
+func Lines(s Seq, join, skipBlank bool) Seq {
+	if !join && !skipBlank {
+		return s
+	}
 	return func(yield func(string, error) bool) {
 		var acc strings.Builder
 		pending := false
@@ -255,11 +267,17 @@ func JoinContinued(s Seq) Seq {
 				return
 			}
 			acc.WriteString(v)
-			pending = true
-			if v != "" && strings.IndexByte(blanks, v[len(v)-1]) >= 0 {
+			r := acc.String()
+			if skipBlank && strings.Trim(r, blanks) == "" {
+				acc.Reset()
+				pending = false
 				continue
 			}
-			if !yield(acc.String(), nil) {
+			pending = true
+			if join && r != "" && strings.IndexByte(blanks, r[len(r)-1]) >= 0 {
+				continue
+			}
+			if !yield(r, nil) {
 				return
 			}
 			acc.Reset()
