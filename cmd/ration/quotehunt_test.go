@@ -111,3 +111,35 @@ func TestGNUQuoteAsGNU(t *testing.T) {
 		}
 	}
 }
+
+// TestFilesResumeWithOutputInTree: with the joblog and --results inside
+// the tree --files walks, a --resume of the same command skips what was
+// done and runs nothing twice. The walk took the run's own output as
+// inputs, which exist or not depending on how far the run got: the resume
+// walked --results' files first, numbered a.txt and b.txt otherwise, so
+// it skipped the result files as done and ran a.txt and b.txt again.
+func TestFilesResumeWithOutputInTree(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, f := range []string{"a.txt", "b.txt"} {
+		if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "data", f), []byte(f+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ran := filepath.Join(dir, "ran")
+	args := []string{"run", "-j", "1", "--files", "data", "--joblog", "data/jl", "--results", "data/0res", "--", "sh", "-c", `echo "$1" >> "$0"; cat "$1"`, ran}
+	r := rcmd{dir: dir, args: args}.run(t)
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+	}
+	r = rcmd{dir: dir, args: append([]string{"run", "--resume"}, args[1:]...)}.run(t)
+	if r.code != 0 {
+		t.Fatalf("--resume: exit %d:\n%s", r.code, r.stderr)
+	}
+	if got := lineCounts(t, ran); len(got) != 2 || got["data/a.txt"] != 1 || got["data/b.txt"] != 1 {
+		t.Errorf("jobs run %v, want data/a.txt and data/b.txt once each:\n%s", got, r.stderr)
+	}
+}

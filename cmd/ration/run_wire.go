@@ -17,6 +17,7 @@ import (
 	"github.com/ration-run/ration/runner/logs"
 	"github.com/ration-run/ration/runner/progress"
 	"github.com/ration-run/ration/runner/reaper"
+	"github.com/ration-run/ration/runner/template"
 	"github.com/ration-run/ration/runner/watchdog"
 )
 
@@ -164,6 +165,7 @@ func (w *wiring) inputs(cfg *runner.Config, stdin io.Reader) error {
 			Hidden:    in.hidden,
 			GitIgnore: in.gitignore,
 			Warn:      func(err error) { w.say.say(slog.LevelWarn, "ration run: warning: ", err.Error()) },
+			Skip:      ownOutput(cfg),
 		})
 		if err != nil {
 			return err
@@ -204,6 +206,24 @@ func (w *wiring) inputs(cfg *runner.Config, stdin io.Reader) error {
 	cfg.GNU.Args = args.All()
 	cfg.GNU.Template.Names = args.Names()
 	return nil
+}
+
+// ownOutput is what the run writes where a --files walk may meet it: the
+// joblog, and --results DIR (without replacement strings) or NAME.csv.
+func ownOutput(cfg *runner.Config) []string {
+	var out []string
+	if cfg.Joblog != "" && cfg.Joblog != "-" {
+		out = append(out, cfg.Joblog)
+	}
+	if r := cfg.GNU.Results; r != "" {
+		if t, err := template.ParseOptions([]string{r}, cfg.GNU.Template); err == nil && !t.HasInput() {
+			out = append(out, r)
+		}
+	}
+	if r := cfg.GNU.Exec.ResultsTable; r != "" {
+		out = append(out, r)
+	}
+	return out
 }
 
 // decide makes the limits decision: how many jobs, and why.

@@ -52,6 +52,12 @@ type FilesOptions struct {
 	// subdirectory, a file that vanished, a pattern that matched nothing
 	// while others matched). Nil drops them.
 	Warn func(error)
+	// Skip are the paths of the run's own output (its joblog, its
+	// --results directory). A file or directory the walk meets that is
+	// one of them (os.SameFile) is left out, with one warning: as inputs
+	// they would change with how far the run got, so a --resume would
+	// number its inputs otherwise and skip or repeat the wrong jobs.
+	Skip []string
 }
 
 // Files yields the files matched by the patterns (--files), lazily: each
@@ -139,10 +145,11 @@ func Files(opts FilesOptions) (Seq, error) {
 	return func(yield func(string, error) bool) {
 		var earlier []*glob
 		var none []error
+		skip := &skipper{paths: opts.Skip, warned: map[string]bool{}, warn: warn}
 		for _, p := range pats {
 			var st walkStats
 			for _, g := range p.alts {
-				w := walker{g: g, earlier: earlier, excl: excl, hidden: opts.Hidden, gitignore: opts.GitIgnore, warn: warn, yield: yield, cwd: cwd}
+				w := walker{g: g, earlier: earlier, excl: excl, hidden: opts.Hidden, gitignore: opts.GitIgnore, warn: warn, yield: yield, cwd: cwd, skip: skip}
 				ok := w.start()
 				st.add(w.stats)
 				if !ok {
@@ -443,7 +450,8 @@ type walker struct {
 	stats   walkStats
 	// cwd is the working directory, for the absolute paths of files that
 	// earlier patterns may match under another spelling ("" if unknown).
-	cwd string
+	cwd  string
+	skip *skipper
 }
 
 func (w *walker) start() bool {
@@ -543,7 +551,7 @@ func (w *walker) entry(ent fs.DirEntry) bool {
 		}
 		return true
 	}
-	if w.excluded(full) {
+	if w.excluded(full) || w.skip.skipped(p, name) {
 		return true
 	}
 	if w.gitignore && (isDir && name == ".git" || ignored(w.ignores, full, isDir)) {

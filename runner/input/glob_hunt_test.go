@@ -103,3 +103,22 @@ func TestFilesDanglingLinkWarnsWhenWanted(t *testing.T) {
 		}
 	}
 }
+
+// TestFilesSkipOwnOutput: the paths in Skip (the run's joblog and
+// --results directory) are left out of the walk, under any spelling,
+// with one warning each.
+func TestFilesSkipOwnOutput(t *testing.T) {
+	dir := mktree(t, "data/a.txt", "data/jl", "data/res/1/a/stdout", "data/z.txt", "other/jl")
+	var warns []string
+	s, err := Files(FilesOptions{Patterns: []string{"data", "other"}, Skip: []string{dir + "/data/jl", "data/./res"},
+		Warn: func(err error) { warns = append(warns, err.Error()) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := collectErr(s); err != nil || !slices.Equal(got, []string{"data/a.txt", "data/z.txt", "other/jl"}) {
+		t.Errorf("got %q (%v)", got, err)
+	}
+	if len(warns) != 2 || !strings.Contains(warns[0], "left out data/jl") || !strings.Contains(warns[1], "left out data/res") {
+		t.Errorf("warnings %q, want one for data/jl and one for data/res", warns)
+	}
+}
