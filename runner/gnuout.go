@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -132,10 +134,15 @@ func (t *tagWriter) Write(p []byte) (int, error) {
 
 // resultsDir is the directory of a job's --results files, as GNU parallel
 // names it: for every field of every argument, the source's number (or its
-// --header name) and the value, with \ / tab and NUL escaped.
+// --header name) and the value, with \ / tab and NUL escaped. As GNU
+// parallel, the fields of each argument come in the order of their names,
+// numerically first, then by bytes (headerOrder): with --header the
+// names need not be in column order.
 func resultsDir(root string, args []input.Arg, names []string) string {
 	parts := []string{root}
 	for _, a := range args {
+		type pair struct{ name, v string }
+		pairs := make([]pair, len(a))
 		for i, v := range a {
 			name := strconv.Itoa(i + 1)
 			if i < len(names) && names[i] != "" {
@@ -145,10 +152,40 @@ func resultsDir(root string, args []input.Arg, names []string) string {
 			v = strings.ReplaceAll(v, "\t", `\t`)
 			v = strings.ReplaceAll(v, "\x00", `\0`)
 			v = strings.ReplaceAll(v, "/", `\_`)
-			parts = append(parts, name, v)
+			pairs[i] = pair{name, v}
+		}
+		slices.SortStableFunc(pairs, func(x, y pair) int { return headerOrder(x.name, y.name) })
+		for _, p := range pairs {
+			parts = append(parts, p.name, p.v)
 		}
 	}
 	return filepath.Join(parts...)
+}
+
+// perlNumber is the leading number of a string, as Perl reads one where a
+// number is expected ("10x" is 10, "abc" 0, "inf" +Inf, "nan" NaN).
+var perlNumber = regexp.MustCompile(`^[ \t\n\r\f\v]*([+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|(?i:inf(?:inity)?|nan)))`)
+
+// headerOrder compares two --results names as GNU parallel sorts its
+// headers: numerically (Perl's <=>), then, when equal or not comparable
+// (NaN), by bytes (cmp).
+func headerOrder(a, b string) int {
+	num := func(s string) float64 {
+		m := perlNumber.FindStringSubmatch(s)
+		if m == nil {
+			return 0
+		}
+		f, _ := strconv.ParseFloat(m[1], 64) // a syntax the pattern took; too big is ±Inf, as in Perl
+		return f
+	}
+	x, y := num(a), num(b)
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return strings.Compare(a, b)
 }
 
 // openResults makes the job's --results directory and opens its stdout

@@ -3,7 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ration-run/ration/runner/template"
 )
@@ -93,9 +96,52 @@ func resumeHint(args []string, joblog string, resuming, inputInArgs bool) string
 	if !resuming {
 		words = append(words, "--resume")
 	}
-	hint := "ration run: to run the rest: " + template.Join(append(words, args...))
+	words = append(words, args...)
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = hintWord(w)
+	}
+	hint := "ration run: to run the rest: " + strings.Join(quoted, " ")
 	if !inputInArgs {
 		hint += "  (with the same standard input)"
 	}
 	return hint
+}
+
+// hintWord quotes one word of the resume hint so that the hint stays one
+// line that a terminal shows and copies back byte for byte: as
+// template.Quote does, unless the word holds a control character or bytes
+// that are not UTF-8. Such a word is written in $'...' (bash, zsh, ksh,
+// busybox sh), with \n, \t, \r and \xHH escapes: inside '...' a newline would
+// split the hint, and ration's one-line messages write it as "; ", so the
+// pasted command would run another input.
+func hintWord(w string) string {
+	if utf8.ValidString(w) && !strings.ContainsFunc(w, unicode.IsControl) {
+		return template.Quote(w)
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(w); {
+		r, n := utf8.DecodeRuneInString(w[i:])
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\\' || r == '\'':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == utf8.RuneError && n == 1, unicode.IsControl(r):
+			for _, c := range []byte(w[i : i+n]) {
+				fmt.Fprintf(&b, `\x%02x`, c)
+			}
+		default:
+			b.WriteString(w[i : i+n])
+		}
+		i += n
+	}
+	b.WriteByte('\'')
+	return b.String()
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
+	"github.com/ration-run/ration/runner/template"
 )
 
 // gnuLevel is the GNU parallel version whose behaviour `ration run` is
@@ -336,7 +337,7 @@ func (q *shellQuoter) Write(b []byte) (int, error) {
 	}
 	line, nl := strings.CutSuffix(string(b), "\n")
 	for range q.times {
-		line = gnuShellQuote(line)
+		line = template.Quote(line) // GNU parallel's Q
 	}
 	if nl {
 		line += "\n"
@@ -345,28 +346,4 @@ func (q *shellQuoter) Write(b []byte) (int, error) {
 		return 0, err
 	}
 	return len(b), nil
-}
-
-// gnuShellQuote quotes s for a Bourne shell as GNU parallel's Q does:
-// unchanged when it holds only letters, digits and -_.+/, ” when empty,
-// else in single quotes with each ' written '"'"', and the ” this leaves
-// at either end removed.
-func gnuShellQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	safe := true
-	for _, c := range []byte(s) {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-_.+/", c) >= 0) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	q := "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
-	q = strings.TrimPrefix(q, "''")
-	q = strings.TrimSuffix(q, "''")
-	return q
 }

@@ -77,27 +77,6 @@ func planCasesGNUCLI() []planCase {
 	}
 }
 
-// TestGNUShellQuote: GNU parallel's Q, as 20221122 quotes (each want
-// checked with `printf '%s\n' IN | parallel --shellquote`).
-func TestGNUShellQuote(t *testing.T) {
-	for in, want := range map[string]string{
-		"":                          "''",
-		"abc-_.+/09":                "abc-_.+/09",
-		"a b":                       "'a b'",
-		`a b "c`:                    `'a b "c'`,
-		"it's":                      `'it'"'"'s'`,
-		"'a":                        `"'"'a'`,
-		"a'":                        `'a'"'"`,
-		"'":                         `"'"`,
-		"x=1":                       "'x=1'",
-		`perl -e 'print "@ARGV\n"'`: `'perl -e '"'"'print "@ARGV\n"'"'"`,
-	} {
-		if got := gnuShellQuote(in); got != want {
-			t.Errorf("gnuShellQuote(%q) = %s, want %s", in, got, want)
-		}
-	}
-}
-
 // TestShellQuoterQuotesEachLine: --shellquote's writer quotes each line
 // written (once per --shellquote) and keeps its newline.
 func TestShellQuoterQuotesEachLine(t *testing.T) {

@@ -155,6 +155,13 @@ func planBatch(p *runPlan, f *runFlags, _ func(string) string) error {
 	if modes > 0 && b.MaxChars == 0 {
 		b.MaxChars = input.DefaultMaxChars()
 	}
+	if limit := input.DefaultMaxChars(); b.MaxChars > limit {
+		// As GNU parallel, which warns and keeps its limit: a longer line
+		// fails to run (a --shell script is one argument, at most
+		// MAX_ARG_STRLEN bytes), so every job of such -s would fail.
+		p.warnings = append(p.warnings, fmt.Sprintf("--max-chars: %d is more than the longest command line allowed, %d, which is used instead", b.MaxChars, limit))
+		b.MaxChars = limit
+	}
 	p.spread = g.xContext || g.multi
 	gc.Template.Strings = template.Strings{Input: g.replace, NoExt: g.extReplace, Base: g.baseReplace, Dir: g.dirReplace,
 		BaseNoExt: g.baseExtReplace, Seq: g.seqReplace, Slot: g.slotReplace}
@@ -197,7 +204,13 @@ func planGNUOutput(p *runPlan, f *runFlags, _ func(string) string) error {
 		// As GNU parallel, which refuses them together too.
 		return flagMsg("--group", "--group cannot be combined with --ungroup or --line-buffer")
 	}
-	gc.Tag, gc.TagString, gc.Results = g.tag || g.tagString != "", g.tagString, g.results
+	// GNU parallel decodes --tagstring's \t, \n, \r and octal escapes as
+	// it decodes -d's.
+	tagString, err := input.UnquotePrintf(g.tagString)
+	if err != nil {
+		return flagErr("--tagstring", err)
+	}
+	gc.Tag, gc.TagString, gc.Results = g.tag || tagString != "", tagString, g.results
 	gc.Verbose, gc.VerboseStderr = g.printCommands, g.verbose
 	if g.delay != "" {
 		d, err := runner.ParseDuration(g.delay)

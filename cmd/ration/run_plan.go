@@ -60,6 +60,9 @@ type runPlan struct {
 	// exitCount is --exit-count: the exit status is the number of failed
 	// jobs even when --halt would give GNU parallel's (report).
 	exitCount bool
+	// warnings are what planning found worth saying but not refusing;
+	// wire writes them before the run.
+	warnings []string
 }
 
 // inputKind is where the inputs come from.

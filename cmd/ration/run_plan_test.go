@@ -194,6 +194,11 @@ func planCases() []planCase {
 		{args: c("-n", "2", "-N", "2", "echo"), err: "give one of -n, -N and -L", flag: "--max-args"},
 		{args: c("-X", "-m", "echo"), err: "give one of -X, -m and --xargs", flag: "-X"},
 		{args: c("-s", "-1", "echo"), err: "--max-chars: -1 is negative", flag: "--max-chars"},
+		// As GNU parallel: an -s above its limit is lowered to it, with a warning.
+		{args: c("-X", "-s", "100000", "echo"), want: func(p *runPlan) {
+			p.cfg.GNU.Batch, p.cfg.GNU.Template.Context, p.spread = input.BatchOptions{MaxChars: input.DefaultMaxChars()}, true, true
+			p.warnings = []string{"--max-chars: 100000 is more than the longest command line allowed, 63664, which is used instead"}
+		}},
 		{args: c("--worker", "cat", "-X"), err: "--worker sends one input per task: -n, -N, -L, -X, -m, --xargs and -s do not apply", flag: "--worker"},
 		// A worker gets each input line as it is: --colsep would join its
 		// fields with spaces ("a,b" sent as "a b").

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"regexp"
-	"strings"
 	"sync/atomic"
 
 	"github.com/ration-run/ration/limits"
@@ -18,6 +17,7 @@ import (
 	"github.com/ration-run/ration/runner/logs"
 	"github.com/ration-run/ration/runner/progress"
 	"github.com/ration-run/ration/runner/reaper"
+	"github.com/ration-run/ration/runner/template"
 	"github.com/ration-run/ration/runner/watchdog"
 )
 
@@ -90,6 +90,9 @@ func wire(p *runPlan, stdin io.Reader, stdout, stderr io.Writer) (_ *wiring, err
 		return nil, err
 	}
 	w.say = sayer{w: stderr, log: w.log, json: p.observe.json}
+	for _, msg := range p.warnings {
+		w.say.say(slog.LevelWarn, "ration run: warning: ", msg)
+	}
 	if p.observe.json {
 		w.bar.LogTo(w.log) // off a terminal its lines would break the JSON log
 	}
@@ -143,11 +146,7 @@ func (w *wiring) inputs(cfg *runner.Config, stdin io.Reader) error {
 	}
 	split := input.SplitOptions{Delim: in.delim, EOF: in.eof, NUL: warnNUL}
 	values := func(r io.Reader) input.Seq {
-		s := input.Split(r, split)
-		if in.lines {
-			s = input.JoinContinued(s)
-		}
-		return nonEmpty(s, in.noEmpty)
+		return input.Lines(input.Split(r, split), in.lines, in.noEmpty)
 	}
 	var srcs []input.Source
 	switch in.kind {
@@ -166,6 +165,7 @@ func (w *wiring) inputs(cfg *runner.Config, stdin io.Reader) error {
 			Hidden:    in.hidden,
 			GitIgnore: in.gitignore,
 			Warn:      func(err error) { w.say.say(slog.LevelWarn, "ration run: warning: ", err.Error()) },
+			Skip:      ownOutput(cfg),
 		})
 		if err != nil {
 			return err
@@ -190,7 +190,7 @@ func (w *wiring) inputs(cfg *runner.Config, stdin io.Reader) error {
 			}
 			src.Values = openedInput(fh, s.path, read)
 		default:
-			src.Values = nonEmpty(input.Until(input.Args(s.args), in.eof), in.noEmpty)
+			src.Values = input.Lines(input.Until(input.Args(s.args), in.eof), in.lines, in.noEmpty)
 		}
 		srcs = append(srcs, src)
 	}
@@ -208,21 +208,22 @@ func (w *wiring) inputs(cfg *runner.Config, stdin io.Reader) error {
 	return nil
 }
 
-// nonEmpty leaves out the values of blanks only when on (-r).
-func nonEmpty(s input.Seq, on bool) input.Seq {
-	if !on {
-		return s
+// ownOutput is what the run writes where a --files walk may meet it: the
+// joblog, and --results DIR (without replacement strings) or NAME.csv.
+func ownOutput(cfg *runner.Config) []string {
+	var out []string
+	if cfg.Joblog != "" && cfg.Joblog != "-" {
+		out = append(out, cfg.Joblog)
 	}
-	return func(yield func(string, error) bool) {
-		for v, err := range s {
-			if err == nil && strings.TrimSpace(v) == "" {
-				continue
-			}
-			if !yield(v, err) {
-				return
-			}
+	if r := cfg.GNU.Results; r != "" {
+		if t, err := template.ParseOptions([]string{r}, cfg.GNU.Template); err == nil && !t.HasInput() {
+			out = append(out, r)
 		}
 	}
+	if r := cfg.GNU.Exec.ResultsTable; r != "" {
+		out = append(out, r)
+	}
+	return out
 }
 
 // decide makes the limits decision: how many jobs, and why.

@@ -52,6 +52,12 @@ type FilesOptions struct {
 	// subdirectory, a file that vanished, a pattern that matched nothing
 	// while others matched). Nil drops them.
 	Warn func(error)
+	// Skip are the paths of the run's own output (its joblog, its
+	// --results directory). A file or directory the walk meets that is
+	// one of them (os.SameFile) is left out, with one warning: as inputs
+	// they would change with how far the run got, so a --resume would
+	// number its inputs otherwise and skip or repeat the wrong jobs.
+	Skip []string
 }
 
 // Files yields the files matched by the patterns (--files), lazily: each
@@ -59,7 +65,8 @@ type FilesOptions struct {
 // order, so the first jobs start while the rest of the tree is unread.
 //
 // Pattern syntax is that of path.Match within a path element ("*", "?",
-// "[a-z]", "\\" escapes), plus "**" as a whole element, which matches any
+// "[a-z]", "\\" escapes), with a shell's "[!a-z]" for path.Match's
+// "[^a-z]", plus "**" as a whole element, which matches any
 // number of directories, none included: "src/**/*.go" matches "src/a.go"
 // and "src/x/y/b.go". Braces give alternatives as in a shell:
 // "**/*.{go,py}" is "**/*.go" then "**/*.py" (braces nest; an unpaired
@@ -91,6 +98,10 @@ type FilesOptions struct {
 // braces: when no alternative's does).
 func Files(opts FilesOptions) (Seq, error) {
 	pats := make([]pattern, 0, len(opts.Patterns))
+	cwd, err := os.Getwd()
+	if err != nil {
+		cwd = "" // no file is then known under two spellings
+	}
 	for _, p := range opts.Patterns {
 		alts := expandBraces(p)
 		if len(alts) > maxAlternatives {
@@ -104,6 +115,7 @@ func Files(opts FilesOptions) (Seq, error) {
 				return nil, err
 			}
 			g.raw = p
+			g.absG = absGlob(g, a, cwd)
 			if _, err := os.Stat(g.base); err != nil {
 				statErr = cmp.Or(statErr, err)
 				continue
@@ -133,10 +145,11 @@ func Files(opts FilesOptions) (Seq, error) {
 	return func(yield func(string, error) bool) {
 		var earlier []*glob
 		var none []error
+		skip := &skipper{paths: opts.Skip, warned: map[string]bool{}, warn: warn}
 		for _, p := range pats {
 			var st walkStats
 			for _, g := range p.alts {
-				w := walker{g: g, earlier: earlier, excl: excl, hidden: opts.Hidden, gitignore: opts.GitIgnore, warn: warn, yield: yield}
+				w := walker{g: g, earlier: earlier, excl: excl, hidden: opts.Hidden, gitignore: opts.GitIgnore, warn: warn, yield: yield, cwd: cwd, skip: skip}
 				ok := w.start()
 				st.add(w.stats)
 				if !ok {
@@ -269,6 +282,34 @@ type glob struct {
 	baseSegs []string // its elements; empty for "." and "/"
 	segs     []string // all elements of the pattern after base
 	nameOnly bool     // exclude: match single names
+	// absG is the pattern made absolute from the working directory (itself
+	// when absolute; nil when unknown), so that a file matched under
+	// another spelling (absolute, relative, through "..") is known.
+	absG *glob
+}
+
+// absGlob returns the pattern alt, compiled as g, made absolute from the
+// working directory cwd, whose wildcard characters are escaped; nil when
+// cwd is unknown.
+func absGlob(g *glob, alt, cwd string) *glob {
+	if g.abs {
+		return g
+	}
+	if cwd == "" {
+		return nil
+	}
+	var b strings.Builder
+	for _, c := range []byte(cwd) {
+		if strings.IndexByte(`*?[\`, c) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	a, err := compile(b.String() + "/" + alt)
+	if err != nil {
+		return nil
+	}
+	return a
 }
 
 func hasMeta(s string) bool { return strings.ContainsAny(s, `*?[\`) }
@@ -283,10 +324,13 @@ func compile(p string) (*glob, error) {
 	if clean == "/" || clean == "." {
 		all = nil
 	}
-	for _, s := range all {
+	for i, s := range all {
 		if s == "**" {
 			continue
 		}
+		// A shell's negated class "[!...]" is path.Match's "[^...]".
+		s = bangToCaret(s)
+		all[i] = s
 		if _, err := path.Match(s, ""); err != nil {
 			return nil, fmt.Errorf("%w: %q", ErrBadPattern, p)
 		}
@@ -404,6 +448,10 @@ type walker struct {
 	// ignores are the rules of the ignore files that apply (GitIgnore).
 	ignores []ignoreSet
 	stats   walkStats
+	// cwd is the working directory, for the absolute paths of files that
+	// earlier patterns may match under another spelling ("" if unknown).
+	cwd  string
+	skip *skipper
 }
 
 func (w *walker) start() bool {
@@ -475,10 +523,15 @@ func (w *walker) entry(ent fs.DirEntry) bool {
 	p := w.pathOf(full)
 	isDir := ent.IsDir()
 	typ := ent.Type()
+	rel := full[len(w.g.baseSegs):]
 	if typ&fs.ModeSymlink != 0 {
 		st, err := os.Stat(p)
 		if err != nil {
-			w.warn(fmt.Errorf("--files %s: %w", w.g.raw, err))
+			// Only a file it could match matters: a link to a directory
+			// is not followed.
+			if match(w.g.segs, rel, w.hidden) && !w.excluded(full) {
+				w.warn(fmt.Errorf("--files %s: %w", w.g.raw, err))
+			}
 			return true
 		}
 		if st.IsDir() {
@@ -486,7 +539,6 @@ func (w *walker) entry(ent fs.DirEntry) bool {
 		}
 		typ = st.Mode().Type()
 	}
-	rel := full[len(w.g.baseSegs):]
 	wanted := func(hidden bool) bool {
 		if isDir {
 			return mayContain(w.g.segs, rel, hidden)
@@ -499,7 +551,7 @@ func (w *walker) entry(ent fs.DirEntry) bool {
 		}
 		return true
 	}
-	if w.excluded(full) {
+	if w.excluded(full) || w.skip.skipped(p, name) {
 		return true
 	}
 	if w.gitignore && (isDir && name == ".git" || ignored(w.ignores, full, isDir)) {
@@ -516,9 +568,25 @@ func (w *walker) entry(ent fs.DirEntry) bool {
 	return w.yield(p, nil)
 }
 
+// matchedEarlier reports whether an earlier pattern matched the file at
+// full, as this walk spells it or by its absolute path.
 func (w *walker) matchedEarlier(full []string) bool {
+	var abs []string
 	for _, g := range w.earlier {
 		if g.matchesFull(full, w.abs, w.hidden) {
+			return true
+		}
+		if g.absG == nil || w.g.absG == nil {
+			continue
+		}
+		if abs == nil {
+			p := w.pathOf(full)
+			if !w.abs {
+				p = w.cwd + "/" + p
+			}
+			abs = strings.Split(strings.TrimPrefix(path.Clean(p), "/"), "/")
+		}
+		if g.absG.matchesFull(abs, true, w.hidden) {
 			return true
 		}
 	}

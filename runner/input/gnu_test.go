@@ -70,6 +70,8 @@ var gnuCases = []gnuCase{
 	{name: "xargs-L1-context", flags: []string{"--xargs", "-L", "1", "-j1"}, cmd: []string{"echo", "x{}y"}, stdin: "a b\nc\n"},
 	{name: "L2", flags: []string{"-L", "2"}, cmd: []string{"echo"}, stdin: "a b\nc\nd e\nf\n"},
 	{name: "L1-continued", flags: []string{"-L", "1"}, cmd: []string{"echo"}, stdin: "a b \nc\nd e\nf\n"},
+	// Any of Perl's \s at a line's end continues it: a CRLF line too.
+	{name: "L1-continued-cr", flags: []string{"-L", "1"}, cmd: []string{"echo"}, stdin: "f \r\ng\nh\f\ni\nj\v\nk\nl\n"},
 	{name: "colsep", flags: []string{"--colsep", ","}, cmd: []string{"echo", "{2}", "{1}", "{3}x", "{4}y"}, srcs: []string{":::", "a,b,", "c,d"}},
 	{name: "colsep-regexp", flags: []string{"--colsep", "[,;]+"}, cmd: []string{"echo", "{3}", "{1}"}, srcs: []string{":::", "a,;b;c"}},
 	{name: "colsep-append", flags: []string{"--colsep", ","}, cmd: []string{"echo"}, srcs: []string{":::", "a,b,,"}},

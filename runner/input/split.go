@@ -58,27 +58,38 @@ func (t Trim) Apply(s string) string {
 }
 
 // ParseDelimiter parses the argument of -d/--delimiter exactly as GNU
-// parallel's unquote_printf does, so that a -d written for GNU parallel
-// splits the same records: one pass each, in this order, replaces \t, \n
-// and \r, then \NNN (three digits), then \N (one digit), the digits read
-// as a Perl string escape (octal digits, so \8 is "8" and \189 is \1
+// parallel does (UnquotePrintf), so that a -d written for GNU parallel
+// splits the same records. The delimiter may be several bytes long ("xy");
+// it may not be empty, nor hold an escape above \377 (GNU parallel would
+// make it a wide character).
+func ParseDelimiter(s string) (string, error) {
+	s, err := UnquotePrintf(s)
+	if err != nil {
+		return "", fmt.Errorf("%w: -d: %w", ErrBadOption, err)
+	}
+	if s == "" {
+		return "", fmt.Errorf("%w: -d: empty delimiter (GNU parallel's -d '' is Perl's paragraph mode, records separated by blank lines, which ration does not support)", ErrBadOption)
+	}
+	return s, nil
+}
+
+// UnquotePrintf decodes the escapes of s as GNU parallel's unquote_printf
+// does for -d and --tagstring: one pass each, in this order, replaces \t,
+// \n and \r, then \NNN (three digits), then \N (one digit), the digits
+// read as a Perl string escape (octal digits, so \8 is "8" and \189 is \1
 // followed by "89"). Nothing else is an escape: \\ is two backslashes and
 // \x41 is four characters, as in GNU parallel. A later pass may decode what
-// an earlier one made (\1345 is \134, a backslash, then \5). The
-// delimiter may be several bytes long ("xy"); it may not be empty, nor
-// hold an escape above \377 (GNU parallel would make it a wide character).
-func ParseDelimiter(s string) (string, error) {
+// an earlier one made (\1345 is \134, a backslash, then \5). An escape
+// above \377, which GNU parallel would make a wide character, is an error.
+func UnquotePrintf(s string) (string, error) {
 	s = strings.NewReplacer(`\t`, "\t").Replace(s)
 	s = strings.NewReplacer(`\n`, "\n").Replace(s)
 	s = strings.NewReplacer(`\r`, "\r").Replace(s)
 	var err error
 	for _, digits := range []int{3, 1} {
 		if s, err = perlOctalPass(s, digits); err != nil {
-			return "", fmt.Errorf("%w: -d: %w", ErrBadOption, err)
+			return "", err
 		}
-	}
-	if s == "" {
-		return "", fmt.Errorf("%w: -d: empty delimiter (GNU parallel's -d '' is Perl's paragraph mode, records separated by blank lines, which ration does not support)", ErrBadOption)
 	}
 	return s, nil
 }
@@ -226,10 +237,24 @@ func Until(s Seq, eof string) Seq {
 	}
 }
 
-// JoinContinued joins a record that ends with a blank (space or tab) with
-// the records after it, as -L does in GNU parallel and xargs: "a b \nc"
-// is the one argument "a b c".
-func JoinContinued(s Seq) Seq {
+// JoinContinued joins a record that ends with a blank with the records
+// after it, as -L does in GNU parallel and xargs: "a b \nc" is the one
+// argument "a b c". It is Lines(s, true, false).
+func JoinContinued(s Seq) Seq { return Lines(s, true, false) }
+
+// Lines applies GNU parallel's -L continuation (join) and -r (skipBlank)
+// to the records of a source, in GNU parallel's order: a record is first
+// appended to the one it continues, then, with skipBlank, left out when
+// that holds blanks only (so a blank record that continues another is
+// kept, being part of it), then, with join, continued on the next record
+// when it ends in a blank. A blank is any of Perl's \s, as GNU parallel's
+// /\s$/ and /^\s*$/ have it: a space, a tab, \r (a CRLF line continues),
+// \f, \v and, with -0, \n; not a Unicode space such as U+00A0, which
+// is a value GNU parallel keeps.
+func Lines(s Seq, join, skipBlank bool) Seq {
+	if !join && !skipBlank {
+		return s
+	}
 	return func(yield func(string, error) bool) {
 		var acc strings.Builder
 		pending := false
@@ -242,11 +267,17 @@ func JoinContinued(s Seq) Seq {
 				return
 			}
 			acc.WriteString(v)
-			pending = true
-			if strings.HasSuffix(v, " ") || strings.HasSuffix(v, "\t") {
+			r := acc.String()
+			if skipBlank && strings.Trim(r, blanks) == "" {
+				acc.Reset()
+				pending = false
 				continue
 			}
-			if !yield(acc.String(), nil) {
+			pending = true
+			if join && r != "" && strings.IndexByte(blanks, r[len(r)-1]) >= 0 {
+				continue
+			}
+			if !yield(r, nil) {
 				return
 			}
 			acc.Reset()

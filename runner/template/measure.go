@@ -24,9 +24,7 @@ type Measurer struct {
 func (t *Template) Measurer() *Measurer {
 	m := &Measurer{t: t}
 	for i, w := range t.words {
-		if i > 0 {
-			m.base++
-		}
+		m.base += len(t.seps[i])
 		if t.context[i] {
 			continue
 		}

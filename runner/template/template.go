@@ -123,7 +123,11 @@ type Template struct {
 	words [][]part
 	// context[i] is set when words[i] is repeated per field (-X).
 	context []bool
-	shell   bool
+	// seps[i] is what a --shell script holds before words[i]: a space
+	// between the words of argv, and with -X the spaces and tabs inside an
+	// argv word, which split it into words of their own (addShellGroups).
+	seps  []string
+	shell bool
 	// shellPath is the shell of shell.
 	shellPath string
 	// appendInput is set when no word holds a replacement string.
@@ -190,8 +194,17 @@ func ParseOptions(argv []string, opts Options) (*Template, error) {
 		if len(parts) == 0 {
 			parts = []part{{k: lit}}
 		}
+		sep := " "
+		if len(t.words) == 0 {
+			sep = ""
+		}
+		if opts.Shell && opts.Context {
+			t.addShellGroups(sep, mergeLits(parts))
+			continue
+		}
 		t.words = append(t.words, mergeLits(parts))
 		t.context = append(t.context, ctx)
+		t.seps = append(t.seps, sep)
 	}
 	return t, nil
 }
@@ -437,9 +450,7 @@ func (t *Template) ScriptFields(fields []string, seq int64, slot int) string {
 		}
 	}
 	for i, w := range t.words {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
+		b.WriteString(t.seps[i])
 		if t.context[i] {
 			for j, f := range fields {
 				if j > 0 {
@@ -506,10 +517,13 @@ func Dir(s string) string {
 	return s
 }
 
-// Quote returns s as one word for a POSIX shell: unchanged when it holds
-// only characters no shell treats specially, else in single quotes, with
-// each single quote written as '"'"'. The empty string becomes a pair of
-// single quotes.
+// Quote returns s as one word for a POSIX shell, as GNU parallel quotes
+// it (its Q for Bourne shells): unchanged when it holds only letters,
+// digits and -_.+/, else in single quotes, with each single quote written
+// as '"'"' and the empty pair of quotes this leaves at either end
+// dropped ("it's" is 'it'"'"'s', "'a" is "'"'a'). The empty string becomes
+// a pair of single quotes. Being GNU's, a --shell command line and its length (-X, -s) are
+// the same as GNU parallel's, and so are --dry-run's and the joblog's.
 func Quote(s string) string {
 	if s == "" {
 		return "''"
@@ -517,7 +531,9 @@ func Quote(s string) string {
 	if isSafe(s) {
 		return s
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
+	q := "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
+	q = strings.TrimPrefix(q, "''")
+	return strings.TrimSuffix(q, "''")
 }
 
 // quotedLen is len(Quote(s)) without building it.
@@ -528,7 +544,14 @@ func quotedLen(s string) int {
 	if isSafe(s) {
 		return len(s)
 	}
-	return len(s) + 2 + 4*strings.Count(s, "'")
+	n := len(s) + 2 + 4*strings.Count(s, "'")
+	if s[0] == '\'' {
+		n -= 2
+	}
+	if s[len(s)-1] == '\'' {
+		n -= 2
+	}
+	return n
 }
 
 // Join quotes each word with Quote and joins them with spaces.
@@ -548,7 +571,7 @@ func isSafe(s string) bool {
 		c := s[i]
 		switch {
 		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte("-_./,:+@%=", c) >= 0:
+		case strings.IndexByte("-_./+", c) >= 0:
 		default:
 			return false
 		}

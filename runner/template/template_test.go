@@ -84,3 +84,26 @@ func TestQuoteRoundTrip(t *testing.T) {
 		t.Errorf("Join = %q", got)
 	}
 }
+
+// TestQuoteAsGNU: GNU parallel's Q, as 20221122 quotes (each want
+// checked with `printf '%s\n' IN | parallel --shellquote`).
+func TestQuoteAsGNU(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                          "''",
+		"abc-_.+/09":                "abc-_.+/09",
+		"a b":                       "'a b'",
+		`a b "c`:                    `'a b "c'`,
+		"it's":                      `'it'"'"'s'`,
+		"'a":                        `"'"'a'`,
+		"a'":                        `'a'"'"`,
+		"'":                         `"'"`,
+		"x=1":                       "'x=1'",
+		"a,b:c@d%e":                 "'a,b:c@d%e'",
+		"''":                        `"'"''"'"`,
+		`perl -e 'print "@ARGV\n"'`: `'perl -e '"'"'print "@ARGV\n"'"'"`,
+	} {
+		if got := Quote(in); got != want || quotedLen(in) != len(want) {
+			t.Errorf("Quote(%q) = %s (quotedLen %d), want %s", in, got, quotedLen(in), want)
+		}
+	}
+}

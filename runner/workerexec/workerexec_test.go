@@ -125,7 +125,7 @@ func TestWorkerExecutor(t *testing.T) {
 	b, _ := os.ReadFile(jl)
 	// GNU parallel's columns (joblog.ExitColumns): killed by a signal that
 	// did not come from the runner is Exitval 0, Signal 9.
-	if !strings.Contains(string(b), "\t0\t9\tworker kill:9\n") {
+	if !strings.Contains(string(b), "\t0\t9\tworker 'kill:9'\n") {
 		t.Errorf("joblog has no line with exit 0, signal 9 for kill:9:\n%s", b)
 	}
 }
