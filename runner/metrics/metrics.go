@@ -93,6 +93,7 @@ type Metrics struct {
 	jobsRetried      prometheus.Counter
 	jobsSkipped      prometheus.Counter
 	jobsRunning      prometheus.Gauge
+	jobOOMKills      prometheus.Counter
 	jobDuration      prometheus.Histogram
 	queueWait        prometheus.Histogram
 	workerStarts     prometheus.Counter
@@ -141,6 +142,7 @@ func New(opts Options) *Metrics {
 		jobsRetried:     c("ration_jobs_retried_total", "Failed attempts that were retried."),
 		jobsSkipped:     c("ration_jobs_skipped_total", "Jobs skipped because the joblog records them as done (--resume)."),
 		jobsRunning:     g("ration_jobs_running", "Job attempts running now."),
+		jobOOMKills:     c("ration_job_oom_kills_total", "Job attempts OOM-killed, re-queued or not (with --worker, see ration_worker_breaks_total{cause=\"oom\"})."),
 		jobDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "ration_job_duration_seconds", Help: "Run time of the last attempt of finished jobs.", Buckets: durationBuckets}),
 		queueWait: prometheus.NewHistogram(prometheus.HistogramOpts{
@@ -207,7 +209,9 @@ func (m *Metrics) Observe(e event.Event) {
 	case event.JobRetried:
 		m.jobsRunning.Dec()
 		m.jobsRetried.Inc()
+		m.countOOM(e)
 	case event.JobFinished:
+		m.countOOM(e)
 		switch e.Outcome {
 		case event.NotStarted:
 			m.jobsNotStarted.Inc()
@@ -249,10 +253,17 @@ func (m *Metrics) Observe(e event.Event) {
 	}
 }
 
+// countOOM counts a job attempt that the out-of-memory killer ended.
+func (m *Metrics) countOOM(e event.Event) {
+	if e.Cause == event.CauseOOM {
+		m.jobOOMKills.Inc()
+	}
+}
+
 func (m *Metrics) collectors() []prometheus.Collector {
 	return []prometheus.Collector{
 		m.jobsStarted, m.jobsSucceeded, m.jobsFailed, m.jobsQuarantined, m.jobsStopped, m.jobsNotStarted,
-		m.jobsRetried, m.jobsSkipped, m.jobsRunning, m.jobDuration, m.queueWait,
+		m.jobsRetried, m.jobsSkipped, m.jobsRunning, m.jobOOMKills, m.jobDuration, m.queueWait,
 		m.workerStarts, m.workerBreaks, m.workerRetires, m.poolSize, m.poolResizes,
 		m.poolRecreations, m.effectiveCPUs, m.limitJobs, m.cgroupReadErrors,
 	}

@@ -382,3 +382,33 @@ func TestGiveUpIsNotARecreation(t *testing.T) {
 		t.Errorf("ration_pool_size %v after giving up, want 0", got)
 	}
 }
+
+// TestJobOOMKills: in a memory-bound pod the OOM kills of jobs are what
+// an alert watches; one process per job had no series for them (only
+// worker breaks had a cause). Each OOM-killed attempt counts once,
+// re-queued or final; other failures do not.
+func TestJobOOMKills(t *testing.T) {
+	m := New(Options{})
+	for _, e := range []event.Event{
+		{Kind: event.JobStarted, Seq: 1, Attempt: 1},
+		{Kind: event.JobRetried, Seq: 1, Attempt: 1, Cause: event.CauseOOM, Signal: 9, ExitCode: -1},
+		{Kind: event.JobStarted, Seq: 1, Attempt: 2},
+		{Kind: event.JobFinished, Seq: 1, Attempt: 2, Outcome: event.Failed, Cause: event.CauseOOM, Signal: 9, ExitCode: -1},
+		{Kind: event.JobStarted, Seq: 2, Attempt: 1},
+		{Kind: event.JobRetried, Seq: 2, Attempt: 1, ExitCode: 3},
+		{Kind: event.JobStarted, Seq: 2, Attempt: 2},
+		{Kind: event.JobFinished, Seq: 2, Attempt: 2, Outcome: event.Failed, Cause: event.CauseTimeout},
+	} {
+		m.Observe(e)
+	}
+	reg := prometheus.NewPedanticRegistry()
+	if err := reg.Register(m); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := testutil.GatherAndCount(reg, "ration_job_oom_kills_total"); err != nil || got != 1 {
+		t.Fatalf("ration_job_oom_kills_total series: %d, %v; want 1", got, err)
+	}
+	if got := testutil.ToFloat64(m.jobOOMKills); got != 2 {
+		t.Errorf("ration_job_oom_kills_total = %v, want 2", got)
+	}
+}
