@@ -250,18 +250,8 @@ func TestReliabBrokenPipe(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	jl := filepath.Join(dir, "jl")
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd, out, errb := rcmd{dir: dir, stdout: pw, args: append([]string{"run", "-j", "1", "--joblog", jl, "--", "sh", "-c", `sleep 0.02; echo "$1"`, "sh", ":::"}, inputs(200)...)}.start(t)
-	pw.Close()
-	buf := make([]byte, 5)
-	if _, err := pr.Read(buf); err != nil {
-		t.Fatal(err)
-	}
-	pr.Close()
-	r := waitRation(t, cmd, out, errb, 20*time.Second)
+	r := rcmd{dir: dir, args: append([]string{"run", "-j", "1", "--joblog", jl, "--", "sh", "-c", `sleep 0.02; echo "$1"`, "sh", ":::"}, inputs(200)...)}.
+		runIntoGoneReader(t, 1, 20*time.Second)
 	if r.code != 141 || !strings.Contains(r.stderr, "broken pipe") {
 		t.Errorf("exit %d, want 141 with a message:\n%s", r.code, r.stderr)
 	}
@@ -280,21 +270,10 @@ func TestReliabBrokenPipeKeepOrder(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	jl := filepath.Join(dir, "jl")
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Job 1 ends last; the others' output (more than a pipe holds)
 	// waits behind it.
-	cmd, out, errb := rcmd{dir: dir, stdout: pw, args: []string{"run", "-k", "-j", "5", "--joblog", jl, "--shell",
-		`[ {} = 1 ] && sleep 0.5; seq 1 100000`, ":::", "1", "2", "3", "4", "5"}}.start(t)
-	pw.Close()
-	buf := make([]byte, 2)
-	if _, err := pr.Read(buf); err != nil {
-		t.Fatal(err)
-	}
-	pr.Close()
-	r := waitRation(t, cmd, out, errb, 20*time.Second)
+	r := rcmd{dir: dir, args: []string{"run", "-k", "-j", "5", "--joblog", jl, "--shell",
+		`[ {} = 1 ] && sleep 0.5; seq 1 100000`, ":::", "1", "2", "3", "4", "5"}}.runIntoGoneReader(t, 2, 20*time.Second)
 	if r.code != 141 || !strings.Contains(r.stderr, "0 done, 1 failed, 4 stopped") {
 		t.Errorf("exit %d, want 141 and 0 done, 1 failed, 4 stopped:\n%s", r.code, r.stderr)
 	}

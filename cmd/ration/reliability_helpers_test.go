@@ -55,6 +55,24 @@ func (c rcmd) start(t *testing.T) (*exec.Cmd, *testutil.Buffer, *testutil.Buffer
 	return cmd, &out, &errb
 }
 
+// runIntoGoneReader runs c as `ration run ... | head -c n`: its stdout
+// is a pipe whose reader reads n bytes, then closes its end.
+func (c rcmd) runIntoGoneReader(t *testing.T, n int, d time.Duration) rres {
+	t.Helper()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.stdout = pw
+	cmd, out, errb := c.start(t)
+	pw.Close()
+	if _, err := io.ReadFull(pr, make([]byte, n)); err != nil {
+		t.Fatal(err)
+	}
+	pr.Close()
+	return waitRation(t, cmd, out, errb, d)
+}
+
 // wait waits for cmd, at most d, and returns how it ended; past d it kills
 // it and fails t.
 func waitRation(t *testing.T, cmd *exec.Cmd, out, errb *testutil.Buffer, d time.Duration) rres {
