@@ -50,7 +50,8 @@ type admission struct {
 }
 
 func newAdmission(cfg Config) *admission {
-	a := &admission{proc: "/proc", admitted: map[int64]bool{}, kills: map[int64]int{}, verdicts: map[int64]string{}, below: map[int64]int{}, seen: map[int64]int64{}, oomPeaks: map[int64][]int64{}}
+	a := &admission{proc: "/proc", admitted: map[int64]bool{}, kills: map[int64]int{}, verdicts: map[int64]string{},
+		below: map[int64]int{}, seen: map[int64]int64{}, oomPeaks: map[int64][]int64{}}
 	if cfg.Memory != nil {
 		a.sampler = cfg.Memory
 		a.gate = admit.New(cfg.Admit)
