@@ -105,14 +105,16 @@ func TestRunE2E(t *testing.T) {
 }
 
 // noChildrenLeft fails if a process started by this test process is still
-// alive (zombies included: nobody would reap them).
+// alive (zombies included: nobody would reap them), naming each with its
+// state and command line, which tell the test that left it.
 func noChildrenLeft(t *testing.T) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		var left []string
 		for _, c := range procChildren(os.Getpid()) {
-			left = append(left, fmt.Sprintf("%d %s", c.pid, c.comm))
+			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", c.pid))
+			left = append(left, fmt.Sprintf("%s %s %q", c.comm, c.state, strings.ReplaceAll(string(cmdline), "\x00", " ")))
 		}
 		if len(left) == 0 {
 			return
