@@ -279,18 +279,29 @@ func TestJobCgroupFollowsLimitE2E(t *testing.T) {
 	}
 }
 
-// drainOOMProgram is a job of TestOOMDuringDrainE2E: it marks itself
-// started in the directory argv[1], waits for the file "go" there, then
-// writes every page of 128 MiB (ID "big") or 4 MiB; the small ones hold
-// them until the file "release" appears.
+// drainOOMProgram is a job of TestOOMDuringDrainE2E. The small ones
+// write every page of 4 MiB, mark themselves started in the directory
+// argv[1] and hold the memory until the file "release" there is written
+// to; the big one ("big") marks itself started, waits until "go" is
+// written to and then writes every page of 128 MiB.
+//
+// The small ones allocate nothing while they wait, not even a dentry of a
+// path lookup (they poll the size of a file they opened before): when the
+// kernel kills the big one, its memory stays charged for a few
+// milliseconds while it is freed, and any page a small one charged then
+// brought a second OOM kill, of a small one (4 in 210 runs beside the
+// other end-to-end tests; dmesg showed the second kill come from a stat
+// of the polled path).
 const drainOOMProgram = `import os, sys, time
 d, id = sys.argv[1], sys.argv[2]
+if id != "big":
+    b = bytearray(4 << 20)
+gate = os.open(os.path.join(d, "go" if id == "big" else "release"), os.O_RDONLY)
 open(os.path.join(d, "started-" + id), "w").close()
-while not os.path.exists(os.path.join(d, "go")):
+while os.fstat(gate).st_size == 0:
     time.sleep(0.02)
-b = bytearray((128 if id == "big" else 4) << 20)
-while id != "big" and not os.path.exists(os.path.join(d, "release")):
-    time.sleep(0.02)
+if id == "big":
+    b = bytearray(128 << 20)
 print("done", id, flush=True)
 `
 
@@ -315,6 +326,9 @@ func TestOOMDuringDrainE2E(t *testing.T) {
 	dir := t.TempDir()
 	prog := filepath.Join(dir, "job.py")
 	writeFile(t, prog, drainOOMProgram)
+	goFile, release := filepath.Join(dir, "go"), filepath.Join(dir, "release")
+	writeFile(t, goFile, "")
+	writeFile(t, release, "")
 	cg, _ := testutil.MemoryCgroup(t, 64<<20)
 	jl := filepath.Join(dir, "joblog")
 	// No admission: the three jobs start at once, as the CPU policy allows.
@@ -328,9 +342,9 @@ func TestOOMDuringDrainE2E(t *testing.T) {
 		t.Fatal(err)
 	}
 	testutil.WaitForText(t, 30*time.Second, p.stderr.String, "got SIGTERM")
-	writeFile(t, filepath.Join(dir, "go"), "")
+	writeFile(t, goFile, "go\n")
 	testutil.WaitForText(t, 30*time.Second, p.stderr.String, "job OOM-killed")
-	writeFile(t, filepath.Join(dir, "release"), "")
+	writeFile(t, release, "release\n")
 	code := p.wait(60 * time.Second)
 	stdout, stderr := p.stdout.String(), p.stderr.String()
 	accCgroupEmpty(t, cg)

@@ -105,14 +105,16 @@ func TestRunE2E(t *testing.T) {
 }
 
 // noChildrenLeft fails if a process started by this test process is still
-// alive (zombies included: nobody would reap them).
+// alive (zombies included: nobody would reap them), naming each with its
+// state and command line, which tell the test that left it.
 func noChildrenLeft(t *testing.T) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		var left []string
 		for _, c := range procChildren(os.Getpid()) {
-			left = append(left, fmt.Sprintf("%d %s", c.pid, c.comm))
+			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", c.pid))
+			left = append(left, fmt.Sprintf("%s %s %q", c.comm, c.state, strings.ReplaceAll(string(cmdline), "\x00", " ")))
 		}
 		if len(left) == 0 {
 			return
@@ -537,18 +539,34 @@ func (e e2e) secondSignal(t *testing.T) {
 	assertGone(t, pids...)
 }
 
+// sigusr1: the report lists both running jobs. A job's process runs before
+// ration records its start (and the report lists it), so the test waits
+// for what ration prints only after that: each job's line, passed through
+// by --line-buffer. The jobs run until the report is out.
 func (e e2e) sigusr1(t *testing.T) {
 	e.t = t
-	dir := t.TempDir()
-	c := e.cmd("", "-j", "2", "--shell", `echo $$ > `+dir+`/{}.pid; echo working on {}; sleep 1`, ":::", "alpha", "beta")
-	var errb bytes.Buffer
-	c.Stderr = &errb
+	release := filepath.Join(t.TempDir(), "release")
+	c := e.cmd("", "-j", "2", "--line-buffer", "--shell",
+		`echo working on {}; while [ ! -e `+release+` ]; do sleep 0.05; done`, ":::", "alpha", "beta")
+	var out, errb testutil.Buffer
+	c.Stdout, c.Stderr = &out, &errb
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	readPid(t, dir+"/alpha.pid")
-	readPid(t, dir+"/beta.pid")
+	t.Cleanup(func() {
+		os.WriteFile(release, nil, 0o644) // the jobs end, with or without ration
+		if c.ProcessState == nil {
+			c.Process.Kill()
+			c.Wait()
+		}
+	})
+	testutil.WaitForText(t, 10*time.Second, out.String, "working on alpha\n")
+	testutil.WaitForText(t, 10*time.Second, out.String, "working on beta\n")
 	c.Process.Signal(syscall.SIGUSR1)
+	testutil.WaitForText(t, 10*time.Second, errb.String, "SLOT")
+	if err := os.WriteFile(release, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	c.Wait()
 	if code := c.ProcessState.ExitCode(); code != 0 {
 		t.Errorf("exit %d", code)

@@ -4,11 +4,14 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ration-run/ration/internal/testutil"
 )
 
 // TestStatusJSONE2E: with --log-format json, the SIGUSR1 report is one
@@ -21,13 +24,22 @@ func TestStatusJSONE2E(t *testing.T) {
 	}
 	bin := buildRation(t)
 	dir := t.TempDir()
-	p := accStart(t, bin, nil, nil, nil, "--log-format", "json", "-j", "2", "--shell",
-		// The line first, then the pid file that the test waits for, a
-		// moment later: SIGUSR1 must find the line already read from the
-		// job's pipe.
-		`echo working on {}; sleep 0.3; echo $$ > `+dir+`/{}.pid; sleep 2`, ":::", "alpha", "beta")
+	release := filepath.Join(dir, "release")
+	// A job's process runs before ration records its start, and writes
+	// its line before ration reads it: SIGUSR1 must come once ration
+	// printed each job's line (--line-buffer), which it does only after
+	// both. The jobs run until the report is out.
+	p := accStart(t, bin, nil, nil, nil, "--log-format", "json", "-j", "2", "--line-buffer", "--term-timeout", "1s", "--shell",
+		`echo $$ > `+dir+`/{}.pid; echo working on {}; while [ ! -e `+release+` ]; do sleep 0.05; done`, ":::", "alpha", "beta")
+	t.Cleanup(func() { os.WriteFile(release, nil, 0o644) }) // the jobs end, with or without ration
 	pids := map[string]int{"alpha": readPid(t, filepath.Join(dir, "alpha.pid")), "beta": readPid(t, filepath.Join(dir, "beta.pid"))}
+	testutil.WaitForText(t, 10*time.Second, p.stdout.String, "working on alpha\n")
+	testutil.WaitForText(t, 10*time.Second, p.stdout.String, "working on beta\n")
 	if err := p.cmd.Process.Signal(syscall.SIGUSR1); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitForText(t, 10*time.Second, p.stderr.String, `"msg":"status"`)
+	if err := os.WriteFile(release, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if code := p.wait(30 * time.Second); code != 0 {
