@@ -332,9 +332,14 @@ func TestRecycle(t *testing.T) {
 				t.Error(err)
 			}
 		}
-		s := p.Stats()
-		if s.Recycled < 6 || s.Starts < 7 || len(s.Breaks) != 0 {
-			t.Errorf("stats %+v: want >= 6 recycled, >= 7 starts, no breaks", s)
+		// A worker is counted recycled just after its last answer, which
+		// may come after Do returned: wait for the counts.
+		waitFor(t, 10*time.Second, ">= 6 recycled, >= 7 starts", func() bool {
+			s := p.Stats()
+			return s.Recycled >= 6 && s.Starts >= 7
+		})
+		if s := p.Stats(); len(s.Breaks) != 0 {
+			t.Errorf("stats %+v: want no breaks", s)
 		}
 		// Retired workers stop after their last answer: wait for them.
 		waitFor(t, 10*time.Second, ">= 6 WorkerRetired events", func() bool { return rec.count(event.WorkerRetired) >= 6 })
