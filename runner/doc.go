@@ -69,7 +69,7 @@
 // Quarantined for a job its executor set aside), event.JobSkipped and
 // event.PoolResized to Config.Observer, never while holding a lock. So
 // started = succeeded + failed + quarantined + running holds for the
-// observers (runner/metrics) whatever the executor.
+// observers (internal/metrics) whatever the executor.
 //
 // # Platforms
 //

@@ -8,7 +8,7 @@ import (
 )
 
 // TestHaltSoon moved here unchanged from progress_test.go when the
-// progress bar moved to runner/progress.
+// progress bar moved to internal/progress.
 func TestHaltSoon(t *testing.T) {
 	sum, _, rec, _ := run(t, Config{Command: []string{"sh", "-c", `sleep 0.2; [ "$1" -gt 2 ]`, "sh"},
 		Input: input.Args(nums(40)), Jobs: 2, Halt: Halt{When: HaltSoon, On: HaltOnFail, Count: 2}})

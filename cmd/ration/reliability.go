@@ -8,10 +8,10 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/ration-run/ration/internal/logs"
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/input"
 	"github.com/ration-run/ration/runner/joblog"
-	"github.com/ration-run/ration/runner/logs"
 	"github.com/ration-run/ration/runner/worker"
 )
 

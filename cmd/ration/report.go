@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ration-run/ration/internal/report"
 	"github.com/ration-run/ration/limits"
-	"github.com/ration-run/ration/runner/report"
 	"github.com/spf13/pflag"
 )
 

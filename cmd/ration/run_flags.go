@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ration-run/ration/internal/logs"
 	"github.com/ration-run/ration/runner/adapt"
-	"github.com/ration-run/ration/runner/logs"
 	"github.com/ration-run/ration/runner/worker"
 )
 

@@ -14,11 +14,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/internal/logs"
+	"github.com/ration-run/ration/internal/metrics"
+	"github.com/ration-run/ration/internal/watchdog"
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner/event"
-	"github.com/ration-run/ration/runner/logs"
-	"github.com/ration-run/ration/runner/metrics"
-	"github.com/ration-run/ration/runner/watchdog"
 )
 
 // observation is the running metrics server and stall watchdog of a run.

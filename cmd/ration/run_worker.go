@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/internal/metrics"
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner/adapt"
 	"github.com/ration-run/ration/runner/jobcgroup"
-	"github.com/ration-run/ration/runner/metrics"
 	"github.com/ration-run/ration/runner/reaper"
 	"github.com/ration-run/ration/runner/worker"
 	"github.com/ration-run/ration/runner/workerexec"

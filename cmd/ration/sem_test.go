@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ration-run/ration/internal/sem"
 	"github.com/ration-run/ration/limits"
-	"github.com/ration-run/ration/runner/sem"
 )
 
 // TestPlanSem: every flag of ration sem gives its plan or its error.

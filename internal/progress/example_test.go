@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ration-run/ration/internal/progress"
 	"github.com/ration-run/ration/runner/event"
-	"github.com/ration-run/ration/runner/progress"
 )
 
 // Off a terminal (stderr redirected to a file, as in a CI log) the Bar

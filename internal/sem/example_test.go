@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/ration-run/ration/runner/sem"
+	"github.com/ration-run/ration/internal/sem"
 )
 
 // Two holders at most, as `sem -j2` would allow: the third Acquire would

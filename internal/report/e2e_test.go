@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ration-run/ration/internal/report"
 	"github.com/ration-run/ration/internal/testutil"
-	"github.com/ration-run/ration/runner/report"
 )
 
 // TestPeakNeverAboveJobs runs `ration run -j N` twenty times with short
