@@ -16,8 +16,8 @@ func TestHelmLint(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, values := range []map[string]any{
-		nil,
-		{"shards": int64(8), "metrics": map[string]any{"enabled": true}, "input": map[string]any{"existingClaim": "in"}},
+		withCommand(nil),
+		withCommand(map[string]any{"shards": int64(8), "metrics": map[string]any{"enabled": true}, "input": map[string]any{"existingClaim": "in"}}),
 	} {
 		l := lint.AllWithKubeVersion(chartDir, values, "work", kv)
 		for _, m := range l.Messages {

@@ -177,7 +177,7 @@ them, exit 0, and the index would count as complete with inputs failed.
 - {{ . | quote }}
 {{- end }}
 - "--"
-{{- range $r.command }}
+{{- range (required "set run.command, the program each job runs (e.g. --set-json 'run.command=[\"analyze\",\"{}\"]'), and image.repository to an image that holds it and /ration: ration's own image holds only /ration" $r.command) }}
 - {{ . | quote }}
 {{- end }}
 {{- end }}
