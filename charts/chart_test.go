@@ -3,6 +3,7 @@ package charts
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -62,19 +63,55 @@ func render(t *testing.T, overrides string) (rendered, error) {
 	return renderValues(t, vals)
 }
 
+// trialCommand is the run.command the tests render with when they set
+// none: the chart has no default command (TestDefaultsNeedCommand).
+var trialCommand = []any{"wc", "-l"}
+
 // renderValues is render for values given as Go values, the way --set
-// passes them (integers as int64).
+// passes them (integers as int64), with run.command set to trialCommand
+// unless vals sets it.
 func renderValues(t *testing.T, vals map[string]any) (rendered, error) {
+	t.Helper()
+	return renderAt(t, kubeVersion, withCommand(vals))
+}
+
+// withCommand returns a copy of vals whose run.command is trialCommand
+// when vals has no run.command.
+func withCommand(vals map[string]any) map[string]any {
+	out := maps.Clone(vals)
+	if out == nil {
+		out = map[string]any{}
+	}
+	run, _ := out["run"].(map[string]any)
+	if _, ok := run["command"]; ok {
+		return out
+	}
+	run = maps.Clone(run)
+	if run == nil {
+		run = map[string]any{}
+	}
+	run["command"] = trialCommand
+	out["run"] = run
+	return out
+}
+
+// renderAt renders vals as they are (no trial command) for a cluster of
+// version kube, as `helm template --kube-version kube` does, or `helm
+// install` on such a cluster: Chart.yaml's kubeVersion first (helm's own
+// check, with its own message), then the schema and the templates.
+func renderAt(t *testing.T, kube string, vals map[string]any) (rendered, error) {
 	t.Helper()
 	ch := loadChart(t)
 	caps := chartutil.DefaultCapabilities.Copy()
-	kv, err := chartutil.ParseKubeVersion(kubeVersion)
-	if err != nil {
-		t.Fatal(err)
+	if kube != "" {
+		kv, err := chartutil.ParseKubeVersion(kube)
+		if err != nil {
+			t.Fatal(err)
+		}
+		caps.KubeVersion = *kv
 	}
-	caps.KubeVersion = *kv
-	if !chartutil.IsCompatibleRange(ch.Metadata.KubeVersion, caps.KubeVersion.String()) {
-		return rendered{}, fmt.Errorf("chart requires kubeVersion %s, not %s", ch.Metadata.KubeVersion, kubeVersion)
+	if ch.Metadata.KubeVersion != "" && !chartutil.IsCompatibleRange(ch.Metadata.KubeVersion, caps.KubeVersion.String()) {
+		return rendered{}, fmt.Errorf("chart requires kubeVersion: %s which is incompatible with Kubernetes %s", ch.Metadata.KubeVersion, caps.KubeVersion.String())
 	}
 	top, err := chartutil.ToRenderValues(ch, vals, chartutil.ReleaseOptions{
 		Name: "batch", Namespace: "work", IsInstall: true, Revision: 1,
@@ -422,15 +459,64 @@ func TestChartMetadata(t *testing.T) {
 	if err := md.Validate(); err != nil {
 		t.Errorf("Chart.yaml: %v", err)
 	}
-	for v, want := range map[string]bool{
-		"v1.28.9": false, "v1.29.0": true, "v1.30.4-gke.1348000": true, kubeVersion: true, "v1.35.1": true,
+}
+
+// TestKubeVersionRefusedInOneLine: the Job needs Kubernetes 1.29
+// (backoffLimitPerIndex, the FailIndex action, podReplacementPolicy; an
+// older API server drops them silently). An older version, and helm
+// template's built-in default when --kube-version is not given ("" here),
+// is refused with one line that says what to set; helm's own kubeVersion
+// check said neither.
+func TestKubeVersionRefusedInOneLine(t *testing.T) {
+	for kube, ok := range map[string]bool{
+		"": false, "v1.28.9": false, "v1.29.0": true, "v1.29.0-rc.1": true, "v1.30.4-gke.1348000": true, kubeVersion: true, "v1.35.1": true,
 	} {
-		if got := chartutil.IsCompatibleRange(md.KubeVersion, v); got != want {
-			t.Errorf("kubeVersion %q admits %s = %v, want %v", md.KubeVersion, v, got, want)
+		r, err := renderAt(t, kube, withCommand(nil))
+		switch {
+		case ok && err != nil:
+			t.Errorf("kube %q: %v", kube, err)
+		case ok:
+			checkJobInvariants(t, r.job)
+		case err == nil:
+			t.Errorf("kube %q: rendered, want it refused", kube)
+		default:
+			msg := err.Error()
+			for _, w := range []string{"Kubernetes 1.29", "--kube-version"} {
+				if !strings.Contains(msg, w) {
+					t.Errorf("kube %q: error does not say %q:\n%s", kube, w, msg)
+				}
+			}
+			if strings.Contains(msg, "\n") {
+				t.Errorf("kube %q: error is not one line:\n%s", kube, msg)
+			}
 		}
 	}
 }
 
+// TestDefaultsNeedCommand: the chart has no default run.command (a
+// program the default image, which holds only /ration, would not have), so
+// its defaults are refused with one line naming run.command and the image,
+// not installed as a Job whose every job fails at exec.
+func TestDefaultsNeedCommand(t *testing.T) {
+	for _, vals := range []map[string]any{nil, {"run": map[string]any{"command": nil}}} {
+		_, err := renderAt(t, kubeVersion, vals)
+		if err == nil {
+			t.Fatalf("values %v rendered without a run.command", vals)
+		}
+		msg := err.Error()
+		for _, w := range []string{"run.command", "image.repository", "/ration"} {
+			if !strings.Contains(msg, w) {
+				t.Errorf("values %v: error does not name %s:\n%s", vals, w, msg)
+			}
+		}
+		if strings.Contains(msg, "\n") {
+			t.Errorf("values %v: error is not one line:\n%s", vals, msg)
+		}
+	}
+}
+
+// TestRenderDefaults renders the defaults with the one value the chart
+// requires, run.command.
 func TestRenderDefaults(t *testing.T) {
 	r := mustRender(t, "")
 	job := r.job
@@ -494,6 +580,13 @@ func TestRenderDefaults(t *testing.T) {
 	if !strings.Contains(r.notes, "kubectl -n work get job batch-ration-1") ||
 		!strings.Contains(r.notes, "WARNING: output.existingClaim is empty") {
 		t.Errorf("NOTES.txt lacks the watch command or the emptyDir warning:\n%s", r.notes)
+	}
+	if !strings.Contains(r.notes, "WARNING: image.repository is ration's own image") || !strings.Contains(r.notes, `"wc"`) {
+		t.Errorf("NOTES.txt does not warn that wc is not in ration's image:\n%s", r.notes)
+	}
+	r = mustRender(t, "run: {command: [/ration, limits]}")
+	if strings.Contains(r.notes, "image.repository") {
+		t.Errorf("NOTES.txt warns about the image although the command is /ration:\n%s", r.notes)
 	}
 }
 

@@ -69,8 +69,9 @@ type section struct {
 	id    string
 	title string
 	md    string // markdown body
-	// summary is a short markdown block for the README: the headline
-	// table and the chart, with paths relative to the repository root.
+	// summary is a short markdown block for docs/performance.md: the
+	// headline table and the chart, with paths relative to the repository
+	// root (the page, in docs/, puts ../ before them).
 	summary string
 }
 

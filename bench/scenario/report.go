@@ -95,7 +95,7 @@ func writeResults(e *env, cal calibration, secs []section, note string) error {
 	if err := os.WriteFile(filepath.Join(e.out, "RESULTS.md"), []byte(b.String()), 0o644); err != nil {
 		return err
 	}
-	// summary.md: the short form the README's Performance section is made of.
+	// summary.md: the short form docs/performance.md is made of.
 	var s strings.Builder
 	if e.quick {
 		s.WriteString("> QUICK MODE numbers (small counts): not the published benchmark.\n\n")

@@ -23,7 +23,7 @@
 // the same on every machine (ration limits --fs-root on a snapshot under
 // cgroup/testdata) and write nothing can be transcripts.
 //
-// README.md's table of the fields of `ration limits --json` must name
-// every field ration prints, live and for every snapshot under
+// The table of the fields of `ration limits --json` in docs/limits.md must
+// name every field ration prints, live and for every snapshot under
 // cgroup/testdata, and only those.
 package doccheck

@@ -197,7 +197,10 @@ func TestRunnableBlocks(t *testing.T) {
 	for _, b := range all {
 		t.Run(fmt.Sprintf("%s:%d", b.file, b.line), func(t *testing.T) {
 			dir := copyRepo(t, root)
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			// A block that runs `go run` compiles the checkout's packages
+			// afresh in its copy (the build cache keys them by directory):
+			// seconds on a quiet machine, more than 30 on a loaded one.
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, "sh", "-e", "-c", b.text)
 			cmd.Dir = dir

@@ -99,17 +99,24 @@ func TestTranscripts(t *testing.T) {
 	}
 }
 
-// jsonFieldRow is a row of README's table of `ration limits --json`
+// jsonFieldRow is a row of the table of `ration limits --json`
 // fields: its first cell names one or more fields in backquotes.
 var jsonFieldRow = regexp.MustCompile("^\\| (`[a-z_]+`(?:, `[a-z_]+`)*) \\|")
 
-// documentedLimitsFields returns the fields README.md's "JSON fields"
-// table names.
-func documentedLimitsFields(t *testing.T, readme string) []string {
+// limitsFieldsDoc is the page with the table of the fields of `ration
+// limits --json`, under limitsFieldsHeading.
+const (
+	limitsFieldsDoc     = "docs/limits.md"
+	limitsFieldsHeading = "## JSON fields (`ration limits --json`)"
+)
+
+// documentedLimitsFields returns the fields that the table under
+// limitsFieldsHeading in doc names.
+func documentedLimitsFields(t *testing.T, doc string) []string {
 	t.Helper()
-	_, table, ok := strings.Cut(readme, "### JSON fields (`ration limits --json`)")
+	_, table, ok := strings.Cut(doc, "\n"+limitsFieldsHeading+"\n")
 	if !ok {
-		t.Fatal("README.md has no section \"JSON fields (`ration limits --json`)\"")
+		t.Fatalf("%s has no section %q", limitsFieldsDoc, limitsFieldsHeading)
 	}
 	var fields []string
 	for _, l := range strings.Split(table, "\n")[1:] {
@@ -126,7 +133,7 @@ func documentedLimitsFields(t *testing.T, readme string) []string {
 	return fields
 }
 
-// TestLimitsJSONFieldsDocumented: README's table of the fields of
+// TestLimitsJSONFieldsDocumented: docs/limits.md's table of the fields of
 // `ration limits --json` names every field ration prints, on this
 // machine and for every snapshot under cgroup/testdata, and no field it
 // never prints. Before, `jobs_cgroup` was printed and not in the table.
@@ -135,11 +142,11 @@ func TestLimitsJSONFieldsDocumented(t *testing.T) {
 		t.Skip("builds ration")
 	}
 	root := repoRoot(t)
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	doc, err := os.ReadFile(filepath.Join(root, limitsFieldsDoc))
 	if err != nil {
 		t.Fatal(err)
 	}
-	documented := documentedLimitsFields(t, string(readme))
+	documented := documentedLimitsFields(t, string(doc))
 	bin := filepath.Join(rationDir(t), "ration")
 	runs := [][]string{{"limits", "--json", "--mem-per-job", "300MiB"}}
 	snaps, _ := filepath.Glob(filepath.Join(root, "cgroup", "testdata", "*", "proc"))
@@ -164,12 +171,12 @@ func TestLimitsJSONFieldsDocumented(t *testing.T) {
 	}
 	for k := range printed {
 		if !slices.Contains(documented, k) {
-			t.Errorf("ration limits --json prints %q, which README.md's JSON fields table does not name", k)
+			t.Errorf("ration limits --json prints %q, which %s's JSON fields table does not name", k, limitsFieldsDoc)
 		}
 	}
 	for _, k := range documented {
 		if !printed[k] {
-			t.Errorf("README.md's JSON fields table names %q, which ration limits --json never printed here", k)
+			t.Errorf("%s's JSON fields table names %q, which ration limits --json never printed here", limitsFieldsDoc, k)
 		}
 	}
 }

@@ -177,6 +177,10 @@ them, exit 0, and the index would count as complete with inputs failed.
 - {{ . | quote }}
 {{- end }}
 - "--"
+{{- /* fail, not required: in helm lint's mode required returns "", which range cannot iterate over. */}}
+{{- if not $r.command }}
+{{- fail "set run.command, the program each job runs (e.g. --set-json 'run.command=[\"analyze\",\"{}\"]'), and image.repository to an image that holds it and /ration: ration's own image holds only /ration" }}
+{{- end }}
 {{- range $r.command }}
 - {{ . | quote }}
 {{- end }}
