@@ -3,13 +3,12 @@ package pool
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/ration-run/ration/limits"
 )
 
 // Clock reads cost 25-125 ns here, more than a trivial task: timing is
@@ -90,15 +89,26 @@ type Pool struct {
 	short   atomic.Bool // recently timed tasks ran shorter than shortTask
 }
 
-// New returns a pool of size workers. If size <= 0, the size is the default
-// job count from the limits package (derived from the container's CPU
-// quota). Worker goroutines start on demand, when a task finds no idle one,
-// and then stay until Close (or a shrink), so an idle pool costs the same
+// New returns a pool of size workers. If size <= 0, the size is
+// [DefaultSize]'s: the RATION_JOBS environment variable when it is set
+// (ration's -j syntax: N, N%, +N, -N, counted from GOMAXPROCS), else 2 x
+// GOMAXPROCS, capped at 8. DefaultSize also returns the reason for that
+// size, and an invalid RATION_JOBS as an error: New itself ignores an
+// invalid value, takes the default and logs a warning through log/slog's
+// default logger. To size the pool from the container's cgroup limits
+// (package limits' policy), pass the count of limits.Jobs.
+//
+// Worker goroutines start on demand, when a task finds no idle one, and
+// then stay until Close (or a shrink), so an idle pool costs the same
 // whatever its size. A pool must be closed with [Pool.Close] to stop its
 // workers.
 func New(size int, opts ...Option) *Pool {
 	if size <= 0 {
-		size = defaultSize()
+		n, _, err := DefaultSize()
+		if err != nil {
+			slog.Warn("pool: invalid RATION_JOBS ignored", "err", err, "size", n)
+		}
+		size = n
 	}
 	p := &Pool{
 		epoch:   time.Now(),
@@ -116,17 +126,6 @@ func New(size int, opts ...Option) *Pool {
 	p.lastStats.Store(0)
 	p.Resize(size)
 	return p
-}
-
-// defaultSize is the pool size used when New is given size <= 0: the job
-// count limits.Decide chooses for this container (RATION_JOBS, else the CPU
-// quota policy). If the limits cannot be read, GOMAXPROCS (which honours the
-// quota when automaxprocs or Go 1.25+ container awareness applies) is used.
-func defaultSize() int {
-	if d, err := limits.Decide(limits.Options{}); err == nil && d.Jobs >= 1 {
-		return d.Jobs
-	}
-	return max(1, runtime.GOMAXPROCS(0))
 }
 
 func (p *Pool) now() int64 { return int64(time.Since(p.epoch)) }
