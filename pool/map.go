@@ -13,8 +13,10 @@ import (
 )
 
 // PullSlack is the number of input items Map and MapOrdered may hold beyond
-// the pool size: by default at most size+PullSlack items are pulled from the
-// input and not yet delivered to the consumer. The extra items are the ones
+// the pool size on a pool with the default queue: by default at most
+// size+PullSlack items are pulled from the input and not yet delivered to
+// the consumer. On a pool whose queue is set with [Queue], the slack is the
+// queue's length plus 1 (1 with Queue(0)). The extra items are the ones
 // that may wait in the pool's queue (see [QueueSlack]) while every worker is
 // busy, plus the one pulled and waiting for room there. (With room for
 // queued items, a worker that finishes an item takes the next one without a

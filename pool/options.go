@@ -28,6 +28,7 @@ type TaskInfo struct {
 type Option func(*config)
 
 type config struct {
+	queue      int
 	onStart    func(context.Context, TaskInfo)
 	onFinish   func(context.Context, TaskInfo)
 	onStats    func(context.Context, Stats)
@@ -59,4 +60,19 @@ func OnFinish(fn func(ctx context.Context, t TaskInfo)) Option {
 // recovered and counted in Stats.Panics.
 func OnStats(every time.Duration, fn func(ctx context.Context, s Stats)) Option {
 	return func(c *config) { c.onStats, c.statsEvery = fn, every }
+}
+
+// Queue sets the length of the pool's queue to n (default [QueueSlack];
+// values below 0 mean 0): how many submitted tasks the pool holds beyond
+// the ones its workers run before Go blocks. A pool never holds more than
+// its size plus n unfinished tasks (inline nested tasks aside), and Map
+// and MapOrdered pull up to size+n+1 items ahead (see [PullSlack]).
+//
+// Queue(0) is a strict hand-off, errgroup's semantics with SetLimit: Go,
+// Group.Go and Map's hand-over return only once a worker has taken the
+// task, so no task is accepted before a worker is free for it. A busy
+// pool then pays a goroutine wake-up per task, which a queue saves (see
+// QueueSlack).
+func Queue(n int) Option {
+	return func(c *config) { c.queue = max(n, 0) }
 }

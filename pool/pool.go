@@ -50,7 +50,7 @@ type Pool struct {
 	epoch time.Time
 
 	// tasks carries jobs to the workers. Its buffer is the pool's queue:
-	// at most QueueSlack jobs wait in it (tasks waiting for a busy worker,
+	// at most cfg.queue jobs wait in it (tasks waiting for a busy worker,
 	// and tasks handed to an idle worker that has not taken them yet).
 	tasks   chan job
 	closing chan struct{} // closed by Close
@@ -111,8 +111,8 @@ func New(size int, opts ...Option) *Pool {
 		size = n
 	}
 	p := &Pool{
+		cfg:     config{queue: QueueSlack},
 		epoch:   time.Now(),
-		tasks:   make(chan job, QueueSlack),
 		closing: make(chan struct{}),
 		exited:  make(chan struct{}),
 		maps:    make(map[mapHandle]struct{}),
@@ -122,6 +122,7 @@ func New(size int, opts ...Option) *Pool {
 			o(&p.cfg)
 		}
 	}
+	p.tasks = make(chan job, p.cfg.queue)
 	p.timeAll = p.cfg.onStart != nil || p.cfg.onFinish != nil || p.cfg.onStats != nil
 	p.lastStats.Store(0)
 	p.Resize(size)
@@ -203,19 +204,20 @@ func (p *Pool) startLocked(j job) bool {
 	}
 }
 
-// QueueSlack is the number of submitted tasks the pool holds beyond its
-// running ones: when every worker is busy, Go (and Map's hand-over) puts up
-// to QueueSlack tasks in the pool's queue and returns at once; a submitter
-// blocks only when the queue is full too. A worker that finishes a task
+// QueueSlack is the default length of the pool's queue (see [Queue]): the
+// number of submitted tasks the pool holds beyond its running ones. When
+// every worker is busy, Go (and Map's hand-over) puts up to QueueSlack
+// tasks in the pool's queue and returns at once; a submitter blocks only
+// when the queue is full too. A worker that finishes a task
 // takes the next one from the queue without parking, so a busy pool pays no
 // goroutine wake-up per task. At no time does a pool hold more than its
-// size plus QueueSlack tasks that have not finished (inline nested tasks
-// aside); Stats.Queued counts the queued ones.
+// size plus its queue's length in tasks that have not finished (inline
+// nested tasks aside); Stats.Queued counts the queued ones.
 const QueueSlack = 4
 
 // Go submits task and blocks until the pool accepts it: a worker takes it,
 // or it is put in the pool's bounded queue (see [QueueSlack]) while every
-// worker is busy. It returns nil once the task has been accepted (it is
+// worker is busy; with [Queue](0), only a worker taking it. It returns nil once the task has been accepted (it is
 // then counted in Stats.Busy or Stats.Queued); the task's own error is
 // reported by Wait. The task receives a context derived from ctx that
 // identifies the pool (see [Slot]).

@@ -33,8 +33,9 @@ type Stats struct {
 	// attempted may be off by that one submission.
 	Busy int
 	// Queued is the number of accepted tasks waiting in the pool's queue
-	// for a busy worker, at most [QueueSlack] (estimated as the accepted
-	// tasks beyond the workers).
+	// for a busy worker, at most the queue's length ([QueueSlack] unless
+	// set with [Queue]; always 0 with Queue(0)), estimated as the
+	// accepted tasks beyond the workers.
 	Queued int
 	// Waiting is the number of submissions waiting for a free worker: the
 	// Queued tasks plus the submitters (Go callers and Map dispatchers)
@@ -94,7 +95,7 @@ func (p *Pool) Stats() Stats {
 	// (added before its send, so that offer never sees a worker idle that
 	// is not); nested inline tasks are counted apart.
 	accepted := max(p.st.busy.n.Load()-waiting, 0)
-	queued := min(max(accepted-max(want, live), 0), QueueSlack)
+	queued := min(max(accepted-max(want, live), 0), int64(cap(p.tasks)))
 	return Stats{
 		Size:       int(want),
 		Workers:    p.workerCount(),
