@@ -229,6 +229,12 @@ func TestPeerAntsMaxBlockingSubmit(t *testing.T) {
 		errCh := make(chan error, 1)
 		go func() { errCh <- p.Go(context.Background(), nop) }()
 		pondWaitStats(t, p, "the extra submitter blocks", func(s pool.Stats) bool { return s.Waiting == queue+1 })
+		time.Sleep(10 * time.Millisecond) // a submission with room would return by now
+		select {
+		case err := <-errCh:
+			t.Fatalf("Go returned %v with every worker busy and the queue full; want it to block", err)
+		default:
+		}
 		if p.TryGo(nop) {
 			t.Fatal("TryGo with the pool full and a submitter blocked = true")
 		}
