@@ -47,7 +47,8 @@ func OnStats(every time.Duration, fn func(ctx context.Context, s Stats)) Option 
 // values below 0 mean 0): how many submitted tasks the pool holds beyond
 // the ones its workers run before Go blocks. A pool never holds more than
 // its size plus n unfinished tasks (inline nested tasks aside), and Map
-// and MapOrdered pull up to size+n+1 items ahead (see [PullSlack]).
+// and MapOrdered pull up to size+n+1 items ahead (see [PullSlack]). New
+// allocates the queue's n slots at once.
 //
 // Queue(0) is a strict hand-off, errgroup's semantics with SetLimit: Go,
 // Group.Go and Map's hand-over return only once a worker has taken the
