@@ -65,10 +65,8 @@ func TestDefaultSizeForms(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.env+"/"+strconv.Itoa(tt.procs), func(t *testing.T) {
 			t.Setenv("RATION_JOBS", tt.env)
-			// Set for the test, then handed back to the runtime, which
-			// then follows the CPU limit again.
-			runtime.GOMAXPROCS(tt.procs)
-			defer runtime.SetDefaultGOMAXPROCS()
+			// Restored to what the testing package set (its -cpu).
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(tt.procs))
 			n, why, err := pool.DefaultSize()
 			if n != tt.want || why != tt.reason || fmt.Sprint(err) != fmt.Sprint(errOrNil(tt.wantErr)) {
 				t.Errorf("DefaultSize = %d, %q, %v; want %d, %q, %s", n, why, err, tt.want, tt.reason, tt.wantErr)
