@@ -195,17 +195,18 @@ func (p *Pool) startLocked(j job) bool {
 // number of submitted tasks the pool holds beyond its running ones. When
 // every worker is busy, Go (and Map's hand-over) puts up to QueueSlack
 // tasks in the pool's queue and returns at once; a submitter blocks only
-// when the queue is full too. A worker that finishes a task
-// takes the next one from the queue without parking, so a busy pool pays no
-// goroutine wake-up per task. At no time does a pool hold more than its
+// when the queue is full too. A worker that finishes a task takes the next
+// one from the queue without parking, so a busy pool pays no goroutine
+// wake-up per task. At no time does a pool hold more than its
 // size plus its queue's length in tasks that have not finished (inline
 // nested tasks aside); Stats.Queued counts the queued ones.
 const QueueSlack = 4
 
 // Go submits task and blocks until the pool accepts it: a worker takes it,
 // or it is put in the pool's bounded queue (see [QueueSlack]) while every
-// worker is busy; with [Queue](0), only a worker taking it. It returns nil once the task has been accepted (it is
-// then counted in Stats.Busy or Stats.Queued); the task's own error is
+// worker is busy; with [Queue](0), only a worker taking it. It returns nil
+// once the task has been accepted (it is then counted in Stats.Busy or
+// Stats.Queued); the task's own error is
 // reported by Wait. The task receives a context derived from ctx that
 // identifies the pool (see [Slot]).
 //
