@@ -1,5 +1,10 @@
 // Package limits decides how many jobs ration runs at once, and says why.
 //
+// [Decide] returns the whole [Decision]; [Jobs] is the one call for a
+// process that needs only the count and its reason, such as a service
+// sizing an in-process pool (package pool imports the standard library
+// only, so it cannot read cgroups: pool.New(n) with Jobs' n).
+//
 // # Policy
 //
 // The effective CPU count is the smallest of the process's scheduler

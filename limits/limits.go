@@ -1,6 +1,7 @@
 package limits
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -129,6 +130,36 @@ func Decide(opts Options) (Decision, error) {
 		d.FSRoot = ""
 	}
 	return d, nil
+}
+
+// Jobs returns how many jobs this process should run at once, and why
+// (Decision.Reason): Decide with the zero Options, that is RATION_JOBS when
+// set, else the default policy over the container's CPU limits (the
+// tightest quota of the cgroup hierarchy, the cpuset and the affinity).
+// It is the size to give an in-process pool, which cannot read cgroups
+// itself:
+//
+//	n, why, err := limits.Jobs(ctx)
+//	if err != nil {
+//		return err // an invalid RATION_JOBS
+//	}
+//	p := pool.New(n)
+//
+// err is non-nil only for an invalid RATION_JOBS ("RATION_JOBS: ...") or
+// when ctx is done before the limits are read (ctx.Err()); jobs is then 0.
+// Reading the kernel's files does not block, so ctx is checked only
+// before. Unreadable cgroup files do not fail it: the decision falls back
+// to the CPU counts that remain, as Decide's, whose Warnings say what
+// was missing.
+func Jobs(ctx context.Context) (jobs int, reason string, err error) {
+	if err := ctx.Err(); err != nil {
+		return 0, "", err
+	}
+	d, err := Decide(Options{})
+	if err != nil {
+		return 0, "", err
+	}
+	return d.Jobs, d.Reason, nil
 }
 
 // DecideFrom applies the policy to an existing Snapshot, e.g. one re-read

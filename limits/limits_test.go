@@ -1,7 +1,9 @@
 package limits
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -378,4 +380,44 @@ func TestAdjustGOMAXPROCSCgroupNamespace(t *testing.T) {
 	if n := runtime.GOMAXPROCS(0); !changed || n != 2 || !strings.Contains(msg, "cgroup namespace") {
 		t.Errorf("changed=%v GOMAXPROCS=%d msg=%q: want it lowered to 2, saying the cgroup namespace hides the quota", changed, n, msg)
 	}
+}
+
+// TestJobs checks the one call an embedder makes: it is Decide on the live
+// system with RATION_JOBS honoured, and an invalid RATION_JOBS is an error,
+// never a silent default.
+func TestJobs(t *testing.T) {
+	ctx := context.Background()
+	t.Run("default", func(t *testing.T) {
+		t.Setenv("RATION_JOBS", "")
+		n, why, err := Jobs(ctx)
+		d, derr := Decide(Options{})
+		if err != nil || derr != nil {
+			t.Fatalf("Jobs = %v, Decide = %v", err, derr)
+		}
+		if n != d.Jobs || why != d.Reason || n < 1 {
+			t.Fatalf("Jobs = %d, %q; want Decide's %d, %q", n, why, d.Jobs, d.Reason)
+		}
+	})
+	t.Run("RATION_JOBS", func(t *testing.T) {
+		t.Setenv("RATION_JOBS", "3")
+		n, why, err := Jobs(ctx)
+		if err != nil || n != 3 || !strings.Contains(why, "RATION_JOBS=3") {
+			t.Fatalf("Jobs = %d, %q, %v; want 3 with the variable named in the reason", n, why, err)
+		}
+	})
+	t.Run("invalid RATION_JOBS", func(t *testing.T) {
+		t.Setenv("RATION_JOBS", "abc")
+		n, why, err := Jobs(ctx)
+		want := `RATION_JOBS: "abc" is not a whole number >= 1, +N, -N or a percentage like 50%`
+		if err == nil || err.Error() != want || n != 0 || why != "" {
+			t.Fatalf("Jobs = %d, %q, %v; want 0 and %q", n, why, err, want)
+		}
+	})
+	t.Run("canceled", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(ctx)
+		cancel()
+		if n, _, err := Jobs(ctx); !errors.Is(err, context.Canceled) || n != 0 {
+			t.Fatalf("Jobs = %d, %v; want 0, context.Canceled", n, err)
+		}
+	})
 }

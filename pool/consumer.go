@@ -45,7 +45,7 @@ func (c *consumer[T, R]) bound() int {
 	if c.cfg.window > 0 {
 		return c.cfg.window
 	}
-	b := int(c.p.want.Load()) + PullSlack
+	b := int(c.p.want.Load()) + cap(c.p.tasks) + 1 // PullSlack by default
 	if !c.ordered && c.p.short.Load() {
 		b-- // see PullSlack
 	}

@@ -7,9 +7,11 @@
 // size. Work reaches the workers in three ways:
 //
 //   - [Pool.Go] and [Pool.TryGo] submit heterogeneous tasks. Go blocks until a
-//     worker is free or the pool's small bounded queue ([QueueSlack] tasks)
-//     has room (backpressure), TryGo never blocks and succeeds whenever a
-//     worker is idle. [Pool.Wait] waits for every task submitted with them.
+//     worker is free or the pool's small bounded queue ([QueueSlack] tasks,
+//     or as set with [Queue]) has room (backpressure); with Queue(0) it
+//     returns only once a worker has taken the task, as errgroup's Go with
+//     SetLimit. TryGo never blocks and succeeds whenever a worker is idle.
+//     [Pool.Wait] waits for every task submitted with them.
 //   - [Pool.Group] scopes tasks to one caller, in the shape of errgroup's
 //     WithContext: a service keeps one process-wide pool, and each request
 //     submits through its own [Group], waits only for its own tasks and gets
@@ -21,18 +23,39 @@
 //     a slice in one call; [StopErr] tells a Map that ran to completion from
 //     one cut short (a canceled context, FailFast, Close).
 //
+// # Size
+//
+// The size is given to [New]. The package imports the standard library
+// only and reads no cgroup files: to size a pool from the container's
+// limits (the tightest CPU quota of the cgroup hierarchy, the cpuset,
+// RATION_JOBS), pass the count of package limits' Jobs, as the package
+// example does:
+//
+//	n, why, err := limits.Jobs(ctx) // err: an invalid RATION_JOBS
+//	p := pool.New(n)                // why: "jobs=4: 2 host CPUs ..."
+//
+// New(0) takes [DefaultSize]: the RATION_JOBS environment variable when it
+// is set, else 2 x GOMAXPROCS, capped at 8 (since Go 1.25, GOMAXPROCS
+// follows the CPU quota of the process's own cgroup, rounded up, at least
+// 2). DefaultSize also returns the reason for that size, and an invalid
+// RATION_JOBS as an error, which New only logs as a warning.
+//
 // # Bounds
 //
-// The pool holds at most [QueueSlack] submitted tasks beyond the ones its
-// workers run: when every worker is busy, a task waits in the pool's queue,
-// and a submitter blocks only when the queue is full too. So a pool never
-// holds more than size+QueueSlack unfinished tasks (inline nested tasks
+// The pool holds at most its queue's length ([QueueSlack] unless set with
+// [Queue]) of submitted tasks beyond the ones its workers run: when every
+// worker is busy, a task waits in the pool's queue, and a submitter blocks
+// only when the queue is full too. So a pool never holds more than its
+// size plus the queue's length in unfinished tasks (inline nested tasks
 // aside), and [Stats] shows the queued ones. The queue is what lets a busy
-// worker take its next task without parking and being woken for it.
+// worker take its next task without parking and being woken for it; with
+// Queue(0) nothing is queued, and Go returns only once a worker has taken
+// the task.
 //
 // Map pulls the next input item only after the previous one was handed to a
-// worker or queued and fewer than size+[PullSlack] items are pulled and not
-// yet delivered to the consumer ("outstanding"; one fewer while the pool's
+// worker or queued and fewer than size+[PullSlack] items (with a queue
+// set by Queue, size plus its length plus 1) are pulled and not yet
+// delivered to the consumer ("outstanding"; one fewer while the pool's
 // tasks are very short, see PullSlack). So at no time are more than
 // size+PullSlack items outstanding, where size is the pool's size at the
 // moment of the pull; after a shrink, no item is pulled until the

@@ -4,22 +4,52 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/pool"
 )
 
+// A pool sized from the container's limits: package limits reads the
+// cgroup files (the pool imports the standard library only), and its
+// error is an invalid RATION_JOBS.
+func Example() {
+	ctx := context.Background()
+	n, why, err := limits.Jobs(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p := pool.New(n)
+	defer p.Close(ctx)
+	slog.Info("pool sized", "size", n, "reason", why) // e.g. "jobs=4: 2 host CPUs (affinity 2); 2 x 2.00 = 4.00"
+	fmt.Println(p.Size() == n)
+	// Output: true
+}
+
 func ExampleNew() {
-	// Size 0 would take the default from the limits package (the
-	// container's CPU quota); here the size is explicit.
 	p := pool.New(4)
 	defer p.Close(context.Background())
 	fmt.Println(p.Size())
-	// Output: 4
+
+	// Size 0 takes DefaultSize: RATION_JOBS when set, else 2 x
+	// GOMAXPROCS, capped at 8. DefaultSize says why, and reports an
+	// invalid RATION_JOBS, which New(0) only logs.
+	def := pool.New(0)
+	defer def.Close(context.Background())
+	n, why, err := pool.DefaultSize()
+	if err != nil {
+		fmt.Println(err)
+	}
+	fmt.Println(def.Size() == n, why != "")
+	// Output:
+	// 4
+	// true true
 }
 
 func ExamplePool_Go() {
@@ -28,7 +58,9 @@ func ExamplePool_Go() {
 
 	var total atomic.Int64
 	for i := 1; i <= 10; i++ {
-		// Go blocks while both workers are busy: nothing queues up.
+		// Go returns at once while a worker is idle or the pool's
+		// queue (QueueSlack tasks) has room, and blocks while both
+		// workers are busy and the queue is full.
 		err := p.Go(context.Background(), func(ctx context.Context) error {
 			total.Add(int64(i))
 			return nil
@@ -42,6 +74,34 @@ func ExamplePool_Go() {
 	}
 	fmt.Println(total.Load())
 	// Output: 55
+}
+
+// With Queue(0), Go hands a task to a worker or waits for one, as
+// errgroup's Go with SetLimit: the pool never accepts more tasks than it
+// has workers, and none waits in a queue.
+func ExampleQueue() {
+	p := pool.New(2, pool.Queue(0))
+	defer p.Close(context.Background())
+
+	release := make(chan struct{})
+	for range 2 {
+		p.Go(context.Background(), func(context.Context) error { <-release; return nil })
+	}
+	submitted := make(chan error)
+	go func() {
+		// Blocks until a worker is free: no queue takes it.
+		submitted <- p.Go(context.Background(), func(context.Context) error { return nil })
+	}()
+	for p.Stats().Waiting != 1 {
+		time.Sleep(time.Millisecond)
+	}
+	s := p.Stats()
+	fmt.Println("busy", s.Busy, "queued", s.Queued, "waiting", s.Waiting)
+	close(release)
+	fmt.Println(<-submitted, p.Wait())
+	// Output:
+	// busy 2 queued 0 waiting 1
+	// <nil> <nil>
 }
 
 func ExamplePool_TryGo() {
@@ -314,7 +374,8 @@ func ExampleOnStats() {
 }
 
 func ExamplePool_Group() {
-	// One pool for the whole process, bounded by the container's CPUs.
+	// One pool for the whole process (a service sizes it with
+	// limits.Jobs, see the package example; 4 here).
 	p := pool.New(4)
 	defer p.Close(context.Background())
 
@@ -347,7 +408,8 @@ func ExampleGroup_Go() {
 	// A recursive fan-out: each node's task makes a Group from its own
 	// context for its children, so a task that finds no idle worker runs
 	// them inline. (Calling the parent group's Go from its tasks instead
-	// would block on the full pool, every worker waiting for the others.)
+	// would block once the workers and the queue are full, every worker
+	// waiting for the others.)
 	var nodes atomic.Int64
 	var walk func(depth int) func(context.Context) error
 	walk = func(depth int) func(context.Context) error {

@@ -5,29 +5,11 @@ import (
 	"time"
 )
 
-// TaskInfo describes one task to the hooks set by [OnStart] and [OnFinish].
-type TaskInfo struct {
-	// Slot is the task's slot, see [Slot].
-	Slot int
-	// Wait is how long the task waited for a free worker before it started:
-	// in the pool's queue, or with its submitter blocked on a full queue (0
-	// when a worker was idle, and for inline tasks).
-	Wait time.Duration
-	// Run is the task's run time (0 for OnStart).
-	Run time.Duration
-	// Err is the task's error (nil for OnStart); a panic is a *PanicError.
-	Err error
-	// Inline reports whether the task ran beside the pool's workers
-	// rather than on one: inline on a submitting task's goroutine because
-	// no worker was free (see the package documentation), or, rarely, taken
-	// from a closed pool's queue for a submitter that had just queued it.
-	Inline bool
-}
-
 // Option configures a Pool.
 type Option func(*config)
 
 type config struct {
+	queue      int
 	onStart    func(context.Context, TaskInfo)
 	onFinish   func(context.Context, TaskInfo)
 	onStats    func(context.Context, Stats)
@@ -59,4 +41,20 @@ func OnFinish(fn func(ctx context.Context, t TaskInfo)) Option {
 // recovered and counted in Stats.Panics.
 func OnStats(every time.Duration, fn func(ctx context.Context, s Stats)) Option {
 	return func(c *config) { c.onStats, c.statsEvery = fn, every }
+}
+
+// Queue sets the length of the pool's queue to n (default [QueueSlack];
+// values below 0 mean 0): how many submitted tasks the pool holds beyond
+// the ones its workers run before Go blocks. A pool never holds more than
+// its size plus n unfinished tasks (inline nested tasks aside), and Map
+// and MapOrdered pull up to size+n+1 items ahead (see [PullSlack]). New
+// allocates the queue's n slots at once.
+//
+// Queue(0) is a strict hand-off, errgroup's semantics with SetLimit: Go,
+// Group.Go and Map's hand-over return only once a worker has taken the
+// task, so no task is accepted before a worker is free for it. A busy
+// pool then pays a goroutine wake-up per task, which a queue saves (see
+// QueueSlack).
+func Queue(n int) Option {
+	return func(c *config) { c.queue = max(n, 0) }
 }

@@ -213,31 +213,40 @@ func TestPeerAntsNonblockingSubmit(t *testing.T) {
 // TestMaxBlockingSubmit: with the pool full, a blocked submission succeeds
 // once a task ends, without an error. Adapted: ration has no limit on
 // blocked submitters (WithMaxBlockingTasks), so the rejected extra
-// submission -> TryGo; the pool has a queue, filled first; the 1s sleep ->
+// submission -> TryGo; on the default queue, filled first, and on Queue(0),
+// ants' blocking pool with no queue, as written; the 1s sleep ->
 // a wait for Stats to show the submitter blocked.
 func TestPeerAntsMaxBlockingSubmit(t *testing.T) {
-	const poolSize = 10
-	p := newPool(t, poolSize)
-	release := pondOccupy(t, p, poolSize-1)
-	ch := make(chan struct{})
-	pondGo(t, p, func(context.Context) error { <-ch; return nil })
-	for range pool.QueueSlack {
-		pondGo(t, p, nop)
-	}
-	errCh := make(chan error, 1)
-	go func() { errCh <- p.Go(context.Background(), nop) }()
-	pondWaitStats(t, p, "the extra submitter blocks", func(s pool.Stats) bool { return s.Waiting == pool.QueueSlack+1 })
-	if p.TryGo(nop) {
-		t.Fatal("TryGo with the pool full and a submitter blocked = true")
-	}
-	close(ch)
-	if err := <-errCh; err != nil {
-		t.Fatalf("blocked Go = %v, want nil once f ended", err)
-	}
-	release()
-	if err := p.Wait(); err != nil {
-		t.Fatal(err)
-	}
+	eachQueue(t, 0, func(t *testing.T, queue int, opt pool.Option) {
+		const poolSize = 10
+		p := newPool(t, poolSize, opt)
+		release := pondOccupy(t, p, poolSize-1)
+		ch := make(chan struct{})
+		pondGo(t, p, func(context.Context) error { <-ch; return nil })
+		for range queue {
+			pondGo(t, p, nop)
+		}
+		errCh := make(chan error, 1)
+		go func() { errCh <- p.Go(context.Background(), nop) }()
+		pondWaitStats(t, p, "the extra submitter blocks", func(s pool.Stats) bool { return s.Waiting == queue+1 })
+		time.Sleep(10 * time.Millisecond) // a submission with room would return by now
+		select {
+		case err := <-errCh:
+			t.Fatalf("Go returned %v with every worker busy and the queue full; want it to block", err)
+		default:
+		}
+		if p.TryGo(nop) {
+			t.Fatal("TryGo with the pool full and a submitter blocked = true")
+		}
+		close(ch)
+		if err := <-errCh; err != nil {
+			t.Fatalf("blocked Go = %v, want nil once f ended", err)
+		}
+		release()
+		if err := p.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // From github.com/panjf2000/ants/v2@v2.12.1 ants_test.go,
@@ -329,76 +338,81 @@ func TestPeerAntsWithDisablePurgePool(t *testing.T) {
 // by a channel and a wait for Stats to show both submitters blocked; added:
 // the two blocked submissions are counted as not started.
 func TestPeerAntsReleaseWhenRunningPool(t *testing.T) {
-	p := newPool(t, 1)
-	release := make(chan struct{})
-	var accepted, ran atomic.Int64
-	var refused sync.WaitGroup
-	submit := func(first int) {
-		defer refused.Done()
-		for j := first; j < first+30; j++ {
-			err := p.Go(context.Background(), func(context.Context) error { <-release; ran.Add(1); return nil })
-			if err != nil {
-				if err != pool.ErrClosed {
-					t.Errorf("task %d: Go = %v", j, err)
+	eachQueue(t, 0, func(t *testing.T, queue int, opt pool.Option) {
+		p := newPool(t, 1, opt)
+		release := make(chan struct{})
+		var accepted, ran atomic.Int64
+		var refused sync.WaitGroup
+		submit := func(first int) {
+			defer refused.Done()
+			for j := first; j < first+30; j++ {
+				err := p.Go(context.Background(), func(context.Context) error { <-release; ran.Add(1); return nil })
+				if err != nil {
+					if err != pool.ErrClosed {
+						t.Errorf("task %d: Go = %v", j, err)
+					}
+					continue
 				}
-				continue
+				accepted.Add(1)
 			}
-			accepted.Add(1)
 		}
-	}
-	refused.Add(2)
-	go submit(0)
-	go submit(100)
-	pondWaitStats(t, p, "both submitters block", func(s pool.Stats) bool { return s.Waiting == pool.QueueSlack+2 })
-	closed := antsCloseAsync(p)
-	refused.Wait() // every submission after the close is refused at once
-	close(release)
-	if c := <-closed; c.err != nil || c.notStarted != 2 {
-		t.Fatalf("Close = %d, %v; want the 2 blocked submissions not started", c.notStarted, c.err)
-	}
-	if accepted.Load() != 1+pool.QueueSlack || ran.Load() != accepted.Load() {
-		t.Fatalf("accepted %d, ran %d; want %d", accepted.Load(), ran.Load(), 1+pool.QueueSlack)
-	}
+		refused.Add(2)
+		go submit(0)
+		go submit(100)
+		pondWaitStats(t, p, "both submitters block", func(s pool.Stats) bool { return s.Waiting == queue+2 })
+		closed := antsCloseAsync(p)
+		refused.Wait() // every submission after the close is refused at once
+		close(release)
+		if c := <-closed; c.err != nil || c.notStarted != 2 {
+			t.Fatalf("Close = %d, %v; want the 2 blocked submissions not started", c.notStarted, c.err)
+		}
+		if accepted.Load() != int64(1+queue) || ran.Load() != accepted.Load() {
+			t.Fatalf("accepted %d, ran %d; want %d", accepted.Load(), ran.Load(), 1+queue)
+		}
+	})
 }
 
 // From github.com/panjf2000/ants/v2@v2.12.1 ants_test.go,
 // TestPoolTuneScaleUp: growing a full pool by one lets one more task run at
 // once, and growing it by five lets five blocked submitters in. Adapted:
 // Tune -> Resize; Running -> Busy (exact once Go returned), plus a count
-// of the tasks that really started; the five extra submissions first fill
-// the queue, the last blocks; ants' PoolWithFunc parts -> skipped (see the
+// of the tasks that really started; on the default queue the five extra
+// submissions first fill the queue, the last blocks (on Queue(0), ants'
+// pool with no queue, all five block); ants' PoolWithFunc parts -> skipped (see the
 // report: Map follows Resize in TestResizeGovernsMap).
 func TestPeerAntsPoolTuneScaleUp(t *testing.T) {
-	p := newPool(t, 2)
-	c := make(chan struct{})
-	var started atomic.Int64
-	blocking := func(context.Context) error { started.Add(1); <-c; return nil }
-	for range 2 {
+	eachQueue(t, 0, func(t *testing.T, queue int, opt pool.Option) {
+		p := newPool(t, 2, opt)
+		c := make(chan struct{})
+		var started atomic.Int64
+		blocking := func(context.Context) error { started.Add(1); <-c; return nil }
+		for range 2 {
+			pondGo(t, p, blocking)
+		}
+		if s := p.Stats(); s.Busy != 2 {
+			t.Fatalf("stats %+v, want 2 running", s)
+		}
+		p.Resize(3)
 		pondGo(t, p, blocking)
-	}
-	if s := p.Stats(); s.Busy != 2 {
-		t.Fatalf("stats %+v, want 2 running", s)
-	}
-	p.Resize(3)
-	pondGo(t, p, blocking)
-	if s := p.Stats(); s.Busy != 3 || s.Queued != 0 {
-		t.Fatalf("stats %+v after Resize(3), want 3 running, none queued", s)
-	}
-	waitSubmitted := pondGoEach(t, 5, func(int) error { return p.Go(context.Background(), blocking) })
-	p.Resize(8)
-	waitSubmitted()
-	if s := p.Stats(); s.Busy != 8 || s.Queued != 0 {
-		t.Fatalf("stats %+v after Resize(8), want 8 running, none queued", s)
-	}
-	within(t, 10*time.Second, "the 8 tasks start", func() {
-		for started.Load() != 8 {
-			runtime.Gosched()
+		if s := p.Stats(); s.Busy != 3 || s.Queued != 0 {
+			t.Fatalf("stats %+v after Resize(3), want 3 running, none queued", s)
+		}
+		waitSubmitted := pondGoEach(t, 5, func(int) error { return p.Go(context.Background(), blocking) })
+		p.Resize(8)
+		waitSubmitted()
+		if s := p.Stats(); s.Busy != 8 || s.Queued != 0 {
+			t.Fatalf("stats %+v after Resize(8), want 8 running, none queued", s)
+		}
+		within(t, 10*time.Second, "the 8 tasks start", func() {
+			for started.Load() != 8 {
+				runtime.Gosched()
+			}
+		})
+		close(c)
+		if err := p.Wait(); err != nil {
+			t.Fatal(err)
 		}
 	})
-	close(c)
-	if err := p.Wait(); err != nil {
-		t.Fatal(err)
-	}
 }
 
 type antsCloseResult struct {

@@ -2,9 +2,10 @@ package pool_test
 
 // Ports of github.com/alitto/pond/v2@v2.7.1's pool_test.go (continued, with
 // pond's other test files, in peers_pond_more_test.go) to ration's API, so
-// that what pond's suite checks stays checked (issue 15). NewPool(n) -> New(n), whose
-// queue is fixed at QueueSlack; Submit + StopAndWait -> Go + Wait / Close;
-// TrySubmit -> TryGo; RunningWorkers, WaitingTasks... -> Stats; a pool's
+// that what pond's suite checks stays checked. NewPool(n) -> New(n), whose
+// queue is QueueSlack long unless set with Queue (the ports of pond's
+// queue-size tests run with both, see eachQueue); Submit + StopAndWait ->
+// Go + Wait / Close; TrySubmit -> TryGo; RunningWorkers, WaitingTasks... -> Stats; a pool's
 // context -> Go's ctx.
 
 import (
@@ -65,15 +66,25 @@ func pondOccupy(t *testing.T, p *pool.Pool, n int) (release func()) {
 	return release
 }
 
-// pondSaturate occupies every worker of p (of the given size) and fills the
-// queue, so that the next Go blocks.
-func pondSaturate(t *testing.T, p *pool.Pool, size int) (release func()) {
+// eachQueue runs a port twice: on pools with the default queue
+// (QueueSlack), to which it was adapted, and with the queue length the
+// peer's own test uses (pond's WithQueueSize; 0 for ants' pool, which has
+// no queue), with which it runs as the peer wrote it. queue is the pool's
+// queue length and opt the option that sets it (nil for the default).
+func eachQueue(t *testing.T, peer int, port func(t *testing.T, queue int, opt pool.Option)) {
+	t.Run("QueueSlack", func(t *testing.T) { port(t, pool.QueueSlack, nil) })
+	t.Run(fmt.Sprintf("Queue(%d)", peer), func(t *testing.T) { port(t, peer, pool.Queue(peer)) })
+}
+
+// pondSaturate occupies every worker of p (of the given size) and fills its
+// queue of the given length, so that the next Go blocks.
+func pondSaturate(t *testing.T, p *pool.Pool, size, queue int) (release func()) {
 	t.Helper()
 	release = pondOccupy(t, p, size)
-	for range pool.QueueSlack {
+	for range queue {
 		pondGo(t, p, nop)
 	}
-	if s := p.Stats(); s.Busy != size || s.Queued != pool.QueueSlack || s.Waiting != pool.QueueSlack {
+	if s := p.Stats(); s.Busy != size || s.Queued != queue || s.Waiting != queue {
 		t.Fatalf("saturated pool: %+v, want %d busy and a full queue", s, size)
 	}
 	return release
@@ -341,24 +352,27 @@ func TestPeerPondPoolStoppedAfterCancel(t *testing.T) {
 
 // From github.com/alitto/pond/v2@v2.7.1 pool_test.go,
 // TestPoolWithQueueSize: 50 tasks through one worker and a bounded queue
-// all complete. Adapted: WithQueueSize(10) -> the fixed QueueSlack (Go
-// blocks, not fails, when it is full); added: they never overlap.
+// all complete. Adapted: WithQueueSize(10) -> Queue(10), and the default
+// QueueSlack (Go blocks, not fails, when it is full); added: they never
+// overlap.
 func TestPeerPondPoolWithQueueSize(t *testing.T) {
-	p := newPool(t, 1)
-	var running, overlaps atomic.Int64
-	for range 50 {
-		pondGo(t, p, func(context.Context) error {
-			if running.Add(1) > 1 {
-				overlaps.Add(1)
-			}
-			running.Add(-1)
-			return nil
-		})
-	}
-	closePool(t, p, "pool")
-	if s := p.Stats(); s.Completed != 50 || overlaps.Load() != 0 {
-		t.Fatalf("stats %+v, %d overlapping tasks on one worker", s, overlaps.Load())
-	}
+	eachQueue(t, 10, func(t *testing.T, queue int, opt pool.Option) {
+		p := newPool(t, 1, opt)
+		var running, overlaps atomic.Int64
+		for range 50 {
+			pondGo(t, p, func(context.Context) error {
+				if running.Add(1) > 1 {
+					overlaps.Add(1)
+				}
+				running.Add(-1)
+				return nil
+			})
+		}
+		closePool(t, p, "pool")
+		if s := p.Stats(); s.Completed != 50 || overlaps.Load() != 0 {
+			t.Fatalf("stats %+v, %d overlapping tasks on one worker", s, overlaps.Load())
+		}
+	})
 }
 
 // From github.com/alitto/pond/v2@v2.7.1 pool_test.go,
@@ -366,62 +380,67 @@ func TestPeerPondPoolWithQueueSize(t *testing.T) {
 // queue full, a submission that must not wait is dropped. Adapted:
 // WithNonBlocking -> TryGo (which never queues) and Go with a context that
 // is canceled while it waits; ErrQueueFull -> false / ctx.Err(); pond's
-// DroppedTasks has no counterpart.
+// DroppedTasks has no counterpart; WithQueueSize(10) -> Queue(10), and the
+// default queue.
 func TestPeerPondPoolWithQueueSizeAndNonBlocking(t *testing.T) {
-	p := newPool(t, 10)
-	release := pondSaturate(t, p, 10)
-	var ran atomic.Bool
-	mark := func(context.Context) error { ran.Store(true); return nil }
-	if p.TryGo(mark) {
-		t.Fatal("TryGo with every worker busy = true")
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	errc := make(chan error, 1)
-	go func() { errc <- p.Go(ctx, mark) }()
-	pondWaitStats(t, p, "the extra submitter blocks", func(s pool.Stats) bool { return s.Waiting == pool.QueueSlack+1 })
-	cancel()
-	if err := <-errc; err != context.Canceled {
-		t.Fatalf("blocked Go after cancel = %v, want context.Canceled", err)
-	}
-	release()
-	err := p.Wait()
-	if s := p.Stats(); err != nil || ran.Load() || s.Completed != 10+pool.QueueSlack {
-		t.Fatalf("Wait = %v, dropped task ran %v, stats %+v", err, ran.Load(), s)
-	}
+	eachQueue(t, 10, func(t *testing.T, queue int, opt pool.Option) {
+		p := newPool(t, 10, opt)
+		release := pondSaturate(t, p, 10, queue)
+		var ran atomic.Bool
+		mark := func(context.Context) error { ran.Store(true); return nil }
+		if p.TryGo(mark) {
+			t.Fatal("TryGo with every worker busy = true")
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		errc := make(chan error, 1)
+		go func() { errc <- p.Go(ctx, mark) }()
+		pondWaitStats(t, p, "the extra submitter blocks", func(s pool.Stats) bool { return s.Waiting == queue+1 })
+		cancel()
+		if err := <-errc; err != context.Canceled {
+			t.Fatalf("blocked Go after cancel = %v, want context.Canceled", err)
+		}
+		release()
+		err := p.Wait()
+		if s := p.Stats(); err != nil || ran.Load() || s.Completed != int64(10+queue) {
+			t.Fatalf("Wait = %v, dropped task ran %v, stats %+v", err, ran.Load(), s)
+		}
+	})
 }
 
 // From github.com/alitto/pond/v2@v2.7.1 pool_test.go,
 // TestPoolWithQueueSizeZero: a submission blocks while the worker is busy
 // and the queue has no room, TryGo fails meanwhile, and the blocked task
-// runs once the worker is free. Adapted: the queue is QueueSlack long, so
-// it is filled first; the 10ms sleep is a wait for Stats to show the
+// runs once the worker is free. Adapted: WithQueueSize(0) -> Queue(0); on
+// the default queue, QueueSlack long, the queue is filled first; the 10ms sleep is a wait for Stats to show the
 // blocked submitter.
 func TestPeerPondPoolWithQueueSizeZero(t *testing.T) {
-	p := newPool(t, 1)
-	release := pondSaturate(t, p, 1)
-	var secondRan atomic.Bool
-	secondGo := make(chan error, 1)
-	go func() {
-		secondGo <- p.Go(context.Background(), func(context.Context) error { secondRan.Store(true); return nil })
-	}()
-	pondWaitStats(t, p, "the second submitter blocks", func(s pool.Stats) bool { return s.Waiting == pool.QueueSlack+1 })
-	select {
-	case err := <-secondGo:
-		t.Fatalf("Go returned %v with the worker busy and the queue full; want it to block", err)
-	default:
-	}
-	if p.TryGo(nop) {
-		t.Fatal("TryGo with the worker busy = true")
-	}
-	release()
-	if err := <-secondGo; err != nil {
-		t.Fatalf("blocked Go = %v", err)
-	}
-	err := p.Wait()
-	if s := p.Stats(); err != nil || !secondRan.Load() || s.Completed != 2+pool.QueueSlack || s.Failed != 0 || s.Waiting != 0 {
-		t.Fatalf("Wait = %v, second ran %v, stats %+v", err, secondRan.Load(), s)
-	}
+	eachQueue(t, 0, func(t *testing.T, queue int, opt pool.Option) {
+		p := newPool(t, 1, opt)
+		release := pondSaturate(t, p, 1, queue)
+		var secondRan atomic.Bool
+		secondGo := make(chan error, 1)
+		go func() {
+			secondGo <- p.Go(context.Background(), func(context.Context) error { secondRan.Store(true); return nil })
+		}()
+		pondWaitStats(t, p, "the second submitter blocks", func(s pool.Stats) bool { return s.Waiting == queue+1 })
+		select {
+		case err := <-secondGo:
+			t.Fatalf("Go returned %v with the worker busy and the queue full; want it to block", err)
+		default:
+		}
+		if p.TryGo(nop) {
+			t.Fatal("TryGo with the worker busy = true")
+		}
+		release()
+		if err := <-secondGo; err != nil {
+			t.Fatalf("blocked Go = %v", err)
+		}
+		err := p.Wait()
+		if s := p.Stats(); err != nil || !secondRan.Load() || s.Completed != int64(2+queue) || s.Failed != 0 || s.Waiting != 0 {
+			t.Fatalf("Wait = %v, second ran %v, stats %+v", err, secondRan.Load(), s)
+		}
+	})
 }
 
 // pondGoEach submits each task from a goroutine of its own, as many blocked
@@ -513,42 +532,45 @@ func TestPeerPondPoolResizeWithNegativeMaxConcurrency(t *testing.T) { pondResize
 // From github.com/alitto/pond/v2@v2.7.1 pool_test.go,
 // TestPoolWithQueueSizeOne: with one worker, queued tasks run in
 // submission order, and two submitters blocked on the full queue both get
-// in once it drains. Adapted: the queue holds QueueSlack tasks, not 1; the
+// in once it drains. Adapted: WithQueueSize(1) -> Queue(1), and the
+// default queue of QueueSlack tasks; the
 // sleeps are waits for Stats to show both submitters blocked, and for
 // their Go calls to return.
 func TestPeerPondPoolWithQueueSizeOne(t *testing.T) {
-	p := newPool(t, 1)
-	task1, task2 := make(chan struct{}), make(chan struct{})
-	completed := make(chan int, 10)
-	pondGo(t, p, func(context.Context) error { <-task1; completed <- 1; return nil })
-	pondGo(t, p, func(context.Context) error { <-task2; completed <- 2; return nil })
-	for id := 3; id <= 1+pool.QueueSlack; id++ {
-		pondGo(t, p, func(context.Context) error { completed <- id; return nil })
-	}
-	a, b := 2+pool.QueueSlack, 3+pool.QueueSlack
-	waitSubmitted := pondGoEach(t, 2, func(i int) error {
-		return p.Go(context.Background(), func(context.Context) error { completed <- a + i; return nil })
+	eachQueue(t, 1, func(t *testing.T, queue int, opt pool.Option) {
+		p := newPool(t, 1, opt)
+		task1, task2 := make(chan struct{}), make(chan struct{})
+		completed := make(chan int, 10)
+		pondGo(t, p, func(context.Context) error { <-task1; completed <- 1; return nil })
+		pondGo(t, p, func(context.Context) error { <-task2; completed <- 2; return nil })
+		for id := 3; id <= 1+queue; id++ {
+			pondGo(t, p, func(context.Context) error { completed <- id; return nil })
+		}
+		a, b := 2+queue, 3+queue
+		waitSubmitted := pondGoEach(t, 2, func(i int) error {
+			return p.Go(context.Background(), func(context.Context) error { completed <- a + i; return nil })
+		})
+		pondWaitStats(t, p, "both extra submitters block", func(s pool.Stats) bool { return s.Waiting == queue+2 })
+		task1 <- struct{}{}
+		task2 <- struct{}{}
+		waitSubmitted()
+		closePool(t, p, "pool")
+		close(completed)
+		var results []int
+		for id := range completed {
+			results = append(results, id)
+		}
+		var want []int
+		for id := 1; id <= b; id++ {
+			want = append(want, id)
+		}
+		if len(results) == b {
+			slices.Sort(results[a-1:]) // the two blocked submitters get in in either order
+		}
+		if !slices.Equal(results, want) {
+			t.Fatalf("completed %v, want 1..%d in submission order, then %d and %d", results, a-1, a, b)
+		}
 	})
-	pondWaitStats(t, p, "both extra submitters block", func(s pool.Stats) bool { return s.Waiting == pool.QueueSlack+2 })
-	task1 <- struct{}{}
-	task2 <- struct{}{}
-	waitSubmitted()
-	closePool(t, p, "pool")
-	close(completed)
-	var results []int
-	for id := range completed {
-		results = append(results, id)
-	}
-	var want []int
-	for id := 1; id <= b; id++ {
-		want = append(want, id)
-	}
-	if len(results) == b {
-		slices.Sort(results[a-1:]) // the two blocked submitters get in in either order
-	}
-	if !slices.Equal(results, want) {
-		t.Fatalf("completed %v, want 1..%d in submission order, then %d and %d", results, a-1, a, b)
-	}
 }
 
 // From github.com/alitto/pond/v2@v2.7.1 pool_test.go,

@@ -3,13 +3,12 @@ package pool
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/ration-run/ration/limits"
 )
 
 // Clock reads cost 25-125 ns here, more than a trivial task: timing is
@@ -31,19 +30,6 @@ func (p *Pool) sampleSubmission() bool {
 	return p.timeAll || p.long.Load() || rand.Uint32()%sampleEvery == 0
 }
 
-// mapItem is one item of a running Map, run by a worker.
-type mapItem interface {
-	// run runs the item with the task context and returns its error.
-	run(ctx context.Context) error
-	// finish publishes the item's result (err includes hook panics) and
-	// wakes the consumer if it sleeps; started is false for an item that
-	// never ran.
-	finish(err error, started bool)
-	// notStarted returns the error of an item that must not start (its
-	// Map's context is done, or an earlier item failed fast), else nil.
-	notStarted() error
-}
-
 // Pool is a bounded set of worker goroutines. The zero value is not usable;
 // create pools with [New]. All methods are safe for concurrent use.
 type Pool struct {
@@ -51,7 +37,7 @@ type Pool struct {
 	epoch time.Time
 
 	// tasks carries jobs to the workers. Its buffer is the pool's queue:
-	// at most QueueSlack jobs wait in it (tasks waiting for a busy worker,
+	// at most cfg.queue jobs wait in it (tasks waiting for a busy worker,
 	// and tasks handed to an idle worker that has not taken them yet).
 	tasks   chan job
 	closing chan struct{} // closed by Close
@@ -90,19 +76,30 @@ type Pool struct {
 	short   atomic.Bool // recently timed tasks ran shorter than shortTask
 }
 
-// New returns a pool of size workers. If size <= 0, the size is the default
-// job count from the limits package (derived from the container's CPU
-// quota). Worker goroutines start on demand, when a task finds no idle one,
-// and then stay until Close (or a shrink), so an idle pool costs the same
+// New returns a pool of size workers. If size <= 0, the size is
+// [DefaultSize]'s: the RATION_JOBS environment variable when it is set
+// (ration's -j syntax: N, N%, +N, -N, counted from GOMAXPROCS), else 2 x
+// GOMAXPROCS, capped at 8. DefaultSize also returns the reason for that
+// size, and an invalid RATION_JOBS as an error: New itself ignores an
+// invalid value, takes the default and logs a warning through log/slog's
+// default logger. To size the pool from the container's cgroup limits
+// (package limits' policy), pass the count of limits.Jobs.
+//
+// Worker goroutines start on demand, when a task finds no idle one, and
+// then stay until Close (or a shrink), so an idle pool costs the same
 // whatever its size. A pool must be closed with [Pool.Close] to stop its
 // workers.
 func New(size int, opts ...Option) *Pool {
 	if size <= 0 {
-		size = defaultSize()
+		n, _, err := DefaultSize()
+		if err != nil {
+			slog.Warn("pool: invalid RATION_JOBS ignored", "err", err, "size", n)
+		}
+		size = n
 	}
 	p := &Pool{
+		cfg:     config{queue: QueueSlack},
 		epoch:   time.Now(),
-		tasks:   make(chan job, QueueSlack),
 		closing: make(chan struct{}),
 		exited:  make(chan struct{}),
 		maps:    make(map[mapHandle]struct{}),
@@ -112,21 +109,11 @@ func New(size int, opts ...Option) *Pool {
 			o(&p.cfg)
 		}
 	}
+	p.tasks = make(chan job, p.cfg.queue)
 	p.timeAll = p.cfg.onStart != nil || p.cfg.onFinish != nil || p.cfg.onStats != nil
 	p.lastStats.Store(0)
 	p.Resize(size)
 	return p
-}
-
-// defaultSize is the pool size used when New is given size <= 0: the job
-// count limits.Decide chooses for this container (RATION_JOBS, else the CPU
-// quota policy). If the limits cannot be read, GOMAXPROCS (which honours the
-// quota when automaxprocs or Go 1.25+ container awareness applies) is used.
-func defaultSize() int {
-	if d, err := limits.Decide(limits.Options{}); err == nil && d.Jobs >= 1 {
-		return d.Jobs
-	}
-	return max(1, runtime.GOMAXPROCS(0))
 }
 
 func (p *Pool) now() int64 { return int64(time.Since(p.epoch)) }
@@ -204,20 +191,22 @@ func (p *Pool) startLocked(j job) bool {
 	}
 }
 
-// QueueSlack is the number of submitted tasks the pool holds beyond its
-// running ones: when every worker is busy, Go (and Map's hand-over) puts up
-// to QueueSlack tasks in the pool's queue and returns at once; a submitter
-// blocks only when the queue is full too. A worker that finishes a task
-// takes the next one from the queue without parking, so a busy pool pays no
-// goroutine wake-up per task. At no time does a pool hold more than its
-// size plus QueueSlack tasks that have not finished (inline nested tasks
-// aside); Stats.Queued counts the queued ones.
+// QueueSlack is the default length of the pool's queue (see [Queue]): the
+// number of submitted tasks the pool holds beyond its running ones. When
+// every worker is busy, Go (and Map's hand-over) puts up to QueueSlack
+// tasks in the pool's queue and returns at once; a submitter blocks only
+// when the queue is full too. A worker that finishes a task takes the next
+// one from the queue without parking, so a busy pool pays no goroutine
+// wake-up per task. At no time does a pool hold more than its
+// size plus its queue's length in tasks that have not finished (inline
+// nested tasks aside); Stats.Queued counts the queued ones.
 const QueueSlack = 4
 
 // Go submits task and blocks until the pool accepts it: a worker takes it,
 // or it is put in the pool's bounded queue (see [QueueSlack]) while every
-// worker is busy. It returns nil once the task has been accepted (it is
-// then counted in Stats.Busy or Stats.Queued); the task's own error is
+// worker is busy; with [Queue](0), only a worker taking it. It returns nil
+// once the task has been accepted (it is then counted in Stats.Busy or
+// Stats.Queued); the task's own error is
 // reported by Wait. The task receives a context derived from ctx that
 // identifies the pool (see [Slot]).
 //
@@ -571,24 +560,4 @@ func (p *Pool) Close(ctx context.Context) (notStarted int, err error) {
 func (p *Pool) isTaskOf(ctx context.Context) bool {
 	tc, _ := ctx.Value(taskKey{}).(*taskCtx)
 	return tc != nil && tc.pool == p
-}
-
-// mapHandle is how the pool reaches a running Map.
-type mapHandle interface {
-	// wake wakes the Map's consumer (never blocks).
-	wake()
-	// abort cancels the Map's context.
-	abort(cause error)
-}
-
-func (p *Pool) registerMap(h mapHandle) {
-	p.mu.Lock()
-	p.maps[h] = struct{}{}
-	p.mu.Unlock()
-}
-
-func (p *Pool) unregisterMap(h mapHandle) {
-	p.mu.Lock()
-	delete(p.maps, h)
-	p.mu.Unlock()
 }

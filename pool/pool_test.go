@@ -903,8 +903,8 @@ func TestCloseDuringMap(t *testing.T) {
 	}
 }
 
-// TestDefaultSize checks that New(0) takes its size from the limits
-// package, which honours RATION_JOBS before the CPU-quota policy.
+// TestDefaultSize checks that New(0) honours RATION_JOBS (see
+// DefaultSize) and that Resize(0) means 1.
 func TestDefaultSize(t *testing.T) {
 	t.Setenv("RATION_JOBS", "3")
 	p := newPool(t, 0)

@@ -113,3 +113,72 @@ func TestCloseRacesSubmitters(t *testing.T) {
 		}
 	}
 }
+
+// TestQueueZeroHandOff: with Queue(0), as with errgroup's SetLimit, Go
+// returns only once a worker has taken the task: while both workers of a
+// pool of 2 are busy, no further Go returns, nothing is queued, and each
+// freed worker lets exactly one blocked submitter in. A Group's Go and a
+// Map's hand-over obey the same bound.
+func TestQueueZeroHandOff(t *testing.T) {
+	const size, tasks = 2, 8
+	p := newPool(t, size, pool.Queue(0))
+	gate := make(chan struct{})
+	release := sync.OnceFunc(func() { close(gate) })
+	t.Cleanup(release) // before Close, on a failure
+	var running, finished, accepted, worst atomic.Int64
+	task := func(context.Context) error {
+		running.Add(1)
+		<-gate
+		running.Add(-1)
+		finished.Add(1)
+		return nil
+	}
+	g, _ := p.Group(context.Background())
+	var wg sync.WaitGroup
+	for i := range tasks {
+		wg.Go(func() {
+			if i%2 == 0 {
+				if err := p.Go(context.Background(), task); err != nil {
+					t.Errorf("Go: %v", err)
+				}
+			} else {
+				g.Go(task)
+			}
+			// Accepted tasks that have not finished: never more than
+			// the workers.
+			n := accepted.Add(1) - finished.Load()
+			for w := worst.Load(); n > w && !worst.CompareAndSwap(w, n); w = worst.Load() {
+			}
+		})
+	}
+	pondWaitStats(t, p, "two running, the rest blocked", func(s pool.Stats) bool {
+		return s.Busy == size && s.Waiting == tasks-size
+	})
+	time.Sleep(10 * time.Millisecond) // a queued task would be accepted by now
+	if n, s := accepted.Load(), p.Stats(); n != size || s.Queued != 0 {
+		t.Fatalf("with both workers busy: %d Go calls returned, stats %+v; want %d returned, none queued", n, s, size)
+	}
+	release()
+	wg.Wait()
+	if err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if w := worst.Load(); w > size {
+		t.Fatalf("%d tasks accepted and not finished at once, want at most %d", w, size)
+	}
+
+	// Map pulls at most size+1 items ahead (PullSlack with no queue).
+	var pr probe
+	for range pool.MapOrdered(context.Background(), p, pr.seq(100), func(_ context.Context, i int) (int, error) {
+		time.Sleep(100 * time.Microsecond)
+		return i, nil
+	}) {
+		pr.got()
+	}
+	if m := pr.maxAhead.Load(); m > size+1 {
+		t.Fatalf("Map pulled %d items ahead on a pool of %d with Queue(0), want at most %d", m, size, size+1)
+	}
+}

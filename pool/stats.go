@@ -1,10 +1,6 @@
 package pool
 
-import (
-	"math/bits"
-	"sync/atomic"
-	"time"
-)
+import "sync/atomic"
 
 // Stats is a snapshot of a pool's state and counters. Counters are
 // cumulative since New. The fields are read one by one without stopping the
@@ -33,8 +29,9 @@ type Stats struct {
 	// attempted may be off by that one submission.
 	Busy int
 	// Queued is the number of accepted tasks waiting in the pool's queue
-	// for a busy worker, at most [QueueSlack] (estimated as the accepted
-	// tasks beyond the workers).
+	// for a busy worker, at most the queue's length ([QueueSlack] unless
+	// set with [Queue]; always 0 with Queue(0)), estimated as the
+	// accepted tasks beyond the workers.
 	Queued int
 	// Waiting is the number of submissions waiting for a free worker: the
 	// Queued tasks plus the submitters (Go callers and Map dispatchers)
@@ -64,26 +61,6 @@ type Stats struct {
 	Run Summary
 }
 
-// Summary summarizes a set of durations. Quantiles are estimated from a
-// base-2 logarithmic histogram: each is the upper bound of its bucket, so
-// it overestimates by less than a factor of 2.
-type Summary struct {
-	Count int64
-	Total time.Duration
-	Max   time.Duration
-	P50   time.Duration
-	P90   time.Duration
-	P99   time.Duration
-}
-
-// Mean returns Total/Count, or 0 for an empty summary.
-func (s Summary) Mean() time.Duration {
-	if s.Count == 0 {
-		return 0
-	}
-	return s.Total / time.Duration(s.Count)
-}
-
 // Stats returns a snapshot of the pool's statistics. It takes no lock and
 // may be called at any time, from anywhere, including hooks and tasks.
 func (p *Pool) Stats() Stats {
@@ -94,7 +71,7 @@ func (p *Pool) Stats() Stats {
 	// (added before its send, so that offer never sees a worker idle that
 	// is not); nested inline tasks are counted apart.
 	accepted := max(p.st.busy.n.Load()-waiting, 0)
-	queued := min(max(accepted-max(want, live), 0), QueueSlack)
+	queued := min(max(accepted-max(want, live), 0), int64(cap(p.tasks)))
 	return Stats{
 		Size:       int(want),
 		Workers:    p.workerCount(),
@@ -138,55 +115,6 @@ func (s *stats) record(wait, run int64, err error, inline bool) {
 		s.inline.Add(1)
 	}
 	s.completed.Add(1)
-}
-
-// hist is a lock-free log2 histogram of nanosecond durations.
-type hist struct {
-	count, total, max atomic.Int64
-	buckets           [64]atomic.Int64 // bucket i: durations < 2^i ns
-}
-
-func (h *hist) add(d int64) {
-	d = max(d, 0)
-	h.buckets[bits.Len64(uint64(d))&63].Add(1)
-	h.total.Add(d)
-	h.count.Add(1)
-	for {
-		m := h.max.Load()
-		if d <= m || h.max.CompareAndSwap(m, d) {
-			break
-		}
-	}
-}
-
-func (h *hist) summary() Summary {
-	var b [64]int64
-	var n int64
-	for i := range b {
-		b[i] = h.buckets[i].Load()
-		n += b[i]
-	}
-	s := Summary{
-		Count: h.count.Load(),
-		Total: time.Duration(h.total.Load()),
-		Max:   time.Duration(h.max.Load()),
-	}
-	q := func(f float64) time.Duration {
-		if n == 0 {
-			return 0
-		}
-		want := int64(f*float64(n)) + 1
-		var acc int64
-		for i := range b {
-			acc += b[i]
-			if acc >= want {
-				return min(time.Duration(uint64(1)<<i-1), s.Max)
-			}
-		}
-		return s.Max
-	}
-	s.P50, s.P90, s.P99 = q(0.50), q(0.90), q(0.99)
-	return s
 }
 
 // workerCount is Stats.Workers: until Close, the workers not started yet
