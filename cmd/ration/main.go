@@ -36,10 +36,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/ration-run/ration/cmd/ration/internal/cli"
+	"github.com/ration-run/ration/cmd/ration/internal/limitscmd"
+	"github.com/ration-run/ration/cmd/ration/internal/reportcmd"
+	"github.com/ration-run/ration/cmd/ration/internal/runcmd"
+	"github.com/ration-run/ration/cmd/ration/internal/semcmd"
 )
 
 // exitUsage is the exit status for a usage or input error, as in GNU parallel.
-const exitUsage = 255
+const exitUsage = cli.ExitUsage
 
 // command is one subcommand of ration. run returns the process exit status.
 type command struct {
@@ -53,17 +59,17 @@ func commands() []command { return commandsWith(nil) }
 // commandsWith is commands with `ration run` and `ration sem` handling
 // their signals through h (nil: a handler of its own for the run, Go's
 // defaults for sem).
-func commandsWith(h *signalHub) []command {
+func commandsWith(h *cli.SignalHub) []command {
 	run := func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-		return runMainWith(h, args, os.Getenv, stdin, stdout, stderr)
+		return runcmd.Main(h, args, os.Getenv, stdin, stdout, stderr)
 	}
 	sem := func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-		return semMain(h, args, os.Getenv, stdout, stderr)
+		return semcmd.Main(h, args, os.Getenv, stdout, stderr)
 	}
 	return []command{
-		{"limits", "show the container's CPU and memory budget and the jobs it allows", cmdLimits},
+		{"limits", "show the container's CPU and memory budget and the jobs it allows", limitscmd.Main},
 		{"run", "run a command once per input, in parallel, within the budget", run},
-		{"report", "render a joblog as a self-contained HTML or SVG timeline", cmdReport},
+		{"report", "render a joblog as a self-contained HTML or SVG timeline", reportcmd.Main},
 		{"sem", "a counting semaphore shared between processes (GNU parallel's sem)", sem},
 	}
 }
@@ -71,7 +77,7 @@ func commandsWith(h *signalHub) []command {
 func main() {
 	// Signals first: from here to the exit, none of them kills ration
 	// unannounced (signalHub).
-	h := newSignalHub(os.Stderr, os.Exit)
+	h := cli.NewSignalHub(os.Stderr, os.Exit)
 	os.Exit(dispatchWith(h, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -80,7 +86,7 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // dispatchWith runs the command args name, its signals handled through h.
-func dispatchWith(h *signalHub, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func dispatchWith(h *cli.SignalHub, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		usage(stderr)
 		return exitUsage
@@ -92,7 +98,7 @@ func dispatchWith(h *signalHub, args []string, stdin io.Reader, stdout, stderr i
 		usage(stdout)
 		return 0
 	case "--version", "version":
-		fmt.Fprintln(stdout, "ration", version())
+		fmt.Fprintln(stdout, "ration", cli.Version())
 		return 0
 	}
 	for _, c := range commandsWith(h) {
