@@ -40,12 +40,7 @@ func TestRunHelpShell(t *testing.T) {
 	if code := dispatch([]string{"run", "--help"}, strings.NewReader(""), &out, &errb); code != 0 {
 		t.Fatalf("run --help: exit %d: %s", code, errb.String())
 	}
-	var line string
-	for _, l := range strings.Split(out.String(), "\n") {
-		if strings.HasPrefix(strings.TrimSpace(l), "--shell ") {
-			line = l
-		}
-	}
+	line := helpEntry(out.String(), "--shell ")
 	for _, want := range []string{"$PARALLEL_SHELL", "the shell ration was started from", "$SHELL"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("--shell's help %q does not name %s", line, want)
@@ -63,9 +58,25 @@ func TestRunHelpJobsFile(t *testing.T) {
 	if code := dispatch([]string{"run", "--help"}, strings.NewReader(""), &out, &errb); code != 0 {
 		t.Fatalf("run --help: exit %d: %s", code, errb.String())
 	}
-	for _, l := range strings.Split(out.String(), "\n") {
-		if strings.HasPrefix(strings.TrimSpace(l), "-j, --jobs ") && !strings.Contains(l, "FILE") {
-			t.Errorf("-j's help %q does not name FILE", l)
+	if l := helpEntry(out.String(), "-j, "); !strings.Contains(l, "--jobs") || !strings.Contains(l, "FILE") {
+		t.Errorf("-j's help %q does not name FILE", l)
+	}
+}
+
+// helpEntry returns the entry of help whose first line starts with
+// prefix (after its indent), its lines joined by a space: what a flag
+// does is wrapped onto lines indented past the flags' names.
+func helpEntry(help, prefix string) string {
+	var entry []string
+	for _, l := range strings.Split(help, "\n") {
+		switch {
+		case entry == nil && strings.HasPrefix(l, "  ") && strings.HasPrefix(strings.TrimSpace(l), prefix):
+			entry = append(entry, strings.TrimSpace(l))
+		case entry != nil && strings.HasPrefix(l, "        ") && strings.TrimSpace(l) != "":
+			entry = append(entry, strings.TrimSpace(l))
+		case entry != nil:
+			return strings.Join(entry, " ")
 		}
 	}
+	return strings.Join(entry, " ")
 }

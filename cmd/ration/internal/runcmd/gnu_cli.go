@@ -93,7 +93,7 @@ func addGNUCLIFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVarP(&c.version, "version", "V", false, "print ration's version and the GNU parallel version it is compared with, and exit")
 	fs.StringVar(&c.minVersion, "minversion", "", "print the GNU parallel version ration is compared with; exit 0 if it is at least `VERSION` (yyyymmdd), else 255")
 	fs.BoolVar(&c.maxLineLength, "max-line-length-allowed", false, "print the longest command line the system allows (as GNU parallel measures it) and exit")
-	fs.BoolVar(&c.numCPUs, "number-of-cpus", false, "print the number of physical CPU cores (as GNU parallel: within the CPU affinity) and exit")
+	fs.BoolVar(&c.numCPUs, "number-of-cpus", false, "same as --number-of-cores")
 	fs.BoolVar(&c.numCores, "number-of-cores", false, "print the number of physical CPU cores (as GNU parallel: within the CPU affinity) and exit")
 	fs.BoolVar(&c.numThreads, "number-of-threads", false, "print the number of CPU threads (as GNU parallel: within the CPU affinity) and exit")
 	fs.BoolVar(&c.numSockets, "number-of-sockets", false, "print the number of CPU sockets (as GNU parallel) and exit")

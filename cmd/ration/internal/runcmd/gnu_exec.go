@@ -42,12 +42,12 @@ type gnuExecFlags struct {
 func addGNUExecFlags(fs *pflag.FlagSet, f *runFlags) {
 	x := &f.exec
 	fs.IntVar(&x.nice, "nice", 0, "run every job at niceness `N` (-20..19; as GNU parallel, the value itself, not an increment; Linux only)")
-	fs.BoolVar(&x.outputFiles, "output-files", false, "write each job's stdout to a new file in --tmpdir and print the file's name instead (GNU parallel's --files, which is read so when it comes before the command and ::: :::: -a inputs, or no command, or with --pipe or --pipepart); stderr is discarded")
+	fs.BoolVar(&x.outputFiles, "output-files", false, "write each job's stdout to a new file in --tmpdir and print the file's name instead; stderr is discarded (GNU parallel's --files is read as this flag when it comes before the command and the ::: :::: -a inputs, when there is no command, and with --pipe or --pipepart)")
 	fs.StringVar(&x.tmpDir, "tmpdir", "", "the `DIR` of --output-files' files, of --cat's and --fifo's blocks, and of the output spilled to disk (default: $TMPDIR, else /tmp)")
 	fs.BoolVar(&x.retryFailed, "retry-failed", false, "with --joblog FILE and no command or inputs: run again the commands FILE records as failed (GNU parallel's --retry-failed; the succeeded ones are skipped, the new records appended)")
-	fs.StringVar(&x.load, "load", "", "start a job only while fewer than `MAX` threads of the machine run or wait for I/O (N, or N% of the CPUs; GNU parallel's instant load); one job starts anyway when none of the run's runs")
-	fs.BoolVar(&x.noSwap, "noswap", false, "start a job only while the machine is not swapping (pages both in and out during the last second); one job starts anyway when none of the run's runs")
-	fs.StringVar(&x.memFree, "memfree", "", "start a job only while more than `SIZE` bytes are free (MemAvailable, at most the memory cgroup's headroom; K M G: 1024-based, k m g: 1000-based); one job starts anyway when none of the run's runs; below SIZE/2 free the youngest job is stopped and run again")
+	fs.StringVar(&x.load, "load", "", "start a job only while fewer than `MAX` threads of the machine run or wait for I/O (N, or N% of the CPUs; GNU parallel's instant load); one job starts anyway while none of this run's jobs is running")
+	fs.BoolVar(&x.noSwap, "noswap", false, "start a job only while the machine is not swapping (pages both in and out during the last second); one job starts anyway while none of this run's jobs is running")
+	fs.StringVar(&x.memFree, "memfree", "", "start a job only while more than `SIZE` bytes are free (MemAvailable, at most the memory cgroup's headroom; K M G: 1024-based, k m g: 1000-based); one job starts anyway while none of this run's jobs is running; below SIZE/2 free the youngest job is stopped and run again")
 	fs.BoolVar(&x.compress, "compress", false, "deflate the output a job spills to --tmpdir (past 1 MiB per stream held in memory); it is printed as the job wrote it")
 	fs.StringVar(&x.termSeq, "termseq", "", "stop a job (--timeout, --halt now, an interrupt) with this `SEQ` of signals and waits in ms, e.g. TERM,200,TERM,100,KILL,25 (default TERM,2000,KILL; SIGKILL follows the last wait)")
 }

@@ -44,7 +44,7 @@ func addGNUMoreFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&m.silent, "silent", false, "cancel -v, wherever it is (GNU parallel's --silent; not printing the commands is the default)")
 	fs.BoolVar(&m.plain, "plain", false, "ignore -J/--profile and $PARALLEL (GNU parallel's --plain)")
 	fs.BoolVar(&m.gnu, "gnu", false, "accepted for GNU parallel's sake (behave like GNU parallel)")
-	fs.StringVar(&m.totalJobs, "total-jobs", "", "the number of jobs the progress bar (--bar, --eta, --progress) counts to, for input read as it comes (0: counted when known, as without it)")
+	fs.StringVar(&m.totalJobs, "total-jobs", "", "the progress bar (--bar, --eta, --progress) counts to `N` jobs, for input read as it comes (0: counted when known, as without it)")
 	fs.StringVar(&m.workdir, "workdir", "", "run every job in `DIR`, made first when missing (replacement strings make one per job: out/{#}; . is the current directory)")
 	fs.BoolVar(&m.skipFirst, "skip-first-line", false, "leave out the first value of the first input source (with --pipe: the first line of stdin), as GNU parallel")
 	fs.StringVar(&m.slotVar, "process-slot-var", "", "set the environment variable `NAME` to each job's slot less one ({%} - 1; default PARALLEL_JOBSLOT0, as GNU parallel)")

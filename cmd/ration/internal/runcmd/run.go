@@ -42,8 +42,7 @@ interrupted by signal N (141: standard output closed by its reader);
 255 usage or input error. With --halt, GNU parallel's: the failing job's
 status after now|soon,fail, 0 after success; with --exit-count as well,
 the number of failed jobs still.
-
-flags:`
+`
 
 // runMain implements `ration run` in three steps: parse the flags and
 // plan the run from them and the environment (read through getenv;
@@ -60,9 +59,10 @@ func Main(h *signalHub, args []string, getenv func(string) string, stdin io.Read
 		return fail(stderr, "ration run", err)
 	}
 	if p.help {
-		fmt.Fprintln(stdout, runUsage)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
+		fmt.Fprintf(stdout, "%s\n", runUsage)
+		if err := printRunHelp(stdout, fs); err != nil {
+			return fail(stderr, "ration run", err)
+		}
 		return 0
 	}
 	if p.cli.info != infoNone { // gnucli: --version, --minversion, ...
