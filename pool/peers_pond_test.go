@@ -2,7 +2,7 @@ package pool_test
 
 // Ports of github.com/alitto/pond/v2@v2.7.1's pool_test.go (continued, with
 // pond's other test files, in peers_pond_more_test.go) to ration's API, so
-// that what pond's suite checks stays checked (issue 15). NewPool(n) -> New(n), whose
+// that what pond's suite checks stays checked. NewPool(n) -> New(n), whose
 // queue is fixed at QueueSlack; Submit + StopAndWait -> Go + Wait / Close;
 // TrySubmit -> TryGo; RunningWorkers, WaitingTasks... -> Stats; a pool's
 // context -> Go's ctx.
