@@ -18,18 +18,16 @@
 // --semaphoretimeout gave up waiting). The others exit 0 on success and
 // 255 on a usage error.
 //
-// This package holds flags and wiring only; the work is done in cgroup/,
-// limits/, pool/ and runner/. Each subcommand parses its flags into a
-// plain struct, plans from them and the environment without I/O (one
-// usage error naming the flag, or a plan), then does its work. For
-// `ration run`: run_flags.go (the flags), run_plan.go (plan), run_wire.go
-// (building the run in dependency order, running it, the exit status),
-// run_observe.go (metrics, logs, the stall watchdog), run_worker.go
-// (--worker and the adaptation of concurrency), signals*.go (SIGINT,
-// SIGTERM, SIGHUP, SIGPIPE, and SIGQUIT and SIGUSR1 where they exist, from
-// the start of main); reliability.go the checks that keep a run from losing or hiding
-// jobs (a closed stdout, a joblog that is an input, a blocked output);
-// usage.go holds the usage error.
+// This package dispatches to the commands only; the work is done in
+// cgroup/, limits/, pool/ and runner/. Each command is a package under
+// internal/ with its flags, its plan and its Main (as gh lays out its
+// commands): runcmd (ration run), limitscmd, reportcmd and semcmd; cli
+// holds what several of them share (the usage error and its exit status,
+// the signal hub main starts first, size flags, -j checks, the jobs'
+// memory cgroup and admission switches, the parent shell); clitest the
+// tests' TestMain and helpers. Each command parses its flags into a plain
+// struct, plans from them and the environment without I/O (one usage
+// error naming the flag, or a plan), then does its work.
 package main
 
 import (

@@ -100,7 +100,7 @@ func limitsMain(args []string, getenv func(string) string, stdout, stderr io.Wri
 	var jobsCg *jobsCgroupJSON // what ration run would do for its jobs; not for a snapshot
 	if d.FSRoot == "" {
 		jobsCg = jobCgroupJSON(d.Snapshot, getenv)
-		// What ration run does with the same limits (run_wire.go decide):
+		// What ration run does with the same limits (runcmd's wire.go, decide):
 		// done to this process, which runs where ration run would.
 		_, note := limits.AdjustGOMAXPROCS(d)
 		procs = &gomaxprocsJSON{N: runtime.GOMAXPROCS(0), Note: note}

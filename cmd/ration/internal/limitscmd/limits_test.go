@@ -177,7 +177,7 @@ func TestLimitsLiveText(t *testing.T) {
 	}
 }
 
-// TestLimitsRealCPUQuota is the acceptance test of issue 2: quotas of
+// TestLimitsRealCPUQuota: real CPU quotas of
 // 0.5, 1, 1.5 and 3 CPUs and none give 1, 2, 3, 4, 4 jobs on 2 CPUs.
 func TestLimitsRealCPUQuota(t *testing.T) {
 	ownCgroup(t)

@@ -186,7 +186,7 @@ func TestWorkerMemoryAdmissionE2E(t *testing.T) {
 // worker's does for a few milliseconds, and the kernel's OOM killer picks
 // the biggest process of the cgroup that is over its limit. Where jobs
 // share ration's cgroup, that is ration: it was killed and the run lost
-// (issue 14's --worker failure, made certain). ration runs its jobs in a
+// (a --worker run's failure, made certain). ration runs its jobs in a
 // child cgroup whose limit leaves ration room, so only jobs are killed:
 // ration reports the job OOM-killed after running alone, writes its
 // joblog line and exits 1.

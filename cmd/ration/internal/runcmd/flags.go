@@ -42,7 +42,7 @@ type runFlags struct {
 	lineBuffer   bool
 	bar, noBar   bool
 
-	// Observation (issue 7): metrics, logs, stall watchdog.
+	// Watching a run: metrics, logs, stall watchdog.
 	metricsAddr  string
 	debug        bool
 	logFormat    string
@@ -50,7 +50,7 @@ type runFlags struct {
 	stallTimeout string
 	slowFactor   float64
 
-	// Workers and adaptation (issue 5).
+	// Workers and adaptation.
 	worker        string
 	maxBreaks     int
 	maxTasks      int
@@ -58,19 +58,19 @@ type runFlags struct {
 	watchLimits   bool
 	watchInterval string
 
-	// GNU parallel's input model, batching and output (issue 13).
+	// GNU parallel's input model, batching and output.
 	gnu gnuFlags
-	// gnucli (issue 13): separators, --shuf, -J, and the options that
-	// print and exit (run_gnu_cli.go).
+	// GNU parallel's separators, --shuf, -J, and the options that
+	// print and exit (gnu_cli.go).
 	gnuCLI gnuCLIFlags
-	// GNU parallel's flags that change how jobs run (gnuexec branch).
+	// GNU parallel's flags that change how jobs run.
 	exec gnuExecFlags
-	// GNU parallel's --pipe modes (issue 13, branch gnupipe).
+	// GNU parallel's --pipe modes.
 	pipe gnuPipeFlags
-	// parset is --_parset (run_gnu_parset.go).
+	// parset is --_parset (gnu_parset.go).
 	parset string
-	// GNU parallel's options that cancel others (run_gnu_more.go).
-	more gnuMoreFlags
+	// GNU parallel's options that cancel or override others (gnu_overrides.go).
+	override gnuOverrideFlags
 
 	// workerGiven is whether --worker was given at all, even empty.
 	workerGiven bool
@@ -135,7 +135,7 @@ func parseRunFlags(args []string) (runFlags, *pflag.FlagSet, error) {
 	var f runFlags
 	fs := newRunFlagSet(&f)
 	err := fs.Parse(args)
-	if gnu, ok := gnuFilesArgs(args, fs, err); ok { // gnuexec branch: GNU's --files
+	if gnu, ok := gnuFilesArgs(args, fs, err); ok { // GNU's --files
 		f = runFlags{}
 		fs = newRunFlagSet(&f)
 		err = fs.Parse(gnu)
@@ -150,8 +150,8 @@ func parseRunFlags(args []string) (runFlags, *pflag.FlagSet, error) {
 	f.gnu.recEndSet, f.gnu.recStartSet = fs.Changed("recend"), fs.Changed("recstart")
 	f.gnu.colsepSet, f.gnu.delimSet = fs.Changed("colsep"), fs.Changed("delimiter")
 	f.gnu.headerSet, f.gnu.trimSet = fs.Changed("header"), fs.Changed("trim")
-	gnuExecParsed(fs, &f) // gnuexec branch
-	gnuMoreParsed(fs, &f)
+	gnuExecParsed(fs, &f)
+	gnuOverridesParsed(fs, &f)
 	for name, v := range map[string]*int{"max-args": &f.gnu.maxArgs, "max-replace-args": &f.gnu.maxReplaceArgs, "max-lines": &f.gnu.maxLines} {
 		if !fs.Changed(name) {
 			*v = -1

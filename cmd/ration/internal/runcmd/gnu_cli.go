@@ -28,7 +28,7 @@ const gnuLevel = 20221122
 
 // gnuCLIFlags are GNU parallel's options that only inform (print and
 // exit), name the source separators, shuffle the jobs or read options
-// from a profile (branch gnucli, issue 13).
+// from a profile.
 type gnuCLIFlags struct {
 	argSep, argFileSep string
 	shuf               bool
@@ -57,7 +57,7 @@ const (
 	infoSockets
 )
 
-// gnuCLIPlan is what the gnucli options planned.
+// gnuCLIPlan is what gnuCLIFlags' options planned.
 type gnuCLIPlan struct {
 	// info, when set, is printed instead of running anything.
 	info gnuInfo
@@ -82,7 +82,7 @@ func (c countFlag) Type() string        { return "count" }
 func (c countFlag) IsBoolFlag() bool    { return true }
 func (c countFlag) NoOptDefVal() string { return "true" }
 
-// addGNUCLIFlags adds the gnucli options to fs.
+// addGNUCLIFlags adds gnuCLIFlags' options to fs.
 func addGNUCLIFlags(fs *pflag.FlagSet, f *runFlags) {
 	c := &f.gnuCLI
 	fs.StringVar(&c.argSep, "arg-sep", ":::", "use `SEP` instead of ::: (and SEP+ instead of :::+)")
@@ -183,7 +183,7 @@ func runGNUInfo(c gnuCLIPlan, stdout io.Writer) int {
 	return 0
 }
 
-// gnuCLIWire applies the gnucli plan to the run before the limits
+// gnuCLIWire applies gnuCLIPlan to the run before the limits
 // decision: -j FILE's first value, --shuf's shuffled arguments and
 // --shellquote's quoting of every printed command.
 func (w *wiring) gnuCLIWire(cfg *runner.Config) error {

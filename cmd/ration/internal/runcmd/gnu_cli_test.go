@@ -11,7 +11,8 @@ import (
 	"github.com/ration-run/ration/runner/input"
 )
 
-// planCasesGNUCLI are the plan rows of the gnucli options (issue 13).
+// planCasesGNUCLI are the plan rows of GNU parallel's options that inform, name the
+// separators, shuffle or read a profile.
 func planCasesGNUCLI() []planCase {
 	c := func(args ...string) []string { return args }
 	info := func(i gnuInfo) func(p *runPlan) {

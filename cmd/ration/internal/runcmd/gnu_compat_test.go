@@ -59,9 +59,9 @@ func compatExamples(exs []gnuExample) string {
 		}
 	}
 	list(timing)
-	b.WriteString("\nAdapted (the script in `cmd/ration/testdata/gnu_examples.txt` is the man page's with this change; GNU parallel's result is recorded for the adapted script). The programs the examples run that are not installed or need the network are stood in for by fakes first on PATH for both GNU parallel and ration (`gnuFakes` in the test): each one's output, or the file it writes, is a function of its arguments only, so the comparison checks what every job was given, which is what the examples are about:\n\n")
+	b.WriteString("\nAdapted (the script in `cmd/ration/internal/runcmd/testdata/gnu_examples.txt` is the man page's with this change; GNU parallel's result is recorded for the adapted script). The programs the examples run that are not installed or need the network are stood in for by fakes first on PATH for both GNU parallel and ration (`gnuFakes` in the test): each one's output, or the file it writes, is a function of its arguments only, so the comparison checks what every job was given, which is what the examples are about:\n\n")
 	list(adapted)
-	b.WriteString("\nLeft out, by reason (an example is named by the line of its block in `man parallel_tutorial | col -b` or `man parallel_examples | col -b`; the blocks and their classification are in `cmd/ration/testdata/gnu_examples.txt`):\n\n")
+	b.WriteString("\nLeft out, by reason (an example is named by the line of its block in `man parallel_tutorial | col -b` or `man parallel_examples | col -b`; the blocks and their classification are in `cmd/ration/internal/runcmd/testdata/gnu_examples.txt`):\n\n")
 	for _, g := range skipped {
 		fmt.Fprintf(&b, "- %s (%d): %s\n", g.reason, len(g.where), strings.Join(g.where, ", "))
 	}
@@ -90,6 +90,6 @@ func TestCompatListsExamples(t *testing.T) {
 		return
 	}
 	if got := doc[i+1:]; got != want {
-		t.Errorf("%s's example lists differ from testdata/gnu_examples.txt; rewrite them with go test ./cmd/ration -run TestCompatListsExamples -update-compat\ngot:\n%s\nwant:\n%s", compatDoc, got, want)
+		t.Errorf("%s's example lists differ from testdata/gnu_examples.txt; rewrite them with go test ./cmd/ration/internal/runcmd -run TestCompatListsExamples -update-compat\ngot:\n%s\nwant:\n%s", compatDoc, got, want)
 	}
 }

@@ -7,9 +7,9 @@ import (
 	"github.com/ration-run/ration/runner/input"
 )
 
-// planCasesGNULast are the plan rows of --compress and of GNU's --files
+// planCasesCompressFiles are the plan rows of --compress and of GNU's --files
 // with --pipe and --pipepart (planCases appends them).
-func planCasesGNULast() []planCase {
+func planCasesCompressFiles() []planCase {
 	c := func(args ...string) []string { return args }
 	pipe := func(p *runPlan) {
 		p.cfg.GNU.Pipe, p.cfg.GNU.Batch.MaxArgs = true, 1

@@ -117,7 +117,7 @@ func addGNUFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.StringVar(&g.block, "block-size", "", "same as --block")
 	fs.StringVar(&g.recEnd, "recend", "", "with --pipe, a record ends with `STR` (default \\n; none when only --recstart is given)")
 	fs.StringVar(&g.recStart, "recstart", "", "with --pipe, a record starts with `STR` (default none)")
-	addGNUPipeFlags(fs, f) // branch gnupipe
+	addGNUPipeFlags(fs, f)
 
 	fs.BoolVar(&g.tag, "tag", false, "prefix every output line with the job's arguments and a tab")
 	fs.StringVar(&g.tagString, "tagstring", "", "prefix every output line with `STR` (replacement strings allowed) and a tab")
@@ -140,12 +140,10 @@ func addGNUFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&g.group, "group", false, "accepted: each job's output is printed whole when it ends (the default)")
 	fs.BoolVarP(&g.exitTooLong, "exit", "x", false, "accepted: an argument too long for a command line alone always ends the input with an error")
 
-	// gnucli (issue 13).
 	addGNUCLIFlags(fs, f)
 
-	// gnuexec (issue 13).
 	addGNUExecFlags(fs, f)
 	addParsetFlag(fs, f)
-	addGNUMoreFlags(fs, f)
+	addGNUOverrideFlags(fs, f)
 	fs.SetNormalizeFunc(gnuNormalize)
 }

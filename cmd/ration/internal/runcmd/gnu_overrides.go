@@ -11,9 +11,9 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// gnuMoreFlags are GNU parallel 20221122's options that cancel or override
+// gnuOverrideFlags are GNU parallel 20221122's options that cancel or override
 // others (profiles and $PARALLEL can set those), or change how a job runs.
-type gnuMoreFlags struct {
+type gnuOverrideFlags struct {
 	// noKeepOrder is --no-keep-order (--nok, --no-k): it cancels -k
 	// wherever it is, as GNU's "no-* overrides *".
 	noKeepOrder bool
@@ -37,9 +37,9 @@ type gnuMoreFlags struct {
 	skipFirst bool
 }
 
-// addGNUMoreFlags adds gnuMoreFlags' flags to fs.
-func addGNUMoreFlags(fs *pflag.FlagSet, f *runFlags) {
-	m := &f.more
+// addGNUOverrideFlags adds gnuOverrideFlags' flags to fs.
+func addGNUOverrideFlags(fs *pflag.FlagSet, f *runFlags) {
+	m := &f.override
 	fs.BoolVar(&m.noKeepOrder, "no-keep-order", false, "cancel -k, wherever it is (GNU parallel's --no-keep-order, --nok, --no-k: for a -k from a profile or $PARALLEL)")
 	fs.BoolVar(&m.silent, "silent", false, "cancel -v, wherever it is (GNU parallel's --silent; not printing the commands is the default)")
 	fs.BoolVar(&m.plain, "plain", false, "ignore -J/--profile and $PARALLEL (GNU parallel's --plain)")
@@ -50,21 +50,21 @@ func addGNUMoreFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.StringVar(&m.slotVar, "process-slot-var", "", "set the environment variable `NAME` to each job's slot less one ({%} - 1; default PARALLEL_JOBSLOT0, as GNU parallel)")
 }
 
-// gnuMoreParsed applies the flags that cancel others, after parsing.
-func gnuMoreParsed(fs *pflag.FlagSet, f *runFlags) {
-	f.more.slotVarSet = fs.Changed("process-slot-var")
-	if f.more.noKeepOrder {
+// gnuOverridesParsed applies the flags that cancel others, after parsing.
+func gnuOverridesParsed(fs *pflag.FlagSet, f *runFlags) {
+	f.override.slotVarSet = fs.Changed("process-slot-var")
+	if f.override.noKeepOrder {
 		f.keepOrder = false
 	}
-	if f.more.silent {
+	if f.override.silent {
 		f.gnu.printCommands = false
 	}
 }
 
-// planGNUMore checks the flags of gnuMoreFlags that change how a job
+// planGNUOverrides checks the flags of gnuOverrideFlags that change how a job
 // runs.
-func planGNUMore(p *runPlan, f *runFlags, _ func(string) string) error {
-	m := &f.more
+func planGNUOverrides(p *runPlan, f *runFlags, _ func(string) string) error {
+	m := &f.override
 	if m.slotVarSet {
 		switch {
 		case m.slotVar == "" || strings.ContainsAny(m.slotVar, "=\x00"):

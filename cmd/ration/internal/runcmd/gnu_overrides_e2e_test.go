@@ -8,17 +8,17 @@ import (
 	"testing"
 )
 
-// gnuMoreCase is a bash script running `parallel` with GNU parallel's
-// options that gnuMoreFlags adds, and what GNU parallel 20221122 prints for
+// gnuOverrideCase is a bash script running `parallel` with GNU parallel's
+// options that gnuOverrideFlags adds, and what GNU parallel 20221122 prints for
 // it on stdout (recorded; the directory the script runs in is $W) and
 // exits with.
-type gnuMoreCase struct {
+type gnuOverrideCase struct {
 	name, script, want string
 	code               int
 }
 
-// gnuMoreCases are the scripts of TestGNUMoreOptions.
-var gnuMoreCases = []gnuMoreCase{
+// gnuOverrideCases are the scripts of TestGNUOverrideOptions.
+var gnuOverrideCases = []gnuOverrideCase{
 	// Other spellings of options ration takes.
 	{name: "halt-on-error", script: `parallel -k -j1 --halt-on-error now,fail=1 'echo {}; exit {}' ::: 0 3 0`, want: "0\n3\n", code: 3},
 	{name: "outputasfiles", script: `parallel -k --outputasfiles echo ::: a b > names; xargs cat < names; xargs rm < names`, want: "a\nb\n"},
@@ -64,11 +64,11 @@ var gnuMoreCases = []gnuMoreCase{
 	{name: "processslotvar", script: `parallel -j1 --processslotvar s 'echo {} $s' ::: a`, want: "a 0\n"},
 }
 
-// TestGNUMoreOptions runs gnuMoreCases through ration (the shim of
+// TestGNUOverrideOptions runs gnuOverrideCases through ration (the shim of
 // TestGNUExamples: ration run --shell as `parallel`) and compares stdout
 // and exit status with GNU parallel's, recorded, and with -gnu also with
 // GNU parallel's of the moment.
-func TestGNUMoreOptions(t *testing.T) {
+func TestGNUOverrideOptions(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash is not installed")
 	}
@@ -76,7 +76,7 @@ func TestGNUMoreOptions(t *testing.T) {
 		t.Skip("GNU parallel is not installed")
 	}
 	e := newExampleEnv(t)
-	for _, c := range gnuMoreCases {
+	for _, c := range gnuOverrideCases {
 		t.Run(c.name, func(t *testing.T) {
 			if *gnuLive {
 				if out, code := e.run(t, c.script, true); out != c.want || code != c.code {

@@ -31,7 +31,7 @@ func gnuArgs(args []string, getenv func(string) string) ([]string, error) {
 		return args, nil
 	}
 	env := getenv("PARALLEL")
-	if f.more.plain || len(f.gnuCLI.profiles) == 0 && strings.TrimSpace(env) == "" {
+	if f.override.plain || len(f.gnuCLI.profiles) == 0 && strings.TrimSpace(env) == "" {
 		return args, nil
 	}
 	var opts, rest []string

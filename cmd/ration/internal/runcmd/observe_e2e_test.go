@@ -2,7 +2,7 @@
 
 package runcmd
 
-// Acceptance tests of issue 7 (metrics, structured logs, stall watchdog)
+// Acceptance tests of watching a run (metrics, structured logs, stall watchdog)
 // against the built binary. Each test fails, naming the missing flags,
 // when `ration run --help` does not list the flags it needs: a renamed
 // flag must not silently skip its acceptance test. The helpers here (acc*)
@@ -259,7 +259,7 @@ const (
 	mPoolSize    = "ration_pool_size"
 )
 
-// TestObserveMetricsE2E is the /metrics acceptance of issue 7: 40 jobs, 4
+// TestObserveMetricsE2E is the /metrics acceptance test: 40 jobs, 4
 // of them failing, the last one held until the test releases it. /metrics
 // is scraped throughout; while only the held job runs, the counters must
 // equal the joblog's counts (started = succeeded + failed + quarantined +
@@ -401,7 +401,7 @@ bad) exit 3 ;;
 esac
 exit 0`
 
-// TestObserveStallE2E is the stall acceptance of issue 7: one job sleeps 4s
+// TestObserveStallE2E is the stall acceptance test: one job sleeps 4s
 // past --stall-timeout 1s; stderr carries the stall report, with that job's
 // input and pid, exactly once.
 func TestObserveStallE2E(t *testing.T) {
@@ -567,7 +567,7 @@ type accUsageCase struct {
 	want string
 }
 
-// TestObserveUsageE2E: bad values of the issue 7 flags are one-line usage
+// TestObserveUsageE2E: bad values of the flags that watch a run are one-line usage
 // errors with exit status 255.
 func TestObserveUsageE2E(t *testing.T) {
 	if testing.Short() {

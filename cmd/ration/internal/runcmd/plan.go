@@ -52,10 +52,10 @@ type runPlan struct {
 	// args are the arguments as given, for the hint that resumes an
 	// interrupted run.
 	args []string
-	// cli is what the gnucli options planned (run_gnu_cli.go).
+	// cli is what gnuCLIFlags' options planned (gnu_cli.go).
 	cli gnuCLIPlan
 	// exec is what wire does for GNU parallel's flags that change how
-	// jobs run (gnuexec branch).
+	// jobs run.
 	exec execPlan
 	// exitCount is --exit-count: the exit status is the number of failed
 	// jobs even when --halt would give GNU parallel's (report).
@@ -113,8 +113,8 @@ type inputPlan struct {
 	// pipe, when set, cuts stdin into blocks, each one a job's stdin
 	// (--pipe).
 	pipe *input.BlockOptions
-	// pipeMode is --pipepart or --round-robin (branch gnupipe, see
-	// run_gnu_pipe.go); nil for neither.
+	// pipeMode is --pipepart or --round-robin (see
+	// gnu_pipe.go); nil for neither.
 	pipeMode *pipeModePlan
 	// total is the number of jobs this shard runs when known in advance
 	// (one ::: group, one argument per job), else -1.
@@ -189,14 +189,14 @@ func plan(f runFlags, getenv func(string) string, args []string) (runPlan, error
 	if f.help {
 		return p, nil
 	}
-	// gnucli: --version, --minversion, --number-of-cores... print and exit.
+	// GNU's --version, --minversion, --number-of-cores... print and exit.
 	if info, err := planGNUInfo(&p, &f, getenv); err != nil {
 		return runPlan{}, err
 	} else if info {
 		return p, nil
 	}
 	// In the order their errors are reported.
-	steps := []planStep{planWorker, planCommand, planRunner, planShard, planLogs, planInput, planBatch, planPipe, planGNUOutput, planGNUCLI, planGNUExec, planParset, planGNUMore, planJobs, planObserve}
+	steps := []planStep{planWorker, planCommand, planRunner, planShard, planLogs, planInput, planBatch, planPipe, planGNUOutput, planGNUCLI, planGNUExec, planParset, planGNUOverrides, planJobs, planObserve}
 	for _, step := range steps {
 		if err := step(&p, &f, getenv); err != nil {
 			return runPlan{}, err
@@ -208,7 +208,7 @@ func plan(f runFlags, getenv func(string) string, args []string) (runPlan, error
 // planRun parses args and plans the run (see plan). The FlagSet prints
 // the help.
 func planRun(args []string, getenv func(string) string) (runPlan, *pflag.FlagSet, error) {
-	all, err := gnuArgs(args, getenv) // gnucli: -J profiles and $PARALLEL
+	all, err := gnuArgs(args, getenv) // GNU's -J profiles and $PARALLEL
 	if err != nil {
 		return runPlan{}, newRunFlagSet(&runFlags{}), err
 	}

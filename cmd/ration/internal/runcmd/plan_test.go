@@ -104,7 +104,7 @@ func planCases() []planCase {
 			p.cfg.Shell, p.cfg.GNU.Template.ShellPath = true, "/bin/bash"
 		}},
 
-		// GNU parallel's input sources (issue 13).
+		// GNU parallel's input sources.
 		{args: c("echo", ":::", "a", ":::+", "1", "::::", "f", "g", "::::+", "h", ":::", "x"), want: func(p *runPlan) {
 			p.input.kind = inputSources
 			p.input.sources = slices.Concat(args(":::", "a"), args(":::+", "1"),
@@ -433,7 +433,7 @@ func planCases() []planCase {
 		{args: c("--watch-interval", "often", "echo"), err: `--watch-interval: "often" is not a positive duration`, flag: "--watch-interval"},
 		{args: c("--watch-interval", "0", "echo"), err: `--watch-interval: "0" is not a positive duration`, flag: "--watch-interval"},
 	}
-	return slices.Concat(rows, planCasesGNUExec(), planCasesGNUCLI(), planCasesGNUPipe(), planCasesParset(), planCasesGNULast())
+	return slices.Concat(rows, planCasesGNUExec(), planCasesGNUCLI(), planCasesGNUPipe(), planCasesParset(), planCasesCompressFiles())
 }
 
 // args is one ::: group's source plan.

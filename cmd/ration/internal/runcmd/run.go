@@ -65,7 +65,7 @@ func Main(h *signalHub, args []string, getenv func(string) string, stdin io.Read
 		}
 		return 0
 	}
-	if p.cli.info != infoNone { // gnucli: --version, --minversion, ...
+	if p.cli.info != infoNone { // GNU's --version, --minversion, ...
 		return runGNUInfo(p.cli, stdout)
 	}
 	w, err := wire(&p, stdin, stdout, stderr)

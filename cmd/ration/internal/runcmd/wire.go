@@ -74,7 +74,7 @@ func wire(p *runPlan, stdin io.Reader, stdout, stderr io.Writer) (_ *wiring, err
 	if err = checkFSRoot(p.limits.FSRoot); err != nil {
 		return nil, err
 	}
-	if err = checkGNUExec(p); err != nil { // gnuexec branch
+	if err = checkGNUExec(p); err != nil {
 		return nil, err
 	}
 	// The bar comes first: every writer to the terminal (jobs' output, the
@@ -103,7 +103,7 @@ func wire(p *runPlan, stdin io.Reader, stdout, stderr io.Writer) (_ *wiring, err
 	if err = w.inputs(&cfg, stdin); err != nil {
 		return nil, err
 	}
-	if err = w.gnuCLIWire(&cfg); err != nil { // gnucli: -j FILE, --shuf, --shellquote
+	if err = w.gnuCLIWire(&cfg); err != nil { // GNU's -j FILE, --shuf, --shellquote
 		return nil, err
 	}
 	if err = w.decide(); err != nil {
@@ -120,7 +120,7 @@ func wire(p *runPlan, stdin io.Reader, stdout, stderr io.Writer) (_ *wiring, err
 	if err = w.observe(&cfg, ref); err != nil {
 		return nil, err
 	}
-	w.gnuCLIObserve(&cfg, ref) // gnucli: -j FILE
+	w.gnuCLIObserve(&cfg, ref) // GNU's -j FILE
 	if w.runner, err = runner.New(cfg); err != nil {
 		return nil, err
 	}
@@ -138,7 +138,7 @@ func (w *wiring) inputs(cfg *runner.Config, stdin io.Reader) error {
 		stdin = in.firstReader(stdin) // --skip-first-line
 	}
 	if in.pipeMode != nil {
-		return w.pipeModeInputs(cfg, stdin) // run_gnu_pipe_wire.go
+		return w.pipeModeInputs(cfg, stdin) // gnu_pipe_wire.go
 	}
 	warnNUL := func() {
 		w.say.say(slog.LevelWarn, "ration run: warning: ", "an input value holds a NUL byte, replaced by \\0 (did you mean -0?)")

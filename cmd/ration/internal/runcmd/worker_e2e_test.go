@@ -2,7 +2,7 @@
 
 package runcmd
 
-// Acceptance tests of issue 5 (worker processes, OOM adaptation, live
+// Acceptance tests of worker processes, OOM adaptation and live
 // resize) against the built binary, with real processes and real cgroups,
 // v1 or v2 (testutil.ChildCgroup): children of this test process's own
 // cgroup, into which only the ration process under test moves itself (its
@@ -50,7 +50,7 @@ func accCgroupEmpty(t *testing.T, dir string) {
 	}
 }
 
-// TestWorkerRealOOME2E is the real-OOM acceptance of issue 5 at the CLI:
+// TestWorkerRealOOME2E is the real-OOM acceptance test at the CLI:
 // `ration run --worker` in a 64 MiB memory cgroup, 50 tasks of which one
 // allocates 256 MiB. That task is quarantined with "OOM-killed" on stderr
 // next to its input, once it was killed running alone, while another task
@@ -246,7 +246,7 @@ func accResizes(stderr string) (sizes []int, reasons []string) {
 	return sizes, reasons
 }
 
-// TestWorkerAdaptiveE2E is the adaptive acceptance of issue 5 in
+// TestWorkerAdaptiveE2E is the adaptive acceptance test in
 // one-process-per-job mode: a 200 MiB memory cgroup fits two jobs that
 // each hold 64 MiB (~80 MiB with the interpreter) but not three or four.
 // `-j 4` runs into OOM kills, halves, and settles at 2; every job succeeds
@@ -273,7 +273,7 @@ func TestWorkerAdaptiveE2E(t *testing.T) {
 	for i := 1; i <= n; i++ {
 		args = append(args, strconv.Itoa(i))
 	}
-	// Without the memory admission (issue 14), which would hold the third
+	// Without the memory admission, which would hold the third
 	// job and so avoid the OOM kills this test is about.
 	p := accStart(t, bin, nil, []string{"RATION_MEM_ADMISSION=0"}, []string{cg}, args...)
 	code := p.wait(300 * time.Second)
@@ -336,7 +336,7 @@ func tail(s string, n int) string {
 	return strings.Join(lines[max(0, len(lines)-n):], "")
 }
 
-// TestWorkerLiveResizeE2E is the live-resize acceptance of issue 5 at the
+// TestWorkerLiveResizeE2E is the live-resize acceptance test at the
 // CLI: a running `ration run` (no -j) in a child cpu cgroup whose quota
 // goes from 2 CPUs to 0.5 and back, once with one process per job and once
 // with --worker. The pool must shrink to 1 within 10 s (pool_resized in
@@ -550,7 +550,7 @@ func childrenOf(ppid int) []int {
 	return pids
 }
 
-// TestWorkerChaosE2E is the chaos acceptance of issue 5 at the CLI (the
+// TestWorkerChaosE2E is the chaos acceptance test at the CLI (the
 // library test covers it in depth): 1,000 tasks on 4 Go workers while the
 // test SIGKILLs a random worker of the running `ration run --worker` every
 // 50 ms. Every task ends exactly once in the joblog, as a success printed
@@ -643,7 +643,7 @@ chaos:
 	}
 }
 
-// TestWorkerCLIE2E checks the rest of the --worker contract of issue 5 at
+// TestWorkerCLIE2E checks the rest of the --worker contract at
 // the CLI: -k order, task errors and breaks named with their input on
 // stderr, the worker's stderr passed through with its slot, recycling,
 // --timeout as a break, SIGTERM then --resume, and --mem-per-job auto.
@@ -842,7 +842,7 @@ func TestWorkerCLIE2E(t *testing.T) {
 	})
 }
 
-// TestWorkerUsageE2E: bad values of the issue 5 flags are one-line usage
+// TestWorkerUsageE2E: bad values of the --worker flags are one-line usage
 // errors with exit status 255.
 func TestWorkerUsageE2E(t *testing.T) {
 	if testing.Short() {
