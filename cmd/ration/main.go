@@ -36,10 +36,13 @@ import (
 	"os"
 
 	"github.com/ration-run/ration/cmd/ration/internal/cli"
+	"github.com/ration-run/ration/cmd/ration/internal/completioncmd"
 	"github.com/ration-run/ration/cmd/ration/internal/limitscmd"
 	"github.com/ration-run/ration/cmd/ration/internal/reportcmd"
 	"github.com/ration-run/ration/cmd/ration/internal/runcmd"
 	"github.com/ration-run/ration/cmd/ration/internal/semcmd"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // exitUsage is the exit status for a usage or input error, as in GNU parallel.
@@ -50,6 +53,7 @@ type command struct {
 	name    string
 	summary string
 	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+	flags   func() *pflag.FlagSet // for completion; nil: none
 }
 
 func commands() []command { return commandsWith(nil) }
@@ -64,12 +68,26 @@ func commandsWith(h *cli.SignalHub) []command {
 	sem := func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return semcmd.Main(h, args, os.Getenv, stdout, stderr)
 	}
-	return []command{
-		{"limits", "show the container's CPU and memory budget and the jobs it allows", limitscmd.Main},
-		{"run", "run a command once per input, in parallel, within the budget", run},
-		{"report", "render a joblog as a self-contained HTML or SVG timeline", reportcmd.Main},
-		{"sem", "a counting semaphore shared between processes (GNU parallel's sem)", sem},
+	completion := func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+		return completioncmd.Main(completionCommands(), args, stdout, stderr)
 	}
+	return []command{
+		{"limits", "show the container's CPU and memory budget and the jobs it allows", limitscmd.Main, limitscmd.Flags},
+		{"run", "run a command once per input, in parallel, within the budget", run, runcmd.Flags},
+		{"report", "render a joblog as a self-contained HTML or SVG timeline", reportcmd.Main, reportcmd.Flags},
+		{"sem", "a counting semaphore shared between processes (GNU parallel's sem)", sem, semcmd.Flags},
+		{"completion", "print a shell completion script (bash, zsh or fish)", completion, nil},
+	}
+}
+
+// completionCommands are ration's commands as the completion scripts
+// complete them.
+func completionCommands() []completioncmd.Command {
+	var cs []completioncmd.Command
+	for _, c := range commands() {
+		cs = append(cs, completioncmd.Command{Name: c.name, Summary: c.summary, Flags: c.flags})
+	}
+	return cs
 }
 
 func main() {
@@ -95,6 +113,9 @@ func dispatchWith(h *cli.SignalHub, args []string, stdin io.Reader, stdout, stde
 	case "-h", "--help":
 		usage(stdout)
 		return 0
+	case cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
+		// The completion scripts asking what may follow.
+		return completioncmd.Complete(completionCommands(), args, stdout, stderr)
 	case "--version", "version":
 		fmt.Fprintln(stdout, "ration", cli.Version())
 		return 0
@@ -129,7 +150,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "commands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'ration help COMMAND' (or 'ration COMMAND --help') for the flags of a command.")

@@ -7,8 +7,8 @@ import (
 	"github.com/ration-run/ration/internal/testutil"
 )
 
-// TestMain: see clitest.Main. This package's tests start no process.
-func TestMain(m *testing.M) {
-	var bins *testutil.Binaries
-	clitest.Main(m, &bins)
-}
+// bins builds the ration binary the completion tests run; see
+// clitest.Main.
+var bins *testutil.Binaries
+
+func TestMain(m *testing.M) { clitest.Main(m, &bins) }

@@ -39,6 +39,12 @@ func parseLimitsFlags(args []string) (limitsFlags, *pflag.FlagSet, error) {
 	return f, fs, err
 }
 
+// Flags returns the flags of `ration limits` (for shell completion).
+func Flags() *pflag.FlagSet {
+	_, fs, _ := parseLimitsFlags(nil)
+	return fs
+}
+
 // planLimits checks the flags and the environment (read through getenv
 // only) and returns the options of the decision, or one usage error. It
 // does no I/O: whether --fs-root exists is checked when deciding.

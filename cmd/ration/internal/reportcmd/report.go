@@ -45,6 +45,12 @@ func parseReportFlags(args []string) (reportFlags, *pflag.FlagSet, error) {
 	return f, fs, err
 }
 
+// Flags returns the flags of `ration report` (for shell completion).
+func Flags() *pflag.FlagSet {
+	_, fs, _ := parseReportFlags(nil)
+	return fs
+}
+
 // reportPlan is one `ration report` as decided from its flags.
 type reportPlan struct {
 	joblog   string // "-" is stdin

@@ -128,6 +128,9 @@ func newRunFlagSet(f *runFlags) *pflag.FlagSet {
 	return fs
 }
 
+// Flags returns the flags of `ration run` (for shell completion).
+func Flags() *pflag.FlagSet { return newRunFlagSet(&runFlags{}) }
+
 // parseRunFlags parses the arguments of `ration run` into runFlags. The
 // error is pflag's (an unknown flag, a bad number or size), which names
 // the flag.

@@ -73,6 +73,9 @@ func newSemFlagSet(f *semFlags) *pflag.FlagSet {
 	return fs
 }
 
+// Flags returns the flags of `ration sem` (for shell completion).
+func Flags() *pflag.FlagSet { return newSemFlagSet(&semFlags{}) }
+
 // semPlan is one `ration sem` as decided from its flags and environment.
 type semPlan struct {
 	dir     string        // the semaphore's directory
