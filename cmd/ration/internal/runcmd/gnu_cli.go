@@ -9,12 +9,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
@@ -217,76 +214,6 @@ func (w *wiring) gnuCLIObserve(cfg *runner.Config, ref *runnerRef) {
 		jf.mtime = st.ModTime()
 	}
 	cfg.Observer = event.Multi{cfg.Observer, jf}
-}
-
-// jobsFile is -j FILE while running: as GNU parallel, the file is read
-// again whenever a job ends and the file was modified since it was last
-// read, and the run is resized to the new value (jobs running go on when
-// it shrinks).
-type jobsFile struct {
-	path   string
-	opts   limits.Options
-	runner *runnerRef
-	warn   func(string)
-
-	mu    sync.Mutex
-	mtime time.Time
-}
-
-// Observe re-reads the file after a job ended.
-func (j *jobsFile) Observe(e event.Event) {
-	if e.Kind != event.JobFinished {
-		return
-	}
-	st, err := os.Stat(j.path)
-	if err != nil {
-		return
-	}
-	j.mu.Lock()
-	changed := st.ModTime() != j.mtime
-	j.mtime = st.ModTime()
-	j.mu.Unlock()
-	if !changed {
-		return
-	}
-	spec, err := readJobsFile(j.path)
-	if err != nil {
-		j.warn(fmt.Sprintf("-j %s: %v (the number of jobs is unchanged)", j.path, err))
-		return
-	}
-	o := j.opts
-	o.Jobs = spec
-	d, err := limits.Decide(o)
-	if err != nil {
-		j.warn(fmt.Sprintf("-j %s: %v (the number of jobs is unchanged)", j.path, err))
-		return
-	}
-	if r := j.runner.p.Load(); r != nil {
-		r.Resize(d.Jobs, fmt.Sprintf("-j %s changed: %s", j.path, d.Reason))
-	}
-}
-
-// shuffled returns the arguments of args in an order shuffle chooses
-// (rand.Shuffle): every argument is read first, as GNU parallel's --shuf
-// generates every job first; memory grows with the number of arguments.
-// A read error is yielded alone, before any argument.
-func shuffled(args input.ArgSeq, shuffle func(n int, swap func(i, j int))) input.ArgSeq {
-	return func(yield func(input.Arg, error) bool) {
-		var all []input.Arg
-		for a, err := range args {
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			all = append(all, a)
-		}
-		shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
-		for _, a := range all {
-			if !yield(a, nil) {
-				return
-			}
-		}
-	}
 }
 
 // shellQuoter is --shellquote's stdout: the run prints each command
