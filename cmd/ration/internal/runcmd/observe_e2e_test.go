@@ -42,9 +42,10 @@ func accHelp(t *testing.T, bin string) string {
 	return string(out)
 }
 
-// accHas reports whether help lists --flag (as a whole flag name).
+// accHas reports whether help lists --flag (as a whole flag name; a
+// flag's other names follow it after a comma).
 func accHas(help, flag string) bool {
-	return regexp.MustCompile(`(?m)(^|[\s,])--` + regexp.QuoteMeta(flag) + `(\s|=|$)`).MatchString(help)
+	return regexp.MustCompile(`(?m)(^|[\s,])--` + regexp.QuoteMeta(flag) + `(\s|=|,|$)`).MatchString(help)
 }
 
 // accNeed fails t unless help lists every flag.
