@@ -4,10 +4,6 @@ import (
 	"io"
 
 	"github.com/spf13/pflag"
-
-	"github.com/ration-run/ration/internal/logs"
-	"github.com/ration-run/ration/runner/adapt"
-	"github.com/ration-run/ration/runner/worker"
 )
 
 // runFlags are the flags of `ration run` as the user gave them, before any
@@ -16,18 +12,16 @@ import (
 type runFlags struct {
 	help bool
 
-	// What to run and on what.
-	jobs         string
-	memPerJob    memFlag
-	fsRoot       string
-	argFiles     []string
-	null         bool
-	files        []string
-	excludes     []string
-	hidden       bool
-	gitignore    bool
+	// The flags of a group live in its file, with their plan and wiring:
+	// -j and the limits (jobs.go), the inputs (inputs.go), watching a run
+	// (observe.go), workers and adaptation (worker.go).
+	jobsFlags
+	inputFlags
+	observeFlags
+	workerFlags
+
+	// What to run and how.
 	shell        bool
-	shard        string
 	timeout      string
 	termTimeout  string
 	retries      int
@@ -41,22 +35,6 @@ type runFlags struct {
 	keepOrder    bool
 	lineBuffer   bool
 	bar, noBar   bool
-
-	// Watching a run: metrics, logs, stall watchdog.
-	metricsAddr  string
-	debug        bool
-	logFormat    string
-	quiet        bool
-	stallTimeout string
-	slowFactor   float64
-
-	// Workers and adaptation.
-	worker        string
-	maxBreaks     int
-	maxTasks      int
-	maxRSS        sizeFlag
-	watchLimits   bool
-	watchInterval string
 
 	// GNU parallel's input model, batching and output.
 	gnu gnuFlags
@@ -72,8 +50,6 @@ type runFlags struct {
 	// GNU parallel's options that cancel or override others (gnu_overrides.go).
 	override gnuOverrideFlags
 
-	// workerGiven is whether --worker was given at all, even empty.
-	workerGiven bool
 	// args are the arguments after the flags: COMMAND [ARG...] [::: INPUT...].
 	args []string
 }
@@ -84,15 +60,10 @@ func newRunFlagSet(f *runFlags) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("ration run", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.SetInterspersed(false)
-	fs.StringVarP(&f.jobs, "jobs", "j", "", "jobs at once: `N`, N% of the effective CPUs, +N/-N (the effective CPUs plus/minus N), or a FILE holding one, read again as jobs end (default: RATION_JOBS, then 2 per CPU, at most 8)")
-	fs.Var(&f.memPerJob, "mem-per-job", "expected memory of one job, `SIZE` like 512M; caps jobs at 0.9 x memory limit / SIZE; auto learns it from the peak RSS of finished jobs")
-	fs.StringVar(&f.fsRoot, "fs-root", "", "read the cgroup files below `DIR` (a snapshot) instead of the live system")
-	fs.StringArrayVarP(&f.argFiles, "arg-file", "a", nil, "read inputs from `FILE`, one per line; repeated, the files are combined as ::: groups are (- is stdin)")
-	fs.BoolVarP(&f.null, "null", "0", false, "inputs are separated by NUL, not newline")
-	fs.StringArrayVar(&f.files, "files", nil, "inputs are the files matching `PATTERN` (** matches directories; repeatable)")
-	fs.StringArrayVar(&f.excludes, "exclude", nil, "leave out files and directories matching `PATTERN` (repeatable)")
-	fs.BoolVar(&f.hidden, "hidden", false, "--files: include hidden files and directories (names starting with '.'; .git never with --gitignore)")
-	fs.BoolVar(&f.gitignore, "gitignore", false, "--files: skip what .gitignore, .ignore and .git/info/exclude ignore, and .git itself")
+	addJobsFlags(fs, &f.jobsFlags)
+	addInputFlags(fs, &f.inputFlags)
+	addObserveFlags(fs, &f.observeFlags)
+	addWorkerFlags(fs, &f.workerFlags)
 	fs.StringVar(&f.timeout, "timeout", "", "stop a job running longer than `DURATION` (500ms, 2m, or seconds)")
 	fs.StringVar(&f.termTimeout, "term-timeout", defaultTermTimeout.String(), "on SIGINT/SIGTERM, let running jobs finish for `DURATION`, then stop them")
 	fs.IntVar(&f.retries, "retries", 0, "run a failing job up to `N` times in all (0: until it succeeds, as GNU parallel)")
@@ -107,21 +78,6 @@ func newRunFlagSet(f *runFlags) *pflag.FlagSet {
 	fs.BoolVarP(&f.keepOrder, "keep-order", "k", false, "print the output of jobs in input order")
 	fs.BoolVar(&f.lineBuffer, "line-buffer", false, "print output line by line as it comes")
 	fs.BoolVar(&f.shell, "shell", false, "run the command through GNU parallel's shell ($PARALLEL_SHELL, else the shell ration was started from, else $SHELL, else sh), with each substituted input quoted (not with --worker, whose command always runs through sh -c)")
-	fs.StringVar(&f.shard, "shard", "", "run only shard `I/N` of the inputs (default from JOB_COMPLETION_INDEX when RATION_SHARD_COUNT=N)")
-
-	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on `HOST:PORT` under /metrics (:9090 every interface; port 0 picks one, logged at start, with --quiet as a warning)")
-	fs.BoolVar(&f.debug, "debug", false, "log every job start and end; also serve /debug/pprof/ on --metrics-addr")
-	fs.StringVar(&f.logFormat, "log-format", logs.FormatAuto, "log `FORMAT`: auto (human on a terminal, else text), human, text or json")
-	fs.BoolVarP(&f.quiet, "quiet", "q", false, "log warnings and errors only (and the address of --metrics-addr with port 0), and no summary line")
-	fs.StringVar(&f.stallTimeout, "stall-timeout", "", "when no job finished for `DURATION`, report the running jobs and ration's goroutines (default off)")
-	fs.Float64Var(&f.slowFactor, "slow-factor", 5, "warn once about a job running `F` times longer than the median job, and at least 1s (0: off)")
-
-	fs.StringVar(&f.worker, "worker", "", "send each input as a task to long-lived worker processes started with the shell command `CMD` (JSON lines protocol, see docs/workers.md) instead of running COMMAND per input")
-	fs.IntVar(&f.maxBreaks, "max-breaks", worker.DefaultMaxBreaks, "--worker: quarantine a task after it broke `N` workers (an OOM kill follows the OOM rule instead: quarantined once killed alone, or at the 3rd kill)")
-	fs.IntVar(&f.maxTasks, "worker-max-tasks", 0, "--worker: replace a worker after `N` tasks (0: never)")
-	fs.Var(&f.maxRSS, "worker-max-rss", "--worker: replace a worker once its process tree's RSS exceeds `SIZE` after a task (0: never)")
-	fs.BoolVar(&f.watchLimits, "watch-limits", true, "re-read the cgroup CPU and memory limits while running and resize the pool when they change")
-	fs.StringVar(&f.watchInterval, "watch-interval", adapt.DefaultWatchInterval.String(), "with --watch-limits, re-read the limits every `DURATION`")
 
 	addGNUFlags(fs, f)
 	fs.BoolVarP(&f.help, "help", "h", false, "show this help")

@@ -12,14 +12,37 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/spf13/pflag"
 
 	"github.com/ration-run/ration/cgroup"
 	"github.com/ration-run/ration/internal/logs"
 	"github.com/ration-run/ration/internal/metrics"
 	"github.com/ration-run/ration/internal/watchdog"
 	"github.com/ration-run/ration/limits"
+	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/event"
 )
+
+// observeFlags are the flags of watching a run: logs, metrics and the
+// stall watchdog.
+type observeFlags struct {
+	metricsAddr  string
+	debug        bool
+	logFormat    string
+	quiet        bool
+	stallTimeout string
+	slowFactor   float64
+}
+
+// addObserveFlags adds observeFlags' flags to fs.
+func addObserveFlags(fs *pflag.FlagSet, g *observeFlags) {
+	fs.StringVar(&g.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on `HOST:PORT` under /metrics (:9090 every interface; port 0 picks one, logged at start, with --quiet as a warning)")
+	fs.BoolVar(&g.debug, "debug", false, "log every job start and end; also serve /debug/pprof/ on --metrics-addr")
+	fs.StringVar(&g.logFormat, "log-format", logs.FormatAuto, "log `FORMAT`: auto (human on a terminal, else text), human, text or json")
+	fs.BoolVarP(&g.quiet, "quiet", "q", false, "log warnings and errors only (and the address of --metrics-addr with port 0), and no summary line")
+	fs.StringVar(&g.stallTimeout, "stall-timeout", "", "when no job finished for `DURATION`, report the running jobs and ration's goroutines (default off)")
+	fs.Float64Var(&g.slowFactor, "slow-factor", 5, "warn once about a job running `F` times longer than the median job, and at least 1s (0: off)")
+}
 
 // observation is the running metrics server and stall watchdog of a run.
 type observation struct {
@@ -138,4 +161,52 @@ func (w *wiring) writeStatus() {
 		attrs = append(attrs, "workers", s.Workers)
 	}
 	w.log.Info("status", attrs...)
+}
+
+// observePlan are the settings of metrics, logs and the stall watchdog.
+type observePlan struct {
+	metricsAddr string // "" for no metrics server
+	debug       bool
+	quiet       bool
+	json        bool          // --log-format json
+	stall       time.Duration // 0: no stall check
+	slowFactor  float64       // 0: no slow-job warnings
+}
+
+// planLogs checks the log flags. A JSON log carries a job's start or task
+// error in its job_finished record, not also as a plain line.
+func planLogs(p *runPlan, f *runFlags, _ func(string) string) error {
+	if f.quiet && f.debug {
+		return flagMsg("--quiet", "--quiet and --debug exclude each other")
+	}
+	p.log = logs.Options{Format: f.logFormat, Quiet: f.quiet, Debug: f.debug}
+	// The logger the wiring makes writes to stderr; this one only checks
+	// the options.
+	if _, err := logs.New(io.Discard, p.log); err != nil {
+		return flagErr("--log-format", err)
+	}
+	// A failed job is one line: its log record, which carries the error
+	// (not also a "ration: ..." line in the job's stderr). --quiet logs
+	// no job record, so there the line in the job's stderr is the only
+	// word of why a job failed that only ration can tell (a command that
+	// cannot start, a worker's task error), as a shell or xargs prints it.
+	p.cfg.OmitErrorLines = !f.quiet
+	return nil
+}
+
+// planObserve checks the flags of metrics and the stall watchdog.
+func planObserve(p *runPlan, f *runFlags, _ func(string) string) error {
+	o := observePlan{metricsAddr: f.metricsAddr, debug: f.debug, quiet: f.quiet, json: f.logFormat == logs.FormatJSON, slowFactor: f.slowFactor}
+	if f.stallTimeout != "" {
+		v, err := runner.ParseDuration(f.stallTimeout)
+		if err != nil {
+			return flagErr("--stall-timeout", fmt.Errorf("%q is not a duration", f.stallTimeout))
+		}
+		o.stall = v
+	}
+	if f.slowFactor < 0 || f.slowFactor != f.slowFactor {
+		return flagErr("--slow-factor", fmt.Errorf("%v is not a factor >= 0", f.slowFactor))
+	}
+	p.observe = o
+	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"regexp"
 	"sync/atomic"
 
 	"github.com/ration-run/ration/internal/logs"
@@ -128,85 +127,6 @@ func wire(p *runPlan, stdin io.Reader, stdout, stderr io.Writer) (_ *wiring, err
 	return w, nil
 }
 
-// inputs opens the inputs of the plan into cfg (GNU.Args, and the
-// --header names the command's template takes). A file that cannot be
-// opened, or an error reading a source read whole, is an input error
-// before any job runs.
-func (w *wiring) inputs(cfg *runner.Config, stdin io.Reader) error {
-	in := w.plan.input
-	if in.pipe != nil {
-		stdin = in.firstReader(stdin) // --skip-first-line
-	}
-	if in.pipeMode != nil {
-		return w.pipeModeInputs(cfg, stdin) // gnu_pipe_wire.go
-	}
-	warnNUL := func() {
-		w.say.say(slog.LevelWarn, "ration run: warning: ", "an input value holds a NUL byte, replaced by \\0 (did you mean -0?)")
-	}
-	split := input.SplitOptions{Delim: in.delim, EOF: in.eof, NUL: warnNUL}
-	values := func(r io.Reader) input.Seq {
-		return input.Lines(input.Split(r, split), in.lines, in.noEmpty)
-	}
-	var srcs []input.Source
-	switch in.kind {
-	case inputStdin:
-		var v input.Seq
-		if in.pipe != nil {
-			v = input.Blocks(stdin, *in.pipe)
-		} else {
-			v = values(in.firstReader(stdin))
-		}
-		srcs = append(srcs, input.Source{Name: "stdin", Values: v})
-	case inputFiles:
-		files, err := input.Files(input.FilesOptions{
-			Patterns:  in.patterns,
-			Excludes:  in.excludes,
-			Hidden:    in.hidden,
-			GitIgnore: in.gitignore,
-			Warn:      func(err error) { w.say.say(slog.LevelWarn, "ration run: warning: ", err.Error()) },
-			Skip:      ownOutput(cfg),
-		})
-		if err != nil {
-			return err
-		}
-		srcs = append(srcs, input.Source{Values: files}) // its errors name --files and the pattern
-	}
-	for i, s := range in.sources {
-		src := input.Source{Name: s.name, Linked: s.linked}
-		read := values
-		if i == 0 {
-			read = func(r io.Reader) input.Seq { return values(in.firstReader(r)) }
-		}
-		switch {
-		case s.path == "-":
-			src.Values = read(stdin)
-		case s.path != "":
-			// Opened once, here: a FIFO's writer must not be cut off by a
-			// second open. The source closes it at its end.
-			fh, err := os.Open(s.path)
-			if err != nil {
-				return fmt.Errorf("%s: %v", s.name, unwrapPathErr(err))
-			}
-			src.Values = openedInput(fh, s.path, read)
-		default:
-			src.Values = input.Lines(input.Until(input.Args(s.args), in.eof), in.lines, in.noEmpty)
-		}
-		srcs = append(srcs, src)
-	}
-	opts := input.Options{Link: in.link, Header: in.header, Trim: in.trim}
-	if in.colsepSet {
-		opts.ColSep = regexp.MustCompile(in.colsep) // checked by plan
-	}
-	args, err := input.Open(srcs, opts)
-	if err != nil {
-		return fmt.Errorf("%w: %w", runner.ErrInput, err)
-	}
-	w.args = args
-	cfg.GNU.Args = args.All()
-	cfg.GNU.Template.Names = args.Names()
-	return nil
-}
-
 // ownOutput is what the run writes where a --files walk may meet it: the
 // joblog, and --results DIR (without replacement strings) or NAME.csv.
 func ownOutput(cfg *runner.Config) []string {
@@ -223,22 +143,6 @@ func ownOutput(cfg *runner.Config) []string {
 		out = append(out, r)
 	}
 	return out
-}
-
-// decide makes the limits decision: how many jobs, and why.
-func (w *wiring) decide() error {
-	d, err := limits.Decide(w.plan.limits)
-	if err != nil {
-		return err
-	}
-	for _, msg := range d.Warnings {
-		w.say.say(slog.LevelWarn, "ration run: warning: ", msg)
-	}
-	if _, msg := limits.AdjustGOMAXPROCS(d); msg != "" {
-		w.log.Debug(msg, "event", "gomaxprocs")
-	}
-	w.decision = d
-	return nil
 }
 
 // observe builds what watches and steers the run, into cfg: the metrics

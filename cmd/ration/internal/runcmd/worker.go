@@ -2,21 +2,49 @@ package runcmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/ration-run/ration/cgroup"
 	"github.com/ration-run/ration/internal/metrics"
 	"github.com/ration-run/ration/limits"
+	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/adapt"
 	"github.com/ration-run/ration/runner/jobcgroup"
 	"github.com/ration-run/ration/runner/reaper"
 	"github.com/ration-run/ration/runner/worker"
 	"github.com/ration-run/ration/runner/workerexec"
 )
+
+// workerFlags are the flags of worker processes (--worker) and of the
+// adaptation of the concurrency while running.
+type workerFlags struct {
+	worker        string
+	maxBreaks     int
+	maxTasks      int
+	maxRSS        sizeFlag
+	watchLimits   bool
+	watchInterval string
+	// workerGiven is whether --worker was given at all, even empty.
+	workerGiven bool
+}
+
+// addWorkerFlags adds workerFlags' flags to fs.
+func addWorkerFlags(fs *pflag.FlagSet, g *workerFlags) {
+	fs.StringVar(&g.worker, "worker", "", "send each input as a task to long-lived worker processes started with the shell command `CMD` (JSON lines protocol, see docs/workers.md) instead of running COMMAND per input")
+	fs.IntVar(&g.maxBreaks, "max-breaks", worker.DefaultMaxBreaks, "--worker: quarantine a task after it broke `N` workers (an OOM kill follows the OOM rule instead: quarantined once killed alone, or at the 3rd kill)")
+	fs.IntVar(&g.maxTasks, "worker-max-tasks", 0, "--worker: replace a worker after `N` tasks (0: never)")
+	fs.Var(&g.maxRSS, "worker-max-rss", "--worker: replace a worker once its process tree's RSS exceeds `SIZE` after a task (0: never)")
+	fs.BoolVar(&g.watchLimits, "watch-limits", true, "re-read the cgroup CPU and memory limits while running and resize the pool when they change")
+	fs.StringVar(&g.watchInterval, "watch-interval", adapt.DefaultWatchInterval.String(), "with --watch-limits, re-read the limits every `DURATION`")
+}
 
 // adaptation is what changes a run's concurrency while it runs, around
 // the runner's own controller (the runner owns it in both modes, see
@@ -160,4 +188,38 @@ func (a *adaptation) summary(memAuto bool) string {
 		}
 	}
 	return ""
+}
+
+// workerPlan are the settings of the worker pool and of adaptation.
+type workerPlan struct {
+	// command is the --worker command, "" to run one process per job.
+	command   string
+	maxBreaks int
+	maxTasks  int
+	maxRSS    int64
+	// timeout is the task timeout, enforced by the pool (a break).
+	timeout time.Duration
+	// watch re-reads the limits every interval (not with --fs-root).
+	watch    bool
+	interval time.Duration
+}
+
+// planWorker checks the flags of workers and adaptation.
+func planWorker(p *runPlan, f *runFlags, _ func(string) string) error {
+	switch {
+	case f.maxBreaks < 1:
+		return flagErr("--max-breaks", fmt.Errorf("%d is not at least 1", f.maxBreaks))
+	case f.maxTasks < 0:
+		return flagErr("--worker-max-tasks", fmt.Errorf("%d is negative", f.maxTasks))
+	}
+	iv, err := runner.ParseDuration(f.watchInterval)
+	if err != nil || iv <= 0 {
+		return flagErr("--watch-interval", fmt.Errorf("%q is not a positive duration", f.watchInterval))
+	}
+	if f.workerGiven && strings.TrimSpace(f.worker) == "" {
+		return flagErr("--worker", errors.New("empty command"))
+	}
+	p.worker = workerPlan{command: f.worker, maxBreaks: f.maxBreaks, maxTasks: f.maxTasks, maxRSS: int64(f.maxRSS),
+		watch: f.watchLimits && f.fsRoot == "", interval: iv}
+	return nil
 }
