@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"strconv"
 
 	"github.com/spf13/pflag"
 
@@ -229,5 +228,3 @@ func controllerVersion(name string, version int) string {
 	}
 	return fmt.Sprintf("%s v%d", name, version)
 }
-
-func formatInt(n int64) string { return strconv.FormatInt(n, 10) }

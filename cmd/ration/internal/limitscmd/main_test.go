@@ -19,16 +19,7 @@ func buildRation(t *testing.T) string {
 	t.Helper()
 	return clitest.Ration(t, bins)
 }
-
-func writeFile(t *testing.T, name, data string) { clitest.WriteFile(t, name, data) }
-func ownCgroup(t *testing.T) cgroup.Snapshot    { return clitest.OwnCgroup(t) }
-
-// rationCmd runs ration with args, stdin and env added to the test's
-// environment, and returns its stdout, stderr and exit status.
-func rationCmd(t *testing.T, stdin string, env []string, args ...string) (string, string, int) {
-	t.Helper()
-	return clitest.RationCmd(t, bins, stdin, env, args...)
-}
+func ownCgroup(t *testing.T) cgroup.Snapshot { return clitest.OwnCgroup(t) }
 
 func limitsIn(t *testing.T, bin, dir string, args ...string) map[string]any {
 	return clitest.LimitsIn(t, bin, dir, args...)

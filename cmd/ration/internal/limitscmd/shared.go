@@ -24,7 +24,6 @@ type (
 
 func flagMsg(name, msg string) error                   { return cli.FlagMsg(name, msg) }
 func fail(stderr io.Writer, cmd string, err error) int { return cli.Fail(stderr, cmd, err) }
-func version() string                                  { return cli.Version() }
 func checkJobs(flag string, getenv func(string) string) (string, error) {
 	return cli.CheckJobs(flag, getenv)
 }

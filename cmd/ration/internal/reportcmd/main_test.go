@@ -7,14 +7,8 @@ import (
 	"github.com/ration-run/ration/internal/testutil"
 )
 
-// bins builds the commands the end-to-end tests run (ration itself, the
-// example Go worker) once for the whole test binary.
-var bins *testutil.Binaries
-
-func TestMain(m *testing.M) { clitest.Main(m, &bins) }
-
-// buildRation returns the ration binary, built on first use.
-func buildRation(t *testing.T) string {
-	t.Helper()
-	return clitest.Ration(t, bins)
+// TestMain: see clitest.Main. These tests start no ration process.
+func TestMain(m *testing.M) {
+	var bins *testutil.Binaries
+	clitest.Main(m, &bins)
 }

@@ -10,9 +10,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/ration-run/ration/internal/report"
 	"github.com/ration-run/ration/limits"
-	"github.com/spf13/pflag"
 )
 
 // maxReportWarnings is how many skipped joblog lines report names on

@@ -3,7 +3,6 @@ package semcmd
 import (
 	"testing"
 
-	"github.com/ration-run/ration/cgroup"
 	"github.com/ration-run/ration/cmd/ration/internal/clitest"
 	"github.com/ration-run/ration/internal/testutil"
 )
@@ -19,9 +18,6 @@ func buildRation(t *testing.T) string {
 	t.Helper()
 	return clitest.Ration(t, bins)
 }
-
-func writeFile(t *testing.T, name, data string) { clitest.WriteFile(t, name, data) }
-func ownCgroup(t *testing.T) cgroup.Snapshot    { return clitest.OwnCgroup(t) }
 
 // rationCmd runs ration with args, stdin and env added to the test's
 // environment, and returns its stdout, stderr and exit status.
