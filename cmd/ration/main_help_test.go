@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -79,4 +80,23 @@ func helpEntry(help, prefix string) string {
 		}
 	}
 	return strings.Join(entry, " ")
+}
+
+// TestHelpPlaceholders: no command's help names a flag's value by its Go
+// type (`--title string`, `--retries int`) or with pflag's
+// `count[=true]`: a placeholder says what the flag takes.
+func TestHelpPlaceholders(t *testing.T) {
+	typeName := regexp.MustCompile(`(?m)^\s+(?:-\w, )?--[\w-]+(?:, -?-[\w-]+)* (string|int|int64|uint|float64|float|bool|count|duration|stringArray|strings|ints)\b`)
+	for _, c := range commands() {
+		var out, errb bytes.Buffer
+		if code := dispatch([]string{c.name, "--help"}, strings.NewReader(""), &out, &errb); code != 0 {
+			t.Fatalf("%s --help: exit %d: %s", c.name, code, errb.String())
+		}
+		for _, m := range typeName.FindAllString(out.String(), -1) {
+			t.Errorf("%s --help: the placeholder is a Go type: %q", c.name, strings.TrimSpace(m))
+		}
+		if strings.Contains(out.String(), "[=") {
+			t.Errorf("%s --help holds pflag's [=...]:\n%s", c.name, out.String())
+		}
+	}
 }
