@@ -14,27 +14,21 @@ type runFlags struct {
 
 	// The flags of a group live in its file, with their plan and wiring:
 	// -j and the limits (jobs.go), the inputs (inputs.go), watching a run
-	// (observe.go), workers and adaptation (worker.go).
+	// (observe.go), workers and adaptation (worker.go), failures and
+	// retries (failures.go), the joblog and --resume (joblog.go).
 	jobsFlags
 	inputFlags
 	observeFlags
 	workerFlags
+	failureFlags
+	joblogFlags
 
-	// What to run and how.
-	shell        bool
-	timeout      string
-	termTimeout  string
-	retries      int
-	retriesSet   bool // --retries was given (--retries 0 is for ever)
-	halt         string
-	exitCount    bool
-	dryRun       bool
-	joblog       string
-	resume       bool
-	resumeFailed bool
-	keepOrder    bool
-	lineBuffer   bool
-	bar, noBar   bool
+	// What to run, and its output.
+	shell      bool
+	dryRun     bool
+	keepOrder  bool
+	lineBuffer bool
+	bar, noBar bool
 
 	// GNU parallel's input model, batching and output.
 	gnu gnuFlags
@@ -64,15 +58,9 @@ func newRunFlagSet(f *runFlags) *pflag.FlagSet {
 	addInputFlags(fs, &f.inputFlags)
 	addObserveFlags(fs, &f.observeFlags)
 	addWorkerFlags(fs, &f.workerFlags)
-	fs.StringVar(&f.timeout, "timeout", "", "stop a job running longer than `DURATION` (500ms, 2m, or seconds)")
-	fs.StringVar(&f.termTimeout, "term-timeout", defaultTermTimeout.String(), "on SIGINT/SIGTERM, let running jobs finish for `DURATION`, then stop them")
-	fs.IntVar(&f.retries, "retries", 0, "run a failing job up to `N` times in all (0: until it succeeds, as GNU parallel)")
-	fs.StringVar(&f.halt, "halt", "never", "stop early at `WHEN,COND`: now|soon,fail|success|done=N|P% (e.g. now,fail=1)")
-	fs.BoolVar(&f.exitCount, "exit-count", false, "exit with the number of failed jobs (0, 1-100, 101 for more) even when --halt would exit with a job's own status or a percentage; 255 stays ration's usage errors, 128+N its signals (the Helm chart sets it)")
+	addFailureFlags(fs, &f.failureFlags)
+	addJoblogFlags(fs, &f.joblogFlags)
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the commands instead of running them (with --worker: the task line each input would be sent as)")
-	fs.StringVar(&f.joblog, "joblog", "", "write GNU parallel's joblog to `FILE`")
-	fs.BoolVar(&f.resume, "resume", false, "skip the jobs the joblog records")
-	fs.BoolVar(&f.resumeFailed, "resume-failed", false, "skip the jobs the joblog records as succeeded (re-run failed ones)")
 	fs.BoolVar(&f.bar, "bar", false, "show a progress bar on stderr (default: when stderr is a terminal)")
 	fs.BoolVar(&f.noBar, "no-bar", false, "never show a progress bar")
 	fs.BoolVarP(&f.keepOrder, "keep-order", "k", false, "print the output of jobs in input order")

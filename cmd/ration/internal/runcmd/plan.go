@@ -2,8 +2,6 @@ package runcmd
 
 import (
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -164,37 +162,13 @@ func planCommand(p *runPlan, f *runFlags, getenv func(string) string) error {
 // planRunner checks the flags of the runner's own behaviour.
 func planRunner(p *runPlan, f *runFlags, _ func(string) string) error {
 	c := &p.cfg
-	var err error
-	if p, ok := strings.CutSuffix(f.timeout, "%"); ok {
-		// GNU parallel's P% of the median runtime of the succeeded jobs.
-		v, err := strconv.ParseFloat(p, 64)
-		if err != nil || !(v > 0) || math.IsInf(v, 0) {
-			return flagErr("--timeout", fmt.Errorf("%q is not a percentage > 0", f.timeout))
-		}
-		c.GNU.TimeoutPercent = v
-	} else if f.timeout != "" {
-		if c.Timeout, err = runner.ParseDuration(f.timeout); err != nil {
-			return flagErr("--timeout", fmt.Errorf("%q is not a duration", f.timeout))
-		}
+	if err := planFailures(p, f); err != nil {
+		return err
 	}
-	if c.TermTimeout, err = runner.ParseDuration(f.termTimeout); err != nil {
-		return flagErr("--term-timeout", fmt.Errorf("%q is not a duration", f.termTimeout))
-	}
-	if f.retries < 0 {
-		return flagErr("--retries", fmt.Errorf("%d is negative", f.retries))
-	}
-	if c.Halt, err = runner.ParseHalt(f.halt); err != nil {
-		return flagErr("--halt", err)
-	}
-	p.exitCount = f.exitCount
 	if f.bar && f.noBar {
 		return flagMsg("--bar", "--bar and --no-bar cannot be combined")
 	}
-	c.Retries, c.DryRun, c.KeepOrder, c.LineBuffer = f.retries, f.dryRun, f.keepOrder, f.lineBuffer
-	if f.retriesSet && f.retries == 0 {
-		// GNU parallel's --retries 0: "n=0 means infinite".
-		c.Retries = math.MaxInt32
-	}
+	c.DryRun, c.KeepOrder, c.LineBuffer = f.dryRun, f.keepOrder, f.lineBuffer
 	if err := planJoblog(c, f); err != nil {
 		return err
 	}
@@ -210,22 +184,6 @@ func planRunner(p *runPlan, f *runFlags, _ func(string) string) error {
 		p.bar = barOn
 	case !f.noBar && !f.dryRun:
 		p.bar = barIfTerminal
-	}
-	return nil
-}
-
-// planJoblog sets the joblog and --resume: GNU parallel's --joblog +FILE
-// appends to FILE, and --joblog - is stdout, which cannot be resumed.
-func planJoblog(c *runner.Config, f *runFlags) error {
-	if (f.resume || f.resumeFailed) && f.joblog == "" {
-		return flagMsg("--resume", "--resume and --resume-failed need --joblog")
-	}
-	c.Joblog, c.Resume, c.ResumeFailed = f.joblog, f.resume, f.resumeFailed
-	if name, ok := strings.CutPrefix(f.joblog, "+"); ok && name != "" {
-		c.Joblog, c.JoblogAppend = name, true
-	}
-	if c.Joblog == "-" && (c.Resume || c.ResumeFailed) {
-		return flagMsg("--resume", "--resume and --resume-failed need a --joblog file to read, not - (standard output)")
 	}
 	return nil
 }
