@@ -11,6 +11,25 @@ import (
 	"github.com/ration-run/ration/runner/input"
 )
 
+// gnuBlockFlags are --pipe's flags: stdin cut into blocks of records,
+// each one a job's stdin. recEndSet and recStartSet say whether --recend
+// and --recstart were given.
+type gnuBlockFlags struct {
+	pipe                    bool
+	block, recEnd, recStart string
+	recEndSet, recStartSet  bool
+}
+
+// addGNUBlockFlags adds gnuBlockFlags' flags to fs.
+func addGNUBlockFlags(fs *pflag.FlagSet, g *gnuBlockFlags) {
+	fs.BoolVar(&g.pipe, "pipe", false, "cut stdin into blocks of whole records and give each job one block as its stdin (the command runs as written; -N: records per job)")
+	fs.BoolVar(&g.pipe, "spreadstdin", false, "same as --pipe")
+	fs.StringVar(&g.block, "block", "", "with --pipe, blocks of about `SIZE` bytes (K, M, G: 1024-based; k, m, g: 1000-based; default 1M)")
+	fs.StringVar(&g.block, "block-size", "", "same as --block")
+	fs.StringVar(&g.recEnd, "recend", "", "with --pipe, a record ends with `STR` (default \\n; none when only --recstart is given)")
+	fs.StringVar(&g.recStart, "recstart", "", "with --pipe, a record starts with `STR` (default none)")
+}
+
 // gnuPipeFlags are the flags of GNU parallel's --pipe modes.
 type gnuPipeFlags struct {
 	// regexp is --regexp: --recend and --recstart are regular
