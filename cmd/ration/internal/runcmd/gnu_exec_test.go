@@ -82,10 +82,10 @@ func planCasesGNUExec() []planCase {
 	}
 }
 
-// TestGNUFilesAsLastArgument: a bare --files as the last argument is GNU's (every
+// TestGNUFilesAsFinalArgument: a bare --files as the last argument is GNU's (every
 // input a command line, its output to a file), not ration's --files
 // missing its PATTERN.
-func TestGNUFilesAsLastArgument(t *testing.T) {
+func TestGNUFilesAsFinalArgument(t *testing.T) {
 	p, _, err := planOf(t, []string{"-k", "--files"}, nil)
 	if err != nil || !p.cfg.GNU.Exec.Files || !p.cfg.GNU.InputIsCommand || !p.cfg.KeepOrder {
 		t.Errorf("plan of -k --files: %v, files %v, input is command %v", err, p.cfg.GNU.Exec.Files, p.cfg.GNU.InputIsCommand)
