@@ -45,7 +45,7 @@ tidy-check:
 # The library builds and vets on the OSes without cgroups: everything on
 # macOS, and on Windows the in-process pool, `ration report` and the CLI.
 # What is Linux-only, and why, is in each package's doc.
-CROSS_WINDOWS := ./pool/... ./internal/report/... ./cmd/ration
+CROSS_WINDOWS := ./pool/... ./internal/report/... ./cmd/ration/...
 crossbuild:
 	@echo "== GOOS=darwin go build/vet ./..."
 	@GOOS=darwin $(GO) build ./... && GOOS=darwin $(GO) vet ./...

@@ -11,8 +11,7 @@ import (
 )
 
 // TestGroupFirstError: the group's first error is the failing task's,
-// never a sibling's context.Canceled caused by it (cause 1 of issue 15 for
-// Go/Wait: the error is recorded before the group's context is canceled).
+// never a sibling's context.Canceled caused by it (for Go/Wait: the error is recorded before the group's context is canceled).
 func TestGroupFirstError(t *testing.T) {
 	p := newPool(t, 4)
 	boom := errors.New("boom")

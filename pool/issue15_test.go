@@ -1,6 +1,6 @@
 package pool_test
 
-// Regression tests for issue 15: each failed on the code before its fix.
+// Regression tests: each failed on the code before its fix.
 
 import (
 	"context"
@@ -248,7 +248,7 @@ func TestCloseWakesParkingWorker(t *testing.T) {
 // Close waits still gets its worker replaced, and the replacement runs the
 // tasks queued behind it before Close returns. Before the fix, a worker
 // dying after Close was not replaced: on a pool of one, its queued tasks
-// never ran and Close never returned (found by a red-team hunt).
+// never ran and Close never returned (found by a red-team review).
 func TestGoexitDuringCloseDrainsQueue(t *testing.T) {
 	p := pool.New(1)
 	release, started := make(chan struct{}), make(chan struct{})
@@ -299,7 +299,7 @@ func TestGoexitDuringCloseDrainsQueue(t *testing.T) {
 // started for another's task as idle and leave its own in the queue, below
 // the pool's size, where it waited for a task that waited for it. Under the
 // race detector, with more processors than workers, 2 to 8 rounds in
-// 10,000 deadlocked (found by a red-team hunt); this runs 5,000.
+// 10,000 deadlocked (found by a red-team review); this runs 5,000.
 func TestConcurrentGoStartsWorkers(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(16))
 	for round := range 5000 {
@@ -344,7 +344,7 @@ func TestConcurrentGoStartsWorkers(t *testing.T) {
 // fix, offer counted busy and inline tasks in two counters that a
 // finishing inline item updated one after the other; in between, a worker
 // looked idle and the other Map's item went to the queue (about 1 round
-// in 3 on this machine). Found by a red-team hunt.
+// in 3 on this machine). Found by a red-team review.
 func TestNestedMapsNeverQueue(t *testing.T) {
 	p := newPool(t, 2)
 	for round := range 300 {
@@ -382,7 +382,7 @@ func TestNestedMapsNeverQueue(t *testing.T) {
 // before the failing worker has published the failure for the stop check;
 // before the fix it then went on pulling (refusing what it pulled) and
 // StopErr could be nil. Under the race detector that happened in about 1
-// round in 1,000 (found by a red-team hunt), so this runs 5,000 rounds.
+// round in 1,000 (found by a red-team review), so this runs 5,000 rounds.
 func TestFailFastStopsPullingOnDelivery(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
 	boom := errors.New("boom")
@@ -423,7 +423,7 @@ func TestFailFastStopsPullingOnDelivery(t *testing.T) {
 // the nested Map's own, waiting for that item. A surplus worker now
 // stays while an item of a nested Map is handed over and not yet started.
 // The window is narrow, so this runs 3,000 rounds: before the fix, 3 of 5
-// runs hung under the race detector (found by a red-team hunt).
+// runs hung under the race detector (found by a red-team review).
 func TestNestedMapSurvivesShrink(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
 	for round := range 3000 {

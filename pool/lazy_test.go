@@ -10,7 +10,7 @@ import (
 )
 
 // TestLazyWorkers checks that a pool's cost does not grow with its size
-// (issue 16 item 15: `ration run -j 10000` took ~40 MiB before any job
+// (`ration run -j 10000` took ~40 MiB before any job
 // ran): worker goroutines start only when tasks need them.
 func TestLazyWorkers(t *testing.T) {
 	const size = 100000

@@ -1,7 +1,7 @@
 package pool_test
 
 // Ports of github.com/sourcegraph/conc@v0.3.0's own tests to ration's API,
-// so that what conc's suite checks stays checked here (issue 15). This
+// so that what conc's suite checks stays checked here. This
 // file holds pool/pool_test.go, pool/error_pool_test.go,
 // pool/context_pool_test.go and the root waitgroup_test.go;
 // peers_conc_map_test.go holds the result pools, stream and iter.

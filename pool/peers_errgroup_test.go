@@ -1,7 +1,7 @@
 package pool_test
 
 // The test suite of golang.org/x/sync@v0.24.0's errgroup (errgroup_test.go
-// and errgroup_example_md5all_test.go), ported to ration's API: issue 15's
+// and errgroup_example_md5all_test.go), ported to ration's API: a
 // red team found ration's failures by running it, and it stays here as a
 // guard. errgroup.WithContext is a Group on a pool; a Group with SetLimit
 // is a pool of that size (Pool.Go and Pool.Wait, or a Group on it); SetLimit

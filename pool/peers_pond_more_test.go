@@ -95,7 +95,7 @@ func TestPeerPondPoolTrySubmit(t *testing.T) { pondTryGo(t, nil) }
 func TestPeerPondPoolTrySubmitErr(t *testing.T) { pondTryGo(t, errPondSample) }
 
 // From github.com/alitto/pond/v2@v2.7.1 pool_test.go,
-// TestStopAndWaitWithGoexit (pond issue 135): a task calling
+// TestStopAndWaitWithGoexit (pond's #135): a task calling
 // runtime.Goexit must not make the stop hang. Adapted: StopAndWait ->
 // Close; the task's error is ErrGoexit.
 func TestPeerPondStopAndWaitWithGoexit(t *testing.T) {

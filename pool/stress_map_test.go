@@ -352,7 +352,7 @@ func TestStressMapClose(t *testing.T) {
 		for m := range nm {
 			// At most one nested Map: with every worker running a nested
 			// Map's consumer, an item handed to the queue can wait forever
-			// (see the hunt-map report).
+			// (see the map stress report).
 			ordered, n, slow, nested := r.IntN(2) == 0, r.IntN(40), r.IntN(3), m == 0 && r.IntN(3) == 0
 			desc := fmt.Sprintf("ordered=%v n=%d slow=%d nested=%v", ordered, n, slow, nested)
 			body := func(ctx context.Context) {

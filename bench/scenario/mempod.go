@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// The "memory-bound pod" scenario (issue 14): jobs whose memory, not CPU,
+// The "memory-bound pod" scenario: jobs whose memory, not CPU,
 // bounds the concurrency, and which ration is not told about.
 const (
 	memPodJobs     = 40

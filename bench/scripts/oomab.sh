@@ -9,7 +9,7 @@
 set -eu
 out=${OUT:-/tmp/oomab}
 mkdir -p "$out"
-go test -c -o "$out/cmd-ration.test" ./cmd/ration
+go test -c -o "$out/cmd-ration.test" ./cmd/ration/internal/runcmd
 : >"$out/summary.txt"
 for mode in off on; do
 	timeout 900 sh -c 'while :; do :; done' &
@@ -17,7 +17,7 @@ for mode in off on; do
 	timeout 900 sh -c 'while :; do :; done' &
 	h2=$!
 	if [ "$mode" = off ]; then export RATION_JOB_CGROUP=0; else unset RATION_JOB_CGROUP; fi
-	(cd cmd/ration && "$out/cmd-ration.test" -test.run 'TestWorkerRealOOME2E/go' -test.count="${N:-40}" -test.v) >"$out/ab-$mode.log" 2>&1 || true
+	(cd cmd/ration/internal/runcmd && "$out/cmd-ration.test" -test.run 'TestWorkerRealOOME2E/go' -test.count="${N:-40}" -test.v) >"$out/ab-$mode.log" 2>&1 || true
 	kill "$h1" "$h2" 2>/dev/null || true
 	echo "RATION_JOB_CGROUP $mode: $(grep -c -- '--- PASS: TestWorkerRealOOME2E/go' "$out/ab-$mode.log") passed, $(grep -c -- '--- FAIL: TestWorkerRealOOME2E/go' "$out/ab-$mode.log") failed" | tee -a "$out/summary.txt"
 done

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Repeats the OOM tests of cmd/ration on a cgroup v2 host (see v2host.sh),
+# Repeats the OOM tests of cmd/ration (internal/runcmd) on a cgroup v2 host (see v2host.sh),
 # each run alone in a fresh cgroup, and keeps the test output and dmesg of
 # each failure under $OUT (default /tmp/oomrep):
 #
@@ -27,7 +27,7 @@ pass=0 fail=0
 for i in $(seq "${N:-25}"); do
 	d=$cg/oomrep/r$i
 	mkdir "$d"
-	if (cd "$root/cmd/ration" && RATION_TEST_PREBUILT=$bin sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$d" "$bin/tests/cmd-ration.test" -test.run "${RUN:-TestWorkerRealOOME2E|TestJobMemoryCannotKillRationE2E}" -test.count=1 -test.v) >"$out/run$i.txt" 2>&1; then
+	if (cd "$root/cmd/ration/internal/runcmd" && RATION_TEST_PREBUILT=$bin sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$d" "$bin/tests/cmd-ration-internal-runcmd.test" -test.run "${RUN:-TestWorkerRealOOME2E|TestJobMemoryCannotKillRationE2E}" -test.count=1 -test.v) >"$out/run$i.txt" 2>&1; then
 		pass=$((pass + 1))
 		rm "$out/run$i.txt"
 	else

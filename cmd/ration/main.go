@@ -18,34 +18,42 @@
 // --semaphoretimeout gave up waiting). The others exit 0 on success and
 // 255 on a usage error.
 //
-// This package holds flags and wiring only; the work is done in cgroup/,
-// limits/, pool/ and runner/. Each subcommand parses its flags into a
-// plain struct, plans from them and the environment without I/O (one
-// usage error naming the flag, or a plan), then does its work. For
-// `ration run`: run_flags.go (the flags), run_plan.go (plan), run_wire.go
-// (building the run in dependency order, running it, the exit status),
-// run_observe.go (metrics, logs, the stall watchdog), run_worker.go
-// (--worker and the adaptation of concurrency), signals*.go (SIGINT,
-// SIGTERM, SIGHUP, SIGPIPE, and SIGQUIT and SIGUSR1 where they exist, from
-// the start of main); reliability.go the checks that keep a run from losing or hiding
-// jobs (a closed stdout, a joblog that is an input, a blocked output);
-// usage.go holds the usage error.
+// This package dispatches to the commands only; the work is done in
+// cgroup/, limits/, pool/ and runner/. Each command is a package under
+// internal/ with its flags, its plan and its Main (as gh lays out its
+// commands): runcmd (ration run), limitscmd, reportcmd and semcmd; cli
+// holds what several of them share (the usage error and its exit status,
+// the signal hub main starts first, size flags, -j checks, the jobs'
+// memory cgroup and admission switches, the parent shell); clitest the
+// tests' TestMain and helpers. Each command parses its flags into a plain
+// struct, plans from them and the environment without I/O (one usage
+// error naming the flag, or a plan), then does its work.
 package main
 
 import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/ration-run/ration/cmd/ration/internal/cli"
+	"github.com/ration-run/ration/cmd/ration/internal/completioncmd"
+	"github.com/ration-run/ration/cmd/ration/internal/limitscmd"
+	"github.com/ration-run/ration/cmd/ration/internal/reportcmd"
+	"github.com/ration-run/ration/cmd/ration/internal/runcmd"
+	"github.com/ration-run/ration/cmd/ration/internal/semcmd"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // exitUsage is the exit status for a usage or input error, as in GNU parallel.
-const exitUsage = 255
+const exitUsage = cli.ExitUsage
 
 // command is one subcommand of ration. run returns the process exit status.
 type command struct {
 	name    string
 	summary string
 	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+	flags   func() *pflag.FlagSet // for completion; nil: none
 }
 
 func commands() []command { return commandsWith(nil) }
@@ -53,25 +61,39 @@ func commands() []command { return commandsWith(nil) }
 // commandsWith is commands with `ration run` and `ration sem` handling
 // their signals through h (nil: a handler of its own for the run, Go's
 // defaults for sem).
-func commandsWith(h *signalHub) []command {
+func commandsWith(h *cli.SignalHub) []command {
 	run := func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-		return runMainWith(h, args, os.Getenv, stdin, stdout, stderr)
+		return runcmd.Main(h, args, os.Getenv, stdin, stdout, stderr)
 	}
 	sem := func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-		return semMain(h, args, os.Getenv, stdout, stderr)
+		return semcmd.Main(h, args, os.Getenv, stdout, stderr)
+	}
+	completion := func(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+		return completioncmd.Main(completionCommands(), args, stdout, stderr)
 	}
 	return []command{
-		{"limits", "show the container's CPU and memory budget and the jobs it allows", cmdLimits},
-		{"run", "run a command once per input, in parallel, within the budget", run},
-		{"report", "render a joblog as a self-contained HTML or SVG timeline", cmdReport},
-		{"sem", "a counting semaphore shared between processes (GNU parallel's sem)", sem},
+		{"limits", "show the container's CPU and memory budget and the jobs it allows", limitscmd.Main, limitscmd.Flags},
+		{"run", "run a command once per input, in parallel, within the budget", run, runcmd.Flags},
+		{"report", "render a joblog as a self-contained HTML or SVG timeline", reportcmd.Main, reportcmd.Flags},
+		{"sem", "a counting semaphore shared between processes (GNU parallel's sem)", sem, semcmd.Flags},
+		{"completion", "print a shell completion script (bash, zsh or fish)", completion, nil},
 	}
+}
+
+// completionCommands are ration's commands as the completion scripts
+// complete them.
+func completionCommands() []completioncmd.Command {
+	var cs []completioncmd.Command
+	for _, c := range commands() {
+		cs = append(cs, completioncmd.Command{Name: c.name, Summary: c.summary, Flags: c.flags})
+	}
+	return cs
 }
 
 func main() {
 	// Signals first: from here to the exit, none of them kills ration
 	// unannounced (signalHub).
-	h := newSignalHub(os.Stderr, os.Exit)
+	h := cli.NewSignalHub(os.Stderr, os.Exit)
 	os.Exit(dispatchWith(h, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -80,7 +102,7 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // dispatchWith runs the command args name, its signals handled through h.
-func dispatchWith(h *signalHub, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func dispatchWith(h *cli.SignalHub, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		usage(stderr)
 		return exitUsage
@@ -91,8 +113,11 @@ func dispatchWith(h *signalHub, args []string, stdin io.Reader, stdout, stderr i
 	case "-h", "--help":
 		usage(stdout)
 		return 0
+	case cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
+		// The completion scripts asking what may follow.
+		return completioncmd.Complete(completionCommands(), args, stdout, stderr)
 	case "--version", "version":
-		fmt.Fprintln(stdout, "ration", version())
+		fmt.Fprintln(stdout, "ration", cli.Version())
 		return 0
 	}
 	for _, c := range commandsWith(h) {
@@ -125,7 +150,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "commands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'ration help COMMAND' (or 'ration COMMAND --help') for the flags of a command.")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -40,12 +41,7 @@ func TestRunHelpShell(t *testing.T) {
 	if code := dispatch([]string{"run", "--help"}, strings.NewReader(""), &out, &errb); code != 0 {
 		t.Fatalf("run --help: exit %d: %s", code, errb.String())
 	}
-	var line string
-	for _, l := range strings.Split(out.String(), "\n") {
-		if strings.HasPrefix(strings.TrimSpace(l), "--shell ") {
-			line = l
-		}
-	}
+	line := helpEntry(out.String(), "--shell ")
 	for _, want := range []string{"$PARALLEL_SHELL", "the shell ration was started from", "$SHELL"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("--shell's help %q does not name %s", line, want)
@@ -63,9 +59,44 @@ func TestRunHelpJobsFile(t *testing.T) {
 	if code := dispatch([]string{"run", "--help"}, strings.NewReader(""), &out, &errb); code != 0 {
 		t.Fatalf("run --help: exit %d: %s", code, errb.String())
 	}
-	for _, l := range strings.Split(out.String(), "\n") {
-		if strings.HasPrefix(strings.TrimSpace(l), "-j, --jobs ") && !strings.Contains(l, "FILE") {
-			t.Errorf("-j's help %q does not name FILE", l)
+	if l := helpEntry(out.String(), "-j, "); !strings.Contains(l, "--jobs") || !strings.Contains(l, "FILE") {
+		t.Errorf("-j's help %q does not name FILE", l)
+	}
+}
+
+// helpEntry returns the entry of help whose first line starts with
+// prefix (after its indent), its lines joined by a space: what a flag
+// does is wrapped onto lines indented past the flags' names.
+func helpEntry(help, prefix string) string {
+	var entry []string
+	for _, l := range strings.Split(help, "\n") {
+		switch {
+		case entry == nil && strings.HasPrefix(l, "  ") && strings.HasPrefix(strings.TrimSpace(l), prefix):
+			entry = append(entry, strings.TrimSpace(l))
+		case entry != nil && strings.HasPrefix(l, "        ") && strings.TrimSpace(l) != "":
+			entry = append(entry, strings.TrimSpace(l))
+		case entry != nil:
+			return strings.Join(entry, " ")
+		}
+	}
+	return strings.Join(entry, " ")
+}
+
+// TestHelpPlaceholders: no command's help names a flag's value by its Go
+// type (`--title string`, `--retries int`) or with pflag's
+// `count[=true]`: a placeholder says what the flag takes.
+func TestHelpPlaceholders(t *testing.T) {
+	typeName := regexp.MustCompile(`(?m)^\s+(?:-\w, )?--[\w-]+(?:, -?-[\w-]+)* (string|int|int64|uint|float64|float|bool|count|duration|stringArray|strings|ints)\b`)
+	for _, c := range commands() {
+		var out, errb bytes.Buffer
+		if code := dispatch([]string{c.name, "--help"}, strings.NewReader(""), &out, &errb); code != 0 {
+			t.Fatalf("%s --help: exit %d: %s", c.name, code, errb.String())
+		}
+		for _, m := range typeName.FindAllString(out.String(), -1) {
+			t.Errorf("%s --help: the placeholder is a Go type: %q", c.name, strings.TrimSpace(m))
+		}
+		if strings.Contains(out.String(), "[=") {
+			t.Errorf("%s --help holds pflag's [=...]:\n%s", c.name, out.String())
 		}
 	}
 }

@@ -61,7 +61,7 @@ func startHolder(t *testing.T, path string) (*exec.Cmd, io.WriteCloser) {
 	return cmd, stdin
 }
 
-// TestSecondWriterFails is item 5 of issue 16: a second run on the same
+// TestSecondWriterFails: a second run on the same
 // joblog used to truncate the first one's lines; now it fails at open and
 // names the process that holds the log.
 func TestSecondWriterFails(t *testing.T) {
@@ -99,7 +99,7 @@ func TestSecondWriterFails(t *testing.T) {
 	w.Close()
 }
 
-// TestResumeCutsTornTail is items 1 and 4 of issue 16: a last line without
+// TestResumeCutsTornTail: a last line without
 // its newline (a crash or a full disk mid-write) used to swallow the next
 // record, so a job that never ran counted as done.
 func TestResumeCutsTornTail(t *testing.T) {
@@ -161,7 +161,7 @@ func TestResumeCutsTornTail(t *testing.T) {
 	}
 }
 
-// TestHugeCommandReadsBack is item 16 of issue 16: a 20 MB input in
+// TestHugeCommandReadsBack: a 20 MB input in
 // --worker mode wrote a joblog line that --resume could not read
 // ("bufio.Scanner: token too long").
 func TestHugeCommandReadsBack(t *testing.T) {

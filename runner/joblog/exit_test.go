@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestExitColumns is issue 13 item 7: a job killed by an outside signal is
+// TestExitColumns: a job killed by an outside signal is
 // "0 <sig>" in GNU parallel's joblog, not "-1 <sig>" (what Go's
 // ProcessState.ExitCode gives); -1 is for jobs the runner killed.
 func TestExitColumns(t *testing.T) {

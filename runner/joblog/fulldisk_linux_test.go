@@ -30,7 +30,7 @@ func smallDisk(t *testing.T, size int) string {
 	return dir
 }
 
-// TestFullDiskLeavesWholeLines is items 2 and 4 of issue 16: a record that
+// TestFullDiskLeavesWholeLines: a record that
 // does not fit on the disk used to leave a partial last line, which the
 // next record (or the next run's first) merged into.
 func TestFullDiskLeavesWholeLines(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestCheckNotInput is item 6 of issue 16: `--joblog f -a f` truncated the
+// TestCheckNotInput: `--joblog f -a f` truncated the
 // input before reading it. Paths that differ in text name the same file.
 func TestCheckNotInput(t *testing.T) {
 	dir := t.TempDir()

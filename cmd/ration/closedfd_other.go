@@ -1,9 +1,0 @@
-//go:build !unix
-
-package main
-
-import "os"
-
-// closedAtStart reports whether f was closed when ration started; not
-// known here.
-func closedAtStart(*os.File) bool { return false }

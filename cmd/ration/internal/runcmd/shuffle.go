@@ -1,0 +1,26 @@
+package runcmd
+
+import "github.com/ration-run/ration/runner/input"
+
+// shuffled returns the arguments of args in an order shuffle chooses
+// (rand.Shuffle): every argument is read first, as GNU parallel's --shuf
+// generates every job first; memory grows with the number of arguments.
+// A read error is yielded alone, before any argument.
+func shuffled(args input.ArgSeq, shuffle func(n int, swap func(i, j int))) input.ArgSeq {
+	return func(yield func(input.Arg, error) bool) {
+		var all []input.Arg
+		for a, err := range args {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			all = append(all, a)
+		}
+		shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+		for _, a := range all {
+			if !yield(a, nil) {
+				return
+			}
+		}
+	}
+}
