@@ -153,3 +153,38 @@ func TestPTYRationWidth(t *testing.T) {
 		})
 	}
 }
+
+// TestPTYRationLogFormat: while the bar is shown on a terminal, ration's
+// log lines keep the human format a terminal gets without it, not
+// logfmt: the logger writes through the bar's writer and must still see
+// the terminal.
+func TestPTYRationLogFormat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the ration binary")
+	}
+	bin, err := testutil.BuildRation(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bar := range []string{"--bar", "--no-bar"} {
+		t.Run(bar, func(t *testing.T) {
+			tty, wait := openPTY(t)
+			setWidth(t, tty, 120)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, bin, "run", bar, "-j", "1", "false", ":::", "a")
+			cmd.Stdout, cmd.Stderr = tty, tty
+			_ = cmd.Run()
+			out := wait()
+			var failed string
+			for _, l := range screen(out) {
+				if strings.Contains(l, "job failed") {
+					failed = l
+				}
+			}
+			if failed == "" || strings.Contains(failed, "level=") || strings.Contains(failed, "msg=") || !strings.Contains(failed, " WARN ") {
+				t.Errorf("the failed job's line %q, want the human format (HH:MM:SS WARN  job failed ...):\n%q", failed, out)
+			}
+		})
+	}
+}
