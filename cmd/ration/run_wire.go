@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sync/atomic"
 
+	"github.com/ration-run/ration/internal/cmdcheck"
 	"github.com/ration-run/ration/internal/logs"
 	"github.com/ration-run/ration/internal/progress"
 	"github.com/ration-run/ration/internal/watchdog"
@@ -105,6 +106,9 @@ func wire(p *runPlan, stdin io.Reader, stdout, stderr io.Writer) (_ *wiring, err
 		return nil, err
 	}
 	if err = w.gnuCLIWire(&cfg); err != nil { // gnucli: -j FILE, --shuf, --shellquote
+		return nil, err
+	}
+	if err = w.checkCommand(&cfg); err != nil {
 		return nil, err
 	}
 	if err = w.decide(); err != nil {
@@ -257,9 +261,6 @@ func (w *wiring) observe(cfg *runner.Config, ref *runnerRef) error {
 	if w.bar != nil {
 		obs = append(obs, w.bar)
 	}
-	if h := shellHint(p, w.say.say); h != nil {
-		obs = append(obs, h)
-	}
 	cfg.Observer = obs
 	w.jobs = w.jobCgroup()
 	cfg.Memory = memorySampler(p.limits.FSRoot, p.limits.Getenv, w.jobs) // memory admission, in both modes
@@ -281,6 +282,26 @@ func (w *wiring) observe(cfg *runner.Config, ref *runnerRef) error {
 		if cfg.Executor, err = w.adapt.workerExecutor(p.worker, p.memAuto, d, w.stderr, w.reaper, w.jobs); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkCommand says before any job starts what would make every job fail
+// or do what was not meant: a program that cannot be found is the run's
+// error (exit 255, one line), shell syntax without --shell a warning.
+// A dry run runs nothing and prints the commands only; with --worker the
+// worker's program is checked (checkRun); with no command the inputs are
+// the commands.
+func (w *wiring) checkCommand(cfg *runner.Config) error {
+	if cfg.DryRun || w.plan.worker.command != "" || cfg.GNU.InputIsCommand {
+		return nil
+	}
+	c := cmdcheck.Command{Argv: cfg.Command, Shell: cfg.Shell, Workdir: cfg.GNU.Exec.Workdir != "", Template: cfg.GNU.Template}
+	if err := cmdcheck.Check(c); err != nil {
+		return err
+	}
+	if h := cmdcheck.Hint(c); h != "" && !w.plan.observe.quiet {
+		w.say.say(slog.LevelWarn, "ration run: warning: ", h)
 	}
 	return nil
 }
