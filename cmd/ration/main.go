@@ -36,6 +36,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/ration-run/ration/internal/closedpipe"
 )
 
 // exitUsage is the exit status for a usage or input error, as in GNU parallel.
@@ -80,7 +82,15 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // dispatchWith runs the command args name, its signals handled through h.
-func dispatchWith(h *signalHub, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// Every command exits 141 when its stdout was closed by its reader, as a
+// shell reports a program killed by SIGPIPE (`ration report jl | head`);
+// run says itself what it ran before that (outputGone).
+func dispatchWith(h *signalHub, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	if len(args) == 0 || args[0] != "run" {
+		out := closedpipe.New(stdout)
+		defer func() { code = out.Exit(code) }()
+		stdout = out
+	}
 	if len(args) == 0 {
 		usage(stderr)
 		return exitUsage

@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/ration-run/ration/internal/closedpipe"
 	"github.com/ration-run/ration/runner/template"
 )
 
@@ -59,14 +60,15 @@ func runMainWith(h *signalHub, args []string, getenv func(string) string, stdin 
 	if err != nil {
 		return fail(stderr, "ration run", err)
 	}
-	if p.help {
-		fmt.Fprintln(stdout, runUsage)
-		fs.SetOutput(stdout)
+	if p.help || p.cli.info != infoNone {
+		out := closedpipe.New(stdout) // 141 after | head, as the other commands
+		if p.cli.info != infoNone {   // gnucli: --version, --minversion, ...
+			return out.Exit(runGNUInfo(p.cli, out))
+		}
+		fmt.Fprintln(out, runUsage)
+		fs.SetOutput(out)
 		fs.PrintDefaults()
-		return 0
-	}
-	if p.cli.info != infoNone { // gnucli: --version, --minversion, ...
-		return runGNUInfo(p.cli, stdout)
+		return out.Exit(0)
 	}
 	w, err := wire(&p, stdin, stdout, stderr)
 	if err != nil {

@@ -308,6 +308,9 @@ func (w *wiring) checkCommand(cfg *runner.Config) error {
 
 // showBar reports whether to draw the progress bar.
 func (w *wiring) showBar() bool {
+	if w.plan.cfg.DryRun {
+		return false // it prints the commands only
+	}
 	switch w.plan.bar {
 	case barOn:
 		return true
@@ -383,7 +386,9 @@ func (w *wiring) report(sum runner.Summary, runErr error, got os.Signal) int {
 	// be opened, an input that names nothing) is one line on stderr: the
 	// error. A summary of nothing would only hide it.
 	tookNothing := sum.Succeeded+sum.Failed+sum.Killed+sum.NotStarted+sum.Skipped == 0
-	if !w.plan.observe.quiet && !(runErr != nil && tookNothing) {
+	// A dry run prints the commands only: it ran nothing to sum up.
+	quiet := w.plan.observe.quiet
+	if !quiet && !w.plan.cfg.DryRun && !(runErr != nil && tookNothing) {
 		line := sum.String()
 		if more := w.adapt.summary(w.plan.memAuto); more != "" {
 			line += "; " + more
@@ -391,7 +396,7 @@ func (w *wiring) report(sum runner.Summary, runErr error, got os.Signal) int {
 		say(slog.LevelInfo, "ration: ", line, "event", "summary", "succeeded", sum.Succeeded, "failed", sum.Failed,
 			"quarantined", sum.Quarantined, "killed", sum.Killed, "not_started", sum.NotStarted, "skipped", sum.Skipped)
 	}
-	if got != nil {
+	if got != nil && !quiet { // -q: errors only; the status tells the signal
 		say(slog.LevelWarn, "ration run: ", fmt.Sprintf("interrupted by %s: %d done, %d failed, %d stopped, %d pulled but not started",
 			sigName(got), sum.Succeeded, sum.Failed, sum.Killed, sum.NotStarted))
 		say(slog.LevelWarn, "", w.resumeHint())
