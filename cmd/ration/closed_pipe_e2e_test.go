@@ -6,7 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/ration-run/ration/internal/testutil"
 )
 
 // closedPipe returns the write end of a pipe whose reader is gone, as
@@ -57,13 +61,28 @@ func TestClosedPipeE2E(t *testing.T) {
 }
 
 // TestQuietDryRunE2E: -q prints errors only, nothing after a broken pipe
-// (it printed the notice and the resume hint); --dry-run prints the
+// (it printed the notice and the resume hint), no notice or hint after an
+// interrupt; --dry-run prints the
 // commands only, no summary ("ration: 2 done, ..." although nothing ran).
 func TestQuietDryRunE2E(t *testing.T) {
 	dir := t.TempDir()
 	r := rcmd{dir: dir, stdout: closedPipe(t), args: []string{"run", "-q", "-j", "1", "seq", "1", "100000", ":::", "1", "2", "3"}}.run(t)
 	if r.code != 141 || r.stderr != "" {
 		t.Errorf("-q after a broken pipe: exit %d, stderr %q; want 141 and nothing", r.code, r.stderr)
+	}
+	started := filepath.Join(dir, "started")
+	cmd, out, errb := rcmd{dir: dir, args: []string{"run", "-q", "--term-timeout", "100ms", "--shell", "echo >> " + started + "; exec sleep 30", ":::", "1", "2"}}.start(t)
+	testutil.Eventually(t, 20*time.Second, "the jobs started", func() bool {
+		b, _ := os.ReadFile(started)
+		return len(b) == 2
+	})
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	// The answer to the signal stays (it says that a second one kills the
+	// jobs); the interruption notice and the resume hint after it go.
+	if r := waitRation(t, cmd, out, errb, 30*time.Second); r.code != 130 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "got SIGINT") {
+		t.Errorf("-q after SIGINT: exit %d, stderr %q; want 130 and the one line that answers the signal", r.code, r.stderr)
 	}
 	for _, args := range [][]string{
 		{"run", "--dry-run", "echo", ":::", "a", "b"},
