@@ -389,10 +389,13 @@ func (w *wiring) report(sum runner.Summary, runErr error, got os.Signal) int {
 	// A dry run prints the commands only: it ran nothing to sum up.
 	quiet := w.plan.observe.quiet
 	if !quiet && !w.plan.cfg.DryRun && !(runErr != nil && tookNothing) {
-		line := sum.String()
-		if more := w.adapt.summary(w.plan.memAuto); more != "" {
-			line += "; " + more
+		// On a terminal the line fits its width where it can; a file, a
+		// pipe and the JSON log get it whole.
+		columns := 0
+		if !w.plan.observe.json {
+			columns = progress.Columns(w.stderr)
 		}
+		line := progress.SummaryLine(sum, w.adapt.summary(w.plan.memAuto), len("ration: "), columns)
 		say(slog.LevelInfo, "ration: ", line, "event", "summary", "succeeded", sum.Succeeded, "failed", sum.Failed,
 			"quarantined", sum.Quarantined, "killed", sum.Killed, "not_started", sum.NotStarted, "skipped", sum.Skipped)
 	}

@@ -111,8 +111,8 @@ func TestPTYResize(t *testing.T) {
 }
 
 // TestPTYRationWidth runs the ration binary under a pseudo-terminal 40,
-// 80 and 120 columns wide (the case: many short jobs, an 80x24
-// pane): no line it draws reaches the last column.
+// 80 and 120 columns wide (many short jobs, as in an 80x24 tmux pane): no
+// bar it draws, and not its summary, reaches the last column.
 func TestPTYRationWidth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the ration binary")
@@ -137,18 +137,22 @@ func TestPTYRationWidth(t *testing.T) {
 				t.Fatalf("ration: %v\n%q", err, wait())
 			}
 			out := wait()
-			bars := 0
+			bars, summaries := 0, 0
 			for _, l := range drawnLines(out) {
-				if !strings.Contains(l, "/200 ") { // the summary is checked on its own
+				switch {
+				case strings.Contains(l, "/200 "):
+					bars++
+				case strings.HasPrefix(l, "ration: 200 done, 0 failed in "):
+					summaries++
+				default:
 					continue
 				}
-				bars++
 				if len(l) >= columns {
-					t.Errorf("a %d-character bar on a %d-column terminal:\n%q", len(l), columns, l)
+					t.Errorf("a %d-character line on a %d-column terminal:\n%q", len(l), columns, l)
 				}
 			}
-			if bars == 0 {
-				t.Errorf("no bar drawn:\n%q", out)
+			if bars == 0 || summaries != 1 {
+				t.Errorf("%d bars and %d summaries drawn, want some and one:\n%q", bars, summaries, out)
 			}
 		})
 	}
