@@ -62,8 +62,8 @@ func TestClosedPipeE2E(t *testing.T) {
 
 // TestQuietDryRunE2E: -q prints errors only, nothing after a broken pipe
 // (it printed the notice and the resume hint), no notice or hint after an
-// interrupt; --dry-run prints the
-// commands only, no summary ("ration: 2 done, ..." although nothing ran).
+// interrupt; --dry-run prints the commands only, no summary ("ration: 2
+// done, ..." although nothing ran).
 func TestQuietDryRunE2E(t *testing.T) {
 	dir := t.TempDir()
 	r := rcmd{dir: dir, stdout: closedPipe(t), args: []string{"run", "-q", "-j", "1", "seq", "1", "100000", ":::", "1", "2", "3"}}.run(t)

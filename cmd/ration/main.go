@@ -13,10 +13,11 @@
 // (with --worker, quarantined tasks count as failed); 101 more than 100
 // failed; 128+N interrupted by signal N (141: stdout closed by its
 // reader); with --halt, GNU parallel's status; 255 usage or input error (also a
-// metrics address that cannot be bound or a worker command that cannot be
-// found). ration sem --fg exits with its command's status (1 when
-// --semaphoretimeout gave up waiting). The others exit 0 on success and
-// 255 on a usage error.
+// metrics address that cannot be bound, or a program or worker command
+// that cannot be found, before any job starts). ration sem --fg exits with
+// its command's status (1 when --semaphoretimeout gave up waiting). The
+// others exit 0 on success and 255 on a usage error. Every command exits
+// 141 when its stdout was closed by its reader.
 //
 // This package holds flags and wiring only; the work is done in cgroup/,
 // limits/, pool/ and runner/. Each subcommand parses its flags into a
