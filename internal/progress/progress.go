@@ -70,7 +70,7 @@ type Bar struct {
 
 	total atomic.Int64
 	// done counts the jobs that ran to their end, failed ones included;
-	// stopped and notStarted those the run stopped or never started.
+	// jobsStopped and notStarted those the run stopped or never started.
 	done, succeeded, failed, skipped, active atomic.Int64
 	jobsStopped, notStarted                  atomic.Int64
 	width                                    int // Options.Width
@@ -81,6 +81,9 @@ type Bar struct {
 	drawn    bool // the bar is on screen, on the cursor's line
 	midLine  bool // the last output did not end its line: no bar until it does
 	finished bool
+	// cols is the terminal's width as the last redraw read it: a job's
+	// output line redraws the bar without asking the terminal again.
+	cols int
 
 	startOnce, stopOnce sync.Once
 	stop                chan struct{}
@@ -101,6 +104,7 @@ func New(w io.Writer, o Options) *Bar {
 		}
 	}
 	b.total.Store(o.Total)
+	b.cols = b.columns()
 	return b
 }
 
@@ -219,7 +223,8 @@ func (b *Bar) draw() {
 	if b.finished || b.midLine {
 		return
 	}
-	line := b.line(time.Now(), b.columns(), false)
+	b.cols = b.columns()
+	line := b.line(time.Now(), b.cols, false)
 	if !b.terminal {
 		b.logLine(line)
 		return
@@ -307,7 +312,7 @@ func (o *wrapped) Write(p []byte) (int, error) {
 		b.midLine = p[n-1] != '\n'
 	}
 	if !b.midLine && !b.finished {
-		_, _ = io.WriteString(b.w, clearLine+b.line(time.Now(), b.columns(), false))
+		_, _ = io.WriteString(b.w, clearLine+b.line(time.Now(), b.cols, false))
 		b.drawn = true
 	}
 	return n, err
