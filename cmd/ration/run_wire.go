@@ -99,6 +99,9 @@ func wire(p *runPlan, stdin io.Reader, stdout, stderr io.Writer) (_ *wiring, err
 	}
 	cfg := p.cfg
 	cfg.Stdout, cfg.Stderr, cfg.Logger = stdout, stderr, w.log
+	if err = w.checkCommand(&cfg); err != nil {
+		return nil, err
+	}
 	if err = w.checkRun(&cfg, stdin, stdout); err != nil {
 		return nil, err
 	}
@@ -106,9 +109,6 @@ func wire(p *runPlan, stdin io.Reader, stdout, stderr io.Writer) (_ *wiring, err
 		return nil, err
 	}
 	if err = w.gnuCLIWire(&cfg); err != nil { // gnucli: -j FILE, --shuf, --shellquote
-		return nil, err
-	}
-	if err = w.checkCommand(&cfg); err != nil {
 		return nil, err
 	}
 	if err = w.decide(); err != nil {
@@ -286,8 +286,8 @@ func (w *wiring) observe(cfg *runner.Config, ref *runnerRef) error {
 	return nil
 }
 
-// checkCommand says before any job starts what would make every job fail
-// or do what was not meant: a program that cannot be found is the run's
+// checkCommand says before any job starts, and before the inputs are
+// read, what would make every job fail or do what was not meant: a program that cannot be found is the run's
 // error (exit 255, one line), shell syntax without --shell a warning.
 // A dry run runs nothing and prints the commands only; with --worker the
 // worker's program is checked (checkRun); with no command the inputs are
@@ -296,7 +296,8 @@ func (w *wiring) checkCommand(cfg *runner.Config) error {
 	if cfg.DryRun || w.plan.worker.command != "" || cfg.GNU.InputIsCommand {
 		return nil
 	}
-	c := cmdcheck.Command{Argv: cfg.Command, Shell: cfg.Shell, Workdir: cfg.GNU.Exec.Workdir != "", Template: cfg.GNU.Template}
+	c := cmdcheck.Command{Argv: cfg.Command, Shell: cfg.Shell, Workdir: cfg.GNU.Exec.Workdir != "", Template: cfg.GNU.Template,
+		Header: w.plan.input.header}
 	if err := cmdcheck.Check(c); err != nil {
 		return err
 	}

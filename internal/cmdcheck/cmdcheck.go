@@ -27,6 +27,10 @@ type Command struct {
 	// Template holds the replacement strings of the run (custom ones,
 	// --header's names), to tell whether the program word holds one.
 	Template template.Options
+	// Header is --header without Template.Names: the names of the
+	// columns are read with the input, after the check, so a program
+	// word holding a brace may hold one ({NAME}) and is left to its jobs.
+	Header bool
 }
 
 // Check returns an error when every job of c would fail to start: its
@@ -49,6 +53,9 @@ func Check(c Command) error {
 	}
 	if t, err := template.ParseOptions([]string{prog}, c.Template); err != nil || t.HasInput() {
 		return nil // the runner reports the template's error; a replacement string names a program per job
+	}
+	if c.Header && len(c.Template.Names) == 0 && strings.Contains(prog, "{") {
+		return nil
 	}
 	if c.Workdir && !filepath.IsAbs(prog) && strings.ContainsRune(prog, filepath.Separator) {
 		return nil // looked up in each job's directory

@@ -33,6 +33,8 @@ func TestCheck(t *testing.T) {
 		{"from the input", Command{Argv: []string{"{}", "-v"}}, ""},
 		{"from a column", Command{Argv: []string{"{2}"}}, ""},
 		{"from a header name", Command{Argv: []string{"{prog}"}, Template: template.Options{Names: []string{"prog"}}}, ""},
+		{"from a header name not read yet", Command{Argv: []string{"{prog}"}, Header: true}, ""},
+		{"braces, no header", Command{Argv: []string{"{prog}"}}, `cannot run "{prog}"`},
 		{"from a custom string", Command{Argv: []string{"XX"}, Template: template.Options{Strings: template.Strings{Input: "XX"}}}, ""},
 		{"a quoted pipeline", Command{Argv: []string{"echo {} | tr a-z A-Z"}},
 			`"echo {} | tr a-z A-Z" is a shell command line, not a program, and runs without a shell: did you mean --shell?`},
