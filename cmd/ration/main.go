@@ -13,10 +13,11 @@
 // (with --worker, quarantined tasks count as failed); 101 more than 100
 // failed; 128+N interrupted by signal N (141: stdout closed by its
 // reader); with --halt, GNU parallel's status; 255 usage or input error (also a
-// metrics address that cannot be bound or a worker command that cannot be
-// found). ration sem --fg exits with its command's status (1 when
-// --semaphoretimeout gave up waiting). The others exit 0 on success and
-// 255 on a usage error.
+// metrics address that cannot be bound, or a program or worker command
+// that cannot be found, before any job starts). ration sem --fg exits with
+// its command's status (1 when --semaphoretimeout gave up waiting). The
+// others exit 0 on success and 255 on a usage error. Every command exits
+// 141 when its stdout was closed by its reader.
 //
 // This package dispatches to the commands only; the work is done in
 // cgroup/, limits/, pool/ and runner/. Each command is a package under
@@ -41,6 +42,7 @@ import (
 	"github.com/ration-run/ration/cmd/ration/internal/reportcmd"
 	"github.com/ration-run/ration/cmd/ration/internal/runcmd"
 	"github.com/ration-run/ration/cmd/ration/internal/semcmd"
+	"github.com/ration-run/ration/internal/closedpipe"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -102,7 +104,15 @@ func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // dispatchWith runs the command args name, its signals handled through h.
-func dispatchWith(h *cli.SignalHub, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// Every command exits 141 when its stdout was closed by its reader, as a
+// shell reports a program killed by SIGPIPE (`ration report jl | head`);
+// run says itself what it ran before that (outputGone).
+func dispatchWith(h *cli.SignalHub, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	if len(args) == 0 || args[0] != "run" {
+		out := closedpipe.New(stdout)
+		defer func() { code = out.Exit(code) }()
+		stdout = out
+	}
 	if len(args) == 0 {
 		usage(stderr)
 		return exitUsage

@@ -3,8 +3,8 @@
 //
 // # Formats
 //
-//   - "auto" (the default): "human" when the writer is a terminal, "text"
-//     otherwise.
+//   - "auto" (the default): "human" when the writer is a terminal (see
+//     IsTerminal), "text" otherwise.
 //   - "human": one short line per record for a person at a terminal:
 //     clock time, level, message, then key=value pairs.
 //   - "text": slog's logfmt (time=... level=... msg=... key=value), one
@@ -28,7 +28,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -93,9 +92,12 @@ func New(w io.Writer, opts Options) (*slog.Logger, error) {
 	return nil, fmt.Errorf("unknown log format %q (want auto, human, text or json)", opts.Format)
 }
 
-// IsTerminal reports whether w is an *os.File open on a terminal.
+// IsTerminal reports whether w writes to a terminal: an *os.File open on
+// one, or a writer with the Fd method of the file it writes to (the
+// progress bar's writer), so that the logs keep the human format while
+// the bar is shown.
 func IsTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := w.(interface{ Fd() uintptr })
 	return ok && isTerminal(f.Fd())
 }
 

@@ -179,6 +179,38 @@ func TestIsTerminal(t *testing.T) {
 	}
 }
 
+// fdWriter writes through to a file it does not expose, as a progress
+// bar's writer does; Fd tells which file it writes to.
+type fdWriter struct{ f *os.File }
+
+func (w fdWriter) Write(p []byte) (int, error) { return w.f.Write(p) }
+func (w fdWriter) Fd() uintptr                 { return w.f.Fd() }
+
+// TestIsTerminalThroughWriter: a writer that writes to a terminal and
+// has its Fd (the progress bar's) is a terminal, so that the logs keep
+// their human format while the bar is shown.
+func TestIsTerminalThroughWriter(t *testing.T) {
+	_, slave := openPTY(t)
+	if !IsTerminal(fdWriter{slave}) {
+		t.Error("a writer to a pty slave with its Fd is not a terminal")
+	}
+	l, err := New(fdWriter{slave}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := l.Handler().(*HumanHandler); !ok {
+		t.Errorf("auto through a writer to a terminal chose %T, want *HumanHandler", l.Handler())
+	}
+	f, err := os.CreateTemp(t.TempDir(), "log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if IsTerminal(fdWriter{f}) {
+		t.Error("a writer to a file counts as a terminal")
+	}
+}
+
 func TestHumanHandler(t *testing.T) {
 	var out bytes.Buffer
 	l := slog.New(NewHumanHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug}))

@@ -16,7 +16,6 @@
 package progress
 
 import (
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -53,6 +52,10 @@ type Options struct {
 	Interval time.Duration
 	// LogEvery is the period of log lines; 0 means DefaultLogEvery.
 	LogEvery time.Duration
+	// Width is the terminal's width in columns. 0 reads it before each
+	// redraw from the writer, when that is a terminal (a resized window
+	// gets lines that fit it), and sets no limit on other writers.
+	Width int
 }
 
 // Bar draws a run's progress on one writer. Its methods are safe for
@@ -65,8 +68,12 @@ type Bar struct {
 	period   time.Duration
 	start    time.Time
 
-	total                         atomic.Int64
-	done, failed, skipped, active atomic.Int64
+	total atomic.Int64
+	// done counts the jobs that ran to their end, failed ones included;
+	// jobsStopped and notStarted those the run stopped or never started.
+	done, succeeded, failed, skipped, active atomic.Int64
+	jobsStopped, notStarted                  atomic.Int64
+	width                                    int // Options.Width
 
 	// mu serializes everything written to the terminal: the bar's redraws
 	// and the wrapped writers' output.
@@ -74,6 +81,9 @@ type Bar struct {
 	drawn    bool // the bar is on screen, on the cursor's line
 	midLine  bool // the last output did not end its line: no bar until it does
 	finished bool
+	// cols is the terminal's width as the last redraw read it: a job's
+	// output line redraws the bar without asking the terminal again.
+	cols int
 
 	startOnce, stopOnce sync.Once
 	stop                chan struct{}
@@ -82,7 +92,7 @@ type Bar struct {
 
 // New returns a Bar drawing on w. It draws nothing until Start.
 func New(w io.Writer, o Options) *Bar {
-	b := &Bar{w: w, terminal: o.Terminal, start: time.Now(), stop: make(chan struct{}), stopped: make(chan struct{})}
+	b := &Bar{w: w, terminal: o.Terminal, width: o.Width, start: time.Now(), stop: make(chan struct{}), stopped: make(chan struct{})}
 	b.period = o.LogEvery
 	if b.period <= 0 {
 		b.period = DefaultLogEvery
@@ -94,6 +104,7 @@ func New(w io.Writer, o Options) *Bar {
 		}
 	}
 	b.total.Store(o.Total)
+	b.cols = b.columns()
 	return b
 }
 
@@ -130,8 +141,18 @@ func (b *Bar) Observe(e event.Event) {
 		if e.Outcome != event.NotStarted {
 			b.active.Add(-1)
 		}
-		b.done.Add(1)
-		if e.Outcome != event.Succeeded {
+		// As the run's summary counts them: a job the run stopped, or
+		// never started, has not finished and has not failed.
+		switch e.Outcome {
+		case event.Stopped:
+			b.jobsStopped.Add(1)
+		case event.NotStarted:
+			b.notStarted.Add(1)
+		case event.Succeeded:
+			b.done.Add(1)
+			b.succeeded.Add(1)
+		default:
+			b.done.Add(1)
 			b.failed.Add(1)
 		}
 	case event.JobSkipped:
@@ -181,7 +202,7 @@ func (b *Bar) Finish() {
 		<-b.stopped
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		line := b.line(time.Now())
+		line := b.line(time.Now(), b.columns(), true)
 		if b.terminal {
 			prefix := clearLine
 			if b.midLine {
@@ -202,7 +223,8 @@ func (b *Bar) draw() {
 	if b.finished || b.midLine {
 		return
 	}
-	line := b.line(time.Now())
+	b.cols = b.columns()
+	line := b.line(time.Now(), b.cols, false)
 	if !b.terminal {
 		b.logLine(line)
 		return
@@ -225,6 +247,12 @@ func (b *Bar) logLine(line string) {
 	if s := b.skipped.Load(); s > 0 {
 		attrs = append(attrs, "skipped", s)
 	}
+	if s := b.jobsStopped.Load(); s > 0 {
+		attrs = append(attrs, "stopped", s)
+	}
+	if s := b.notStarted.Load(); s > 0 {
+		attrs = append(attrs, "not_started", s)
+	}
 	b.log.Info(strings.TrimPrefix(line, "ration: "), attrs...)
 }
 
@@ -234,7 +262,8 @@ func (b *Bar) logLine(line string) {
 // line's end, so it never lands in the middle of it). Wrap returns w
 // itself when the Bar is nil or not drawing on a terminal, and when w is
 // a file that is not a character device (output redirected to a file or
-// pipe never meets the bar).
+// pipe never meets the bar). The writer wrapping a terminal file has its
+// Fd method, so that a logger writing through it still sees a terminal.
 func (b *Bar) Wrap(w io.Writer) io.Writer {
 	if b == nil || !b.terminal {
 		return w
@@ -243,6 +272,7 @@ func (b *Bar) Wrap(w io.Writer) io.Writer {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice == 0 {
 			return w
 		}
+		return &wrappedFile{wrapped{b: b, w: w}, f}
 	}
 	return &wrapped{b: b, w: w}
 }
@@ -251,6 +281,17 @@ type wrapped struct {
 	b *Bar
 	w io.Writer
 }
+
+// wrappedFile is a wrapped terminal. Its Fd lets whoever writes through
+// it see the terminal (a logger choosing its format, golang.org/x/term);
+// written to directly, the fd would bypass the bar.
+type wrappedFile struct {
+	wrapped
+	f *os.File
+}
+
+// Fd returns the terminal's file descriptor.
+func (o *wrappedFile) Fd() uintptr { return o.f.Fd() }
 
 func (o *wrapped) Write(p []byte) (int, error) {
 	if len(p) == 0 {
@@ -271,61 +312,8 @@ func (o *wrapped) Write(p []byte) (int, error) {
 		b.midLine = p[n-1] != '\n'
 	}
 	if !b.midLine && !b.finished {
-		_, _ = io.WriteString(b.w, clearLine+b.line(time.Now()))
+		_, _ = io.WriteString(b.w, clearLine+b.line(time.Now(), b.cols, false))
 		b.drawn = true
 	}
 	return n, err
-}
-
-// line formats the state: with a known total a bar, percentage and ETA;
-// without, counts and rate only.
-func (b *Bar) line(now time.Time) string {
-	done, failed, skipped, active := b.done.Load(), b.failed.Load(), b.skipped.Load(), max(b.active.Load(), 0)
-	el := now.Sub(b.start)
-	rate := 0.0
-	if el > 0 {
-		rate = float64(done) / el.Seconds()
-	}
-	tail := fmt.Sprintf("%d failed, %d running, %s/s", failed, active, fmtRate(rate))
-	if skipped > 0 {
-		tail += fmt.Sprintf(", %d skipped", skipped)
-	}
-	tail += ", " + fmtDur(el)
-	total := b.total.Load()
-	if total >= 0 {
-		total -= skipped
-	}
-	if total < 0 {
-		return fmt.Sprintf("ration: %d done, %s", done, tail)
-	}
-	const width = 20
-	frac := 1.0
-	if total > 0 {
-		frac = min(float64(done)/float64(total), 1)
-	}
-	fill := int(frac * width)
-	bar := strings.Repeat("#", fill) + strings.Repeat(".", width-fill)
-	eta := "?"
-	switch {
-	case done >= total:
-		eta = "0s"
-	case rate > 0:
-		eta = fmtDur(time.Duration(float64(total-done) / rate * float64(time.Second)))
-	}
-	return fmt.Sprintf("ration: [%s] %d/%d %3.0f%%, %s, ETA %s", bar, done, total, frac*100, tail, eta)
-}
-
-func fmtRate(r float64) string {
-	if r >= 10 {
-		return fmt.Sprintf("%.0f", r)
-	}
-	return fmt.Sprintf("%.1f", r)
-}
-
-// fmtDur writes d in whole seconds (tenths under ten seconds).
-func fmtDur(d time.Duration) string {
-	if d < 10*time.Second {
-		return d.Round(100 * time.Millisecond).String()
-	}
-	return d.Round(time.Second).String()
 }

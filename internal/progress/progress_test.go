@@ -165,7 +165,7 @@ func TestLine(t *testing.T) {
 	b = New(&term, Options{Terminal: true, Total: 3})
 	b.start = time.Now().Add(-time.Second)
 	b.Observe(event.Event{Kind: event.JobFinished, Outcome: event.Succeeded})
-	if l := b.line(b.start.Add(time.Second)); !strings.Contains(l, "ETA 2s") || !strings.Contains(l, "1.0/s") {
+	if l := b.line(b.start.Add(time.Second), 0, false); !strings.Contains(l, "ETA 2s") || !strings.Contains(l, "1.0/s") {
 		t.Errorf("ETA: %q", l)
 	}
 }

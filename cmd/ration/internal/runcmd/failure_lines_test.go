@@ -29,8 +29,16 @@ func (e e2e) failureLines(t *testing.T) {
 	if ls := lines(r.stderr); r.code != 2 || len(ls) != 3 || count(ls, `msg="job failed"`) != 2 || count(ls, "ration: ") != 1 {
 		t.Errorf("exit failures: exit %d, stderr:\n%s\nwant exit 2, 2 job-failed lines and the summary", r.code, r.stderr)
 	}
-	// A command that cannot start: one line, which names why.
+	// A command that cannot start: one line, which names why. A program
+	// named on the command line is looked up before any job starts: the
+	// run's error, exit 255, no summary.
 	r = e.run("", "-j", "1", "--log-format", "text", "no-such-command-for-ration", ":::", "1")
+	if ls := lines(r.stderr); r.code != exitUsage || len(ls) != 1 || count(ls, "no-such-command-for-ration") != 1 || count(ls, "executable file not found") != 1 {
+		t.Errorf("start failure: exit %d, stderr:\n%s\nwant exit 255 and one line naming the command and why", r.code, r.stderr)
+	}
+	// A program named by the input is looked up as its job starts: a job
+	// that fails, one job-failed line naming the error, and the summary.
+	r = e.run("", "-j", "1", "--log-format", "text", "{}", ":::", "no-such-command-for-ration")
 	if ls := lines(r.stderr); r.code != 1 || len(ls) != 2 || count(ls, `msg="job failed"`) != 1 || count(ls, "executable file not found") != 1 {
 		t.Errorf("start failure: exit %d, stderr:\n%s\nwant exit 1, one job-failed line naming the error, and the summary", r.code, r.stderr)
 	}
@@ -44,9 +52,13 @@ func (e e2e) failureLines(t *testing.T) {
 	// one line that says why, as a shell or xargs prints it, and as
 	// --help promises ("log warnings and errors only"). Before, the run
 	// failed with nothing on stderr at all.
-	r = e.run("", "-q", "-j", "1", "no-such-command-for-ration", ":::", "1")
+	r = e.run("", "-q", "-j", "1", "{}", ":::", "no-such-command-for-ration")
 	if ls := lines(r.stderr); r.code != 1 || len(ls) != 1 || count(ls, "no-such-command-for-ration") != 1 || count(ls, "executable file not found") != 1 {
 		t.Errorf("--quiet start failure: exit %d, stderr %q; want exit 1 and one line naming the command and why", r.code, r.stderr)
+	}
+	r = e.run("", "-q", "-j", "1", "no-such-command-for-ration", ":::", "1")
+	if ls := lines(r.stderr); r.code != exitUsage || len(ls) != 1 || count(ls, "no-such-command-for-ration") != 1 || count(ls, "executable file not found") != 1 {
+		t.Errorf("--quiet, a program not found: exit %d, stderr %q; want exit 255 and one line naming the command and why", r.code, r.stderr)
 	}
 	failing := `sed -u 's/^{"id":\([0-9]*\),.*/{"id":\1,"ok":false,"error":"cannot parse"}/'`
 	r = e.run("", "-q", "-j", "1", "--worker", failing, ":::", "in-put")

@@ -9,12 +9,12 @@ import (
 	"testing"
 )
 
-// TestGNUShellHintOnce: a command holding shell syntax that fails to exec
+// TestGNUShellHintOnce: a command holding shell syntax that cannot exec
 // without --shell says "did you mean --shell?" once, whatever the number
-// of jobs.
+// of jobs: before any job starts, as the run's error.
 func TestGNUShellHintOnce(t *testing.T) {
 	_, stderr, code := rationCmd(t, "", nil, "run", "-j2", "echo {} | wc -l", ":::", "a", "b", "c", "d")
-	if code != 4 || strings.Count(stderr, "did you mean --shell?") != 1 {
+	if code != exitUsage || strings.Count(stderr, "did you mean --shell?") != 1 || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr)
 	}
 	_, stderr, _ = rationCmd(t, "", nil, "run", "no-such-program-x", ":::", "a")

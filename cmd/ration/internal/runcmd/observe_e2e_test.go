@@ -666,7 +666,9 @@ func TestObserveMetricsPortZeroE2E(t *testing.T) {
 }
 
 // TestObserveJSONStartErrorE2E: a command that cannot be started is
-// reported as a JSON record too, with --log-format json.
+// reported as a JSON record too, with --log-format json. The program is
+// the input's ({}): one named on the command line is looked up before
+// any job starts.
 func TestObserveJSONStartErrorE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -674,7 +676,7 @@ func TestObserveJSONStartErrorE2E(t *testing.T) {
 	bin := buildRation(t)
 	accNeed(t, accHelp(t, bin), "log-format")
 	missing := filepath.Join(t.TempDir(), "no-such-command")
-	p := accStart(t, bin, nil, nil, nil, "--log-format", "json", missing, ":::", "a")
+	p := accStart(t, bin, nil, nil, nil, "--log-format", "json", "{}", ":::", missing)
 	code := p.wait(60 * time.Second)
 	stderr := p.stderr.String()
 	recs, other := accJSONLines(stderr)

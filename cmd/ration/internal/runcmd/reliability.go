@@ -98,12 +98,18 @@ func (w *wiring) outputGone(sum runner.Summary, runErr error) (status int, ok bo
 		return 0, false
 	}
 	say := w.say.say
+	quiet := w.plan.observe.quiet
 	hint := func() {
-		if !w.plan.cfg.DryRun { // a dry run has nothing to resume
+		if !w.plan.cfg.DryRun && !quiet { // a dry run has nothing to resume; -q prints errors only
 			say(slog.LevelWarn, "", w.resumeHint())
 		}
 	}
 	if errors.Is(runErr, syscall.EPIPE) {
+		if quiet {
+			// The reader went away (| head), as it may: with -q, as
+			// for a shell pipeline, the status 141 says it all.
+			return exitBrokenPipe, true
+		}
 		say(slog.LevelError, "ration run: ", fmt.Sprintf("standard output was closed by its reader (broken pipe): started no more jobs; %d done, %d failed, %d stopped; %v",
 			sum.Succeeded, sum.Failed, sum.Killed, runErr))
 		hint()

@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/ration-run/ration/internal/closedpipe"
 	"github.com/ration-run/ration/runner/template"
 )
 
@@ -58,15 +59,16 @@ func Main(h *signalHub, args []string, getenv func(string) string, stdin io.Read
 	if err != nil {
 		return fail(stderr, "ration run", err)
 	}
-	if p.help {
-		fmt.Fprintf(stdout, "%s\n", runUsage)
-		if err := printRunHelp(stdout, fs); err != nil {
+	if p.help || p.cli.info != infoNone {
+		out := closedpipe.New(stdout) // 141 after | head, as the other commands
+		if p.cli.info != infoNone {   // GNU's --version, --minversion, ...
+			return out.Exit(runGNUInfo(p.cli, out))
+		}
+		fmt.Fprintf(out, "%s\n", runUsage)
+		if err := printRunHelp(out, fs); err != nil && !out.Closed() {
 			return fail(stderr, "ration run", err)
 		}
-		return 0
-	}
-	if p.cli.info != infoNone { // GNU's --version, --minversion, ...
-		return runGNUInfo(p.cli, stdout)
+		return out.Exit(0)
 	}
 	w, err := wire(&p, stdin, stdout, stderr)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"sync/atomic"
 
+	"github.com/ration-run/ration/internal/cmdcheck"
 	"github.com/ration-run/ration/internal/logs"
 	"github.com/ration-run/ration/internal/progress"
 	"github.com/ration-run/ration/internal/watchdog"
@@ -96,6 +97,9 @@ func wire(p *runPlan, stdin io.Reader, stdout, stderr io.Writer) (_ *wiring, err
 	}
 	cfg := p.cfg
 	cfg.Stdout, cfg.Stderr, cfg.Logger = stdout, stderr, w.log
+	if err = w.checkCommand(&cfg); err != nil {
+		return nil, err
+	}
 	if err = w.checkRun(&cfg, stdin, stdout); err != nil {
 		return nil, err
 	}
@@ -160,9 +164,6 @@ func (w *wiring) observe(cfg *runner.Config, ref *runnerRef) error {
 	if w.bar != nil {
 		obs = append(obs, w.bar)
 	}
-	if h := shellHint(p, w.say.say); h != nil {
-		obs = append(obs, h)
-	}
 	cfg.Observer = obs
 	w.jobs = w.jobCgroup()
 	cfg.Memory = memorySampler(p.limits.FSRoot, p.limits.Getenv, w.jobs) // memory admission, in both modes
@@ -188,8 +189,32 @@ func (w *wiring) observe(cfg *runner.Config, ref *runnerRef) error {
 	return nil
 }
 
+// checkCommand says before any job starts, and before the inputs are
+// read, what would make every job fail or do what was not meant: a program that cannot be found is the run's
+// error (exit 255, one line), shell syntax without --shell a warning.
+// A dry run runs nothing and prints the commands only; with --worker the
+// worker's program is checked (checkRun); with no command the inputs are
+// the commands.
+func (w *wiring) checkCommand(cfg *runner.Config) error {
+	if cfg.DryRun || w.plan.worker.command != "" || cfg.GNU.InputIsCommand {
+		return nil
+	}
+	c := cmdcheck.Command{Argv: cfg.Command, Shell: cfg.Shell, Workdir: cfg.GNU.Exec.Workdir != "", Template: cfg.GNU.Template,
+		Header: w.plan.input.header}
+	if err := cmdcheck.Check(c); err != nil {
+		return err
+	}
+	if h := cmdcheck.Hint(c); h != "" && !w.plan.observe.quiet {
+		w.say.say(slog.LevelWarn, "ration run: warning: ", h)
+	}
+	return nil
+}
+
 // showBar reports whether to draw the progress bar.
 func (w *wiring) showBar() bool {
+	if w.plan.cfg.DryRun {
+		return false // it prints the commands only
+	}
 	switch w.plan.bar {
 	case barOn:
 		return true
@@ -265,15 +290,20 @@ func (w *wiring) report(sum runner.Summary, runErr error, got os.Signal) int {
 	// be opened, an input that names nothing) is one line on stderr: the
 	// error. A summary of nothing would only hide it.
 	tookNothing := sum.Succeeded+sum.Failed+sum.Killed+sum.NotStarted+sum.Skipped == 0
-	if !w.plan.observe.quiet && !(runErr != nil && tookNothing) {
-		line := sum.String()
-		if more := w.adapt.summary(w.plan.memAuto); more != "" {
-			line += "; " + more
+	// A dry run prints the commands only: it ran nothing to sum up.
+	quiet := w.plan.observe.quiet
+	if !quiet && !w.plan.cfg.DryRun && !(runErr != nil && tookNothing) {
+		// On a terminal the line fits its width where it can; a file, a
+		// pipe and the JSON log get it whole.
+		columns := 0
+		if !w.plan.observe.json {
+			columns = progress.Columns(w.stderr)
 		}
+		line := progress.SummaryLine(sum, w.adapt.summary(w.plan.memAuto), len("ration: "), columns)
 		say(slog.LevelInfo, "ration: ", line, "event", "summary", "succeeded", sum.Succeeded, "failed", sum.Failed,
 			"quarantined", sum.Quarantined, "killed", sum.Killed, "not_started", sum.NotStarted, "skipped", sum.Skipped)
 	}
-	if got != nil {
+	if got != nil && !quiet { // -q: errors only; the status tells the signal
 		say(slog.LevelWarn, "ration run: ", fmt.Sprintf("interrupted by %s: %d done, %d failed, %d stopped, %d pulled but not started",
 			sigName(got), sum.Succeeded, sum.Failed, sum.Killed, sum.NotStarted))
 		say(slog.LevelWarn, "", w.resumeHint())

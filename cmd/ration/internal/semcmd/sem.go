@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ration-run/ration/cmd/ration/internal/cli"
+	"github.com/ration-run/ration/internal/closedpipe"
 	"github.com/ration-run/ration/internal/logs"
 	"github.com/ration-run/ration/internal/sem"
 	"github.com/ration-run/ration/limits"
@@ -299,7 +300,7 @@ func semRun(h *signalHub, p semPlan, slot *sem.Slot, stdout, stderr io.Writer) i
 	cmd.ExtraFiles = []*os.File{slot.File()}
 	var outF, errF *os.File
 	if p.ungroup {
-		cmd.Stdout, cmd.Stderr = stdout, stderr
+		cmd.Stdout, cmd.Stderr = closedpipe.Unwrap(stdout), stderr // the file itself, not a copy through a pipe
 	} else {
 		var err error
 		if outF, err = spoolFile(); err == nil {
