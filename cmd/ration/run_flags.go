@@ -38,6 +38,7 @@ type runFlags struct {
 	joblog       string
 	resume       bool
 	resumeFailed bool
+	resumeAny    bool
 	keepOrder    bool
 	lineBuffer   bool
 	bar, noBar   bool
@@ -102,6 +103,7 @@ func newRunFlagSet(f *runFlags) *pflag.FlagSet {
 	fs.StringVar(&f.joblog, "joblog", "", "write GNU parallel's joblog to `FILE`")
 	fs.BoolVar(&f.resume, "resume", false, "skip the jobs the joblog records")
 	fs.BoolVar(&f.resumeFailed, "resume-failed", false, "skip the jobs the joblog records as succeeded (re-run failed ones)")
+	fs.BoolVar(&f.resumeAny, "resume-any-command", false, "with --resume or --resume-failed: resume a joblog written by another command instead of refusing it (its records match none of this command's jobs)")
 	fs.BoolVar(&f.bar, "bar", false, "show a progress bar on stderr (default: when stderr is a terminal)")
 	fs.BoolVar(&f.noBar, "no-bar", false, "never show a progress bar")
 	fs.BoolVarP(&f.keepOrder, "keep-order", "k", false, "print the output of jobs in input order")

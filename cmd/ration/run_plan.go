@@ -454,7 +454,10 @@ func planJoblog(c *runner.Config, f *runFlags) error {
 	if (f.resume || f.resumeFailed) && f.joblog == "" {
 		return flagMsg("--resume", "--resume and --resume-failed need --joblog")
 	}
-	c.Joblog, c.Resume, c.ResumeFailed = f.joblog, f.resume, f.resumeFailed
+	if f.resumeAny && !f.resume && !f.resumeFailed {
+		return flagMsg("--resume-any-command", "--resume-any-command needs --resume or --resume-failed")
+	}
+	c.Joblog, c.Resume, c.ResumeFailed, c.ResumeAnyCommand = f.joblog, f.resume, f.resumeFailed, f.resumeAny
 	if name, ok := strings.CutPrefix(f.joblog, "+"); ok && name != "" {
 		c.Joblog, c.JoblogAppend = name, true
 	}

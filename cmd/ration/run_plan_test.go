@@ -337,6 +337,10 @@ func planCases() []planCase {
 		{args: c("--joblog", "jl", "echo"), want: func(p *runPlan) { p.cfg.Joblog = "jl" }},
 		{args: c("--joblog", "jl", "--resume", "echo"), want: func(p *runPlan) { p.cfg.Joblog, p.cfg.Resume = "jl", true }},
 		{args: c("--joblog", "jl", "--resume-failed", "echo"), want: func(p *runPlan) { p.cfg.Joblog, p.cfg.ResumeFailed = "jl", true }},
+		{args: c("--joblog", "jl", "--resume", "--resume-any-command", "echo"), want: func(p *runPlan) {
+			p.cfg.Joblog, p.cfg.Resume, p.cfg.ResumeAnyCommand = "jl", true, true
+		}},
+		{args: c("--joblog", "jl", "--resume-any-command", "echo"), err: "--resume-any-command needs --resume or --resume-failed", flag: "--resume-any-command"},
 		{args: c("--joblog", "+jl", "echo"), want: func(p *runPlan) { p.cfg.Joblog, p.cfg.JoblogAppend = "jl", true }},
 		{args: c("--joblog", "-", "echo"), want: func(p *runPlan) { p.cfg.Joblog = "-" }},
 		{args: c("--joblog", "-", "--resume", "echo"), err: "--resume and --resume-failed need a --joblog file to read, not - (standard output)", flag: "--resume"},

@@ -376,7 +376,11 @@ func (w *wiring) report(sum runner.Summary, runErr error, got os.Signal) int {
 		say(slog.LevelWarn, "", w.resumeHint())
 	}
 	if runErr != nil {
-		say(slog.LevelError, "ration run: ", runErr.Error())
+		msg := runErr.Error()
+		if errors.Is(runErr, runner.ErrOtherCommand) {
+			msg += "; to resume it anyway (every input without a record of this command runs), add --resume-any-command"
+		}
+		say(slog.LevelError, "ration run: ", msg)
 	}
 	switch {
 	case got != nil:
