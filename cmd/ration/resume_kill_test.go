@@ -67,11 +67,20 @@ func TestResumeKillAnywhere(t *testing.T) {
 		}
 	}
 	start := time.Now()
+	locked := 0 // runs that found the joblog still locked by the killed one
 	for run := 1; run <= *resumeKills; run++ {
 		c, out, errb := rcmd{dir: dir, env: []string{"RUN=" + strconv.Itoa(run)}, args: args}.start(t)
 		time.Sleep(time.Duration(rnd.Int64N(int64(300 * time.Millisecond))))
 		_ = c.Process.Signal(syscall.SIGKILL)
 		r := waitRation(t, c, out, errb, 30*time.Second)
+		if r.code == exitUsage && strings.Contains(r.stderr, "another run is writing this joblog") && locked < 100 {
+			// The killed run's lock outlived it for a moment (a job
+			// forked, not yet exec'd, holds the joblog's descriptor).
+			locked++
+			run--
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
 		if r.code != 137 && r.code != 0 {
 			t.Fatalf("run %d: exit %d: %s", run, r.code, r.stderr)
 		}
@@ -135,8 +144,8 @@ func TestResumeKillAnywhere(t *testing.T) {
 			t.Errorf("%s was not moved", name)
 		}
 	}
-	t.Logf("%d SIGKILLs in %s: %d inputs, %d records, %d jobs started; %d runs again of a job killed before its record (allowed), %d after its record (must be 0); %d moved by a job killed before its record",
-		*resumeKills, time.Since(start).Round(time.Second), len(live), len(recs), len(ran), again, after, unrecorded)
+	t.Logf("%d SIGKILLs in %s: %d inputs, %d records, %d jobs started; %d runs again of a job killed before its record (allowed), %d after its record (must be 0); %d moved by a job killed before its record; %d starts found the joblog still locked",
+		*resumeKills, time.Since(start).Round(time.Second), len(live), len(recs), len(ran), again, after, unrecorded, locked)
 }
 
 // inputOf is the input of a TestResumeKillAnywhere job's command, whose
