@@ -235,7 +235,7 @@ func isJobsFile(v string) bool {
 }
 
 // readJobsFile reads -j FILE's value: the file's text, as -j takes it,
-// where 0 is as many jobs as the limits allow (as -j 0).
+// where 0 is as many jobs as possible (as -j 0: jobsZero).
 func readJobsFile(path string) (string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -243,7 +243,7 @@ func readJobsFile(path string) (string, error) {
 	}
 	spec := strings.TrimSpace(string(data))
 	if spec == "0" {
-		spec = ""
+		spec = jobsZero
 	}
 	if err := limits.CheckJobs(spec); err != nil {
 		return "", flagErr("--jobs", fmt.Errorf("%s: %w", path, err))

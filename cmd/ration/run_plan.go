@@ -37,6 +37,8 @@ type runPlan struct {
 	// jobsSpec is the -j value in force (the flag, else RATION_JOBS), for
 	// the decisions re-made while running, which read no environment.
 	jobsSpec string
+	// jobsZero is -j 0 (see jobsZero), for the reason the run gives.
+	jobsZero bool
 	// memAuto is --mem-per-job auto: learn a job's memory while running.
 	memAuto bool
 	log     logs.Options
@@ -429,15 +431,27 @@ func planInput(p *runPlan, f *runFlags, _ func(string) string) error {
 	return planReading(p, f)
 }
 
+// jobsZero is the -j value of -j 0, GNU parallel's "as many as
+// possible": 250 job slots, about what GNU parallel reaches with the usual
+// limit of 1024 open files. A job still starts only while the memory
+// admission lets it (as with any -j N), so the slots bound the processes
+// and the memory budget bounds what they hold.
+const jobsZero = "250"
+
+// jobsZeroReason is the limits decision's reason for -j 0, which it
+// decided as -j jobsZero.
+func jobsZeroReason(reason string) string {
+	return strings.Replace(reason, "-j "+jobsZero+" given",
+		"-j 0 given (as many as possible: "+jobsZero+" slots, as GNU parallel; memory admission still applies)", 1)
+}
+
 // planJobs checks the -j value in force, the flag's or else RATION_JOBS,
 // and sets the options of the limits decision. GNU parallel's -j +N and
 // -j -N go to the decision as they are: it counts them from the CPUs it
 // finds, explains them, and refuses one that leaves no job slot.
 func planJobs(p *runPlan, f *runFlags, getenv func(string) string) error {
 	if f.jobs == "0" {
-		// GNU parallel's -j0 is as many jobs as possible: ration's most is
-		// what the limits decide, as without -j.
-		f.jobs = ""
+		f.jobs, p.jobsZero = jobsZero, true
 	}
 	spec, err := checkJobs(f.jobs, getenv)
 	if err != nil {

@@ -227,7 +227,7 @@ func planCases() []planCase {
 
 		// Aliases and no-ops of GNU parallel.
 		{args: c("-P", "3", "echo"), want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec = "3", "3" }},
-		{args: c("--max-procs", "0", "echo")},
+		{args: c("--max-procs", "0", "echo"), want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec, p.jobsZero = jobsZero, jobsZero, true }},
 		{args: c("--lb", "echo"), want: func(p *runPlan) { p.cfg.LineBuffer = true }},
 		{args: c("--linebuffer", "echo"), want: func(p *runPlan) { p.cfg.LineBuffer = true }},
 		{args: c("--dryrun", "echo"), want: func(p *runPlan) { p.cfg.DryRun, p.bar = true, barOff }},
@@ -297,8 +297,8 @@ func planCases() []planCase {
 		{args: c("-j", "3", "echo"), want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec = "3", "3" }},
 		{args: c("--jobs=50%", "echo"), want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec = "50%", "50%" }},
 		{args: c("-j", "zero", "echo"), err: "--jobs: " + jobsFlagErr("zero"), flag: "--jobs"},
-		// -j0 is GNU parallel's "as many as possible": the limits decision.
-		{args: c("-j", "0", "echo")},
+		// -j0 is GNU parallel's "as many as possible": jobsZero slots.
+		{args: c("-j", "0", "echo"), want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec, p.jobsZero = jobsZero, jobsZero, true }},
 		// GNU parallel's -j +N and -j -N: the effective CPUs plus or minus N.
 		// They go to the limits decision as they are (TestRunRelativeJobs).
 		{args: c("-j", "+1000", "echo"), want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec = "+1000", "+1000" }},

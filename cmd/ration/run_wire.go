@@ -111,6 +111,9 @@ func wire(p *runPlan, stdin io.Reader, stdout, stderr io.Writer) (_ *wiring, err
 		return nil, err
 	}
 	cfg.Jobs, cfg.JobsReason = w.decision.Jobs, w.decision.Reason
+	if p.jobsZero {
+		cfg.JobsReason = jobsZeroReason(cfg.JobsReason)
+	}
 	if p.spread {
 		cfg.GNU.Batch.Spread = cfg.Jobs
 	}
