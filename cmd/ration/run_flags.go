@@ -39,6 +39,7 @@ type runFlags struct {
 	resume       bool
 	resumeFailed bool
 	resumeAny    bool
+	manifest     string
 	keepOrder    bool
 	lineBuffer   bool
 	bar, noBar   bool
@@ -109,6 +110,7 @@ func newRunFlagSet(f *runFlags) *pflag.FlagSet {
 	fs.BoolVarP(&f.keepOrder, "keep-order", "k", false, "print the output of jobs in input order")
 	fs.BoolVar(&f.lineBuffer, "line-buffer", false, "print output line by line as it comes")
 	fs.BoolVar(&f.shell, "shell", false, "run the command through GNU parallel's shell ($PARALLEL_SHELL, else the shell ration was started from, else $SHELL, else sh), with each substituted input quoted (not with --worker, whose command always runs through sh -c)")
+	fs.StringVar(&f.manifest, "manifest", "", "read the inputs from the manifest `FILE` (one per line, or NUL-separated with -0; `ration manifest` writes one); with --shard I/N (or RATION_SHARD_COUNT), read only shard I's byte range of it")
 	fs.StringVar(&f.shard, "shard", "", "run only shard `I/N` of the inputs (default from JOB_COMPLETION_INDEX when RATION_SHARD_COUNT=N)")
 
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on `HOST:PORT` under /metrics (:9090 every interface; port 0 picks one, logged at start, with --quiet as a warning)")

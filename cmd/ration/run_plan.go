@@ -71,9 +71,10 @@ type runPlan struct {
 type inputKind int
 
 const (
-	inputStdin   inputKind = iota // standard input
-	inputSources                  // ::: groups, :::: files and -a files
-	inputFiles                    // --files PATTERN...
+	inputStdin    inputKind = iota // standard input
+	inputSources                   // ::: groups, :::: files and -a files
+	inputFiles                     // --files PATTERN...
+	inputManifest                  // --manifest FILE
 )
 
 // sourcePlan is one input source as given on the command line.
@@ -109,6 +110,7 @@ type inputPlan struct {
 	colsepSet    bool // --colsep given: "" splits every character
 	trim         input.Trim
 	patterns     []string // inputFiles
+	manifest     string   // inputManifest
 	excludes     []string // inputFiles
 	// hidden and gitignore are --hidden and --gitignore (inputFiles).
 	hidden, gitignore bool
@@ -411,6 +413,8 @@ func planInput(p *runPlan, f *runFlags, _ func(string) string) error {
 		return flagMsg("--hidden", "--hidden needs --files")
 	case f.gitignore && len(f.files) == 0:
 		return flagMsg("--gitignore", "--gitignore needs --files")
+	case f.manifest != "" && (len(f.files) > 0 || len(in.sources) > 0 || p.cfg.GNU.InputIsCommand):
+		return flagMsg("--manifest", "--manifest FILE is the input: it cannot be combined with --files, :::, :::: or -a, and needs a command")
 	}
 	stdin := 0
 	for _, s := range in.sources {
@@ -427,6 +431,8 @@ func planInput(p *runPlan, f *runFlags, _ func(string) string) error {
 	case len(f.files) > 0:
 		in.kind, in.patterns, in.excludes = inputFiles, f.files, f.excludes
 		in.hidden, in.gitignore = f.hidden, f.gitignore
+	case f.manifest != "":
+		in.kind, in.manifest = inputManifest, f.manifest
 	}
 	return planReading(p, f)
 }

@@ -290,6 +290,11 @@ func planCases() []planCase {
 			p.input.kind, p.input.patterns = inputFiles, []string{"x"}
 			p.input.hidden, p.input.gitignore = true, true
 		}},
+		{args: c("--manifest", "m.txt", "--shard", "2/5", "echo"), want: func(p *runPlan) {
+			p.input.kind, p.input.manifest, p.cfg.Shard = inputManifest, "m.txt", runner.Shard{Index: 2, Count: 5}
+		}},
+		{args: c("--manifest", "m.txt", "--files", "x", "echo"), err: "--manifest FILE is the input: it cannot be combined with --files, :::, :::: or -a, and needs a command", flag: "--manifest"},
+		{args: c("--manifest", "m.txt", "echo", ":::", "x"), err: "--manifest FILE is the input: it cannot be combined with --files, :::, :::: or -a, and needs a command", flag: "--manifest"},
 		{args: c("--hidden", "echo"), err: "--hidden needs --files", flag: "--hidden"},
 		{args: c("--gitignore", "echo"), err: "--gitignore needs --files", flag: "--gitignore"},
 

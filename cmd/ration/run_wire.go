@@ -177,6 +177,8 @@ func (w *wiring) inputs(cfg *runner.Config, stdin io.Reader) error {
 			return err
 		}
 		srcs = append(srcs, input.Source{Values: files}) // its errors name --files and the pattern
+	case inputManifest:
+		srcs = append(srcs, input.Source{Name: "--manifest", Values: manifestShard(cfg, &in)})
 	}
 	for i, s := range in.sources {
 		src := input.Source{Name: s.name, Linked: s.linked}

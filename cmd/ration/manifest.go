@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ration-run/ration/runner"
+	"github.com/ration-run/ration/runner/input"
+)
+
+// manifestShard is the input of `ration run --manifest FILE`: the whole
+// manifest, or with a shard (--shard, RATION_SHARD_COUNT) only the
+// records of that shard's byte range (input.Manifest), which replaces the
+// hash of each input: every input of the range is the shard's.
+func manifestShard(cfg *runner.Config, in *inputPlan) input.Seq {
+	sep := byte('\n')
+	if in.delim == "\x00" {
+		sep = 0
+	}
+	index, count := 0, 1
+	if cfg.Shard.Count > 1 {
+		index, count = cfg.Shard.Index, cfg.Shard.Count
+		cfg.GNU.InShard = func(input.Arg) bool { return true }
+	}
+	return input.Manifest(in.manifest, sep, index, count)
+}
+
+// manifestFlags are the flags of `ration manifest`.
+type manifestFlags struct {
+	files, excludes   []string
+	hidden, gitignore bool
+	null              bool
+	output            string
+	help              bool
+}
+
+// cmdManifest is `ration manifest --files PATTERN... -o FILE`: it walks
+// the file set once and writes the paths, one per line (NUL-separated
+// with -0), to FILE, through a temporary file renamed over it, so that a
+// reader never sees half a manifest. `ration run --manifest FILE --shard
+// I/N` then reads only shard I's part of it.
+func cmdManifest(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	var f manifestFlags
+	fs := pflag.NewFlagSet("ration manifest", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringArrayVar(&f.files, "files", nil, "list the files matching the glob `PATTERN` (** any depth; repeatable), as ration run --files")
+	fs.StringArrayVar(&f.excludes, "exclude", nil, "leave out files and directories matching `PATTERN`, as ration run --exclude")
+	fs.BoolVar(&f.hidden, "hidden", false, "include hidden files and directories")
+	fs.BoolVar(&f.gitignore, "gitignore", false, "skip what .gitignore, .ignore and .git/info/exclude ignore, and .git itself")
+	fs.BoolVarP(&f.null, "null", "0", false, "separate the paths by NUL, not newline (for paths holding newlines; read with ration run -0)")
+	fs.StringVarP(&f.output, "output", "o", "", "write the manifest to `FILE` (- for stdout)")
+	fs.BoolVarP(&f.help, "help", "h", false, "show this help")
+	if err := fs.Parse(args); err != nil {
+		return fail(stderr, "ration manifest", flagMsg("", err.Error()))
+	}
+	if f.help {
+		fmt.Fprintln(stdout, "Usage: ration manifest --files PATTERN... -o FILE")
+		fmt.Fprintln(stdout)
+		fmt.Fprintln(stdout, "List a file set once into a manifest that shards read their part of (ration run --manifest FILE --shard I/N).")
+		fmt.Fprintln(stdout)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		return 0
+	}
+	switch {
+	case len(f.files) == 0:
+		return fail(stderr, "ration manifest", flagMsg("--files", "--files PATTERN is required"))
+	case f.output == "":
+		return fail(stderr, "ration manifest", flagMsg("--output", "-o FILE is required (- for stdout)"))
+	case fs.NArg() > 0:
+		return fail(stderr, "ration manifest", flagMsg("", fmt.Sprintf("unexpected argument %q", fs.Arg(0))))
+	}
+	start := time.Now()
+	n, err := writeManifest(f, stdout, stderr)
+	if err != nil {
+		return fail(stderr, "ration manifest", err)
+	}
+	if f.output != "-" {
+		fmt.Fprintf(stderr, "ration manifest: %d files to %s in %s\n", n, f.output, time.Since(start).Round(time.Millisecond))
+	}
+	return 0
+}
+
+// writeManifest walks the files and writes the manifest; it returns how
+// many paths it wrote.
+func writeManifest(f manifestFlags, stdout, stderr io.Writer) (int, error) {
+	sep := byte('\n')
+	if f.null {
+		sep = 0
+	}
+	files, err := input.Files(input.FilesOptions{Patterns: f.files, Excludes: f.excludes, Hidden: f.hidden, GitIgnore: f.gitignore,
+		Warn: func(err error) { fmt.Fprintf(stderr, "ration manifest: warning: %v\n", err) },
+		Skip: skipOutput(f.output)})
+	if err != nil {
+		return 0, err
+	}
+	out, commit := stdout, func() error { return nil }
+	if f.output != "-" {
+		tmp, err := os.CreateTemp(filepath.Dir(f.output), "."+filepath.Base(f.output)+".*")
+		if err != nil {
+			return 0, err
+		}
+		defer os.Remove(tmp.Name()) // after a rename: nothing
+		out = tmp
+		commit = func() error {
+			if err := tmp.Sync(); err != nil {
+				tmp.Close()
+				return err
+			}
+			if err := tmp.Close(); err != nil {
+				return err
+			}
+			return os.Rename(tmp.Name(), f.output)
+		}
+	}
+	bw := bufio.NewWriterSize(out, 256<<10)
+	n := 0
+	for p, err := range files {
+		if err != nil {
+			return n, err
+		}
+		if strings.IndexByte(p, sep) >= 0 {
+			return n, errors.New("the path " + fmt.Sprintf("%q", p) + " holds a newline; write a NUL-separated manifest with -0 (and read it with ration run -0)")
+		}
+		bw.WriteString(p)
+		bw.WriteByte(sep)
+		n++
+	}
+	if err := bw.Flush(); err != nil {
+		return n, err
+	}
+	return n, commit()
+}
+
+// skipOutput leaves the manifest itself out of the walk.
+func skipOutput(path string) []string {
+	if path == "-" {
+		return nil
+	}
+	return []string{path}
+}
