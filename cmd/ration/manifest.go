@@ -38,6 +38,7 @@ type manifestFlags struct {
 	files, excludes   []string
 	hidden, gitignore bool
 	null              bool
+	keep              bool
 	output            string
 	help              bool
 }
@@ -56,6 +57,7 @@ func cmdManifest(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.hidden, "hidden", false, "include hidden files and directories")
 	fs.BoolVar(&f.gitignore, "gitignore", false, "skip what .gitignore, .ignore and .git/info/exclude ignore, and .git itself")
 	fs.BoolVarP(&f.null, "null", "0", false, "separate the paths by NUL, not newline (for paths holding newlines; read with ration run -0)")
+	fs.BoolVar(&f.keep, "keep-existing", false, "when FILE exists, keep it and write nothing: a run's manifest is written once (a rewritten one moves inputs between shards)")
 	fs.StringVarP(&f.output, "output", "o", "", "write the manifest to `FILE` (- for stdout)")
 	fs.BoolVarP(&f.help, "help", "h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
@@ -77,6 +79,12 @@ func cmdManifest(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return fail(stderr, "ration manifest", flagMsg("--output", "-o FILE is required (- for stdout)"))
 	case fs.NArg() > 0:
 		return fail(stderr, "ration manifest", flagMsg("", fmt.Sprintf("unexpected argument %q", fs.Arg(0))))
+	}
+	if f.keep && f.output != "-" {
+		if _, err := os.Stat(f.output); err == nil {
+			fmt.Fprintf(stderr, "ration manifest: %s exists, kept (--keep-existing)\n", f.output)
+			return 0
+		}
 	}
 	start := time.Now()
 	n, err := writeManifest(f, stdout, stderr)

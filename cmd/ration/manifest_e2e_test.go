@@ -28,6 +28,10 @@ func TestManifestShards(t *testing.T) {
 		t.Fatalf("manifest: exit %d: %s", r.code, r.stderr)
 	}
 	fileSet(t, dir, "data/late.txt")
+	r = rcmd{dir: dir, args: []string{"manifest", "--files", "data/**/*.txt", "--keep-existing", "-o", "m.txt"}}.run(t)
+	if r.code != 0 || !strings.Contains(r.stderr, "m.txt exists, kept") {
+		t.Fatalf("manifest --keep-existing: exit %d: %s", r.code, r.stderr)
+	}
 	for _, viaEnv := range []bool{false, true} {
 		seen := map[string]int{}
 		for k := range 7 {
