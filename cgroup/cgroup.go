@@ -183,7 +183,7 @@ func (st *state) warn(format string, args ...any) {
 // readFile returns the file's contents; ok is false when it does not
 // exist (silently) or cannot be read (with a warning).
 func (st *state) readFile(name string) (string, bool) {
-	b, err := os.ReadFile(name)
+	b, err := readFile(name)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			st.warn("%s: unreadable: %v", name, unwrapPathError(err))
@@ -216,7 +216,7 @@ func (r Reader) read(procName string, pid int) (Snapshot, error) {
 	st.readHost(&s, procName, pid)
 
 	cgFile := r.file("/proc/" + procName + "/cgroup")
-	cgData, err := os.ReadFile(cgFile)
+	cgData, err := readFile(cgFile)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) || !r.live() {
 			st.warn("%s: unreadable: %v; no cgroup limits applied", cgFile, unwrapPathError(err))

@@ -198,7 +198,7 @@ func (st *state) holdsProcess(dir string) bool {
 		fi, err := os.Stat(dir)
 		return err == nil && fi.IsDir()
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+	data, err := readFile(filepath.Join(dir, "cgroup.procs"))
 	if err != nil {
 		return false
 	}

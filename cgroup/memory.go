@@ -2,7 +2,6 @@ package cgroup
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 )
 
@@ -115,7 +114,7 @@ func OOMKills(memoryDir string, version int) (int64, error) {
 		name = "memory.events"
 	}
 	f := filepath.Join(memoryDir, name)
-	b, err := os.ReadFile(f)
+	b, err := readFile(f)
 	if err != nil {
 		return 0, fmt.Errorf("cgroup: %w", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -162,7 +161,7 @@ type memFiles struct {
 // read returns the content of the file name; ok is false when it does
 // not exist.
 func (f memFiles) read(name string) (data string, ok bool, err error) {
-	b, err := os.ReadFile(filepath.Join(f.dir, name))
+	b, err := readFile(filepath.Join(f.dir, name))
 	switch {
 	case errors.Is(err, fs.ErrNotExist), f.unsupportedIsMissing && errors.Is(err, errors.ErrUnsupported):
 		return "", false, nil

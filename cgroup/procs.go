@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -27,7 +26,7 @@ func Procs(dir string) ([]int, error) {
 		if !d.IsDir() {
 			return nil
 		}
-		data, err := os.ReadFile(filepath.Join(path, "cgroup.procs"))
+		data, err := readFile(filepath.Join(path, "cgroup.procs"))
 		if err != nil {
 			if path != dir && errors.Is(err, fs.ErrNotExist) {
 				return nil

@@ -38,8 +38,10 @@ func TestMain(m *testing.M) {
 
 // rendered is the output of one `helm template`.
 type rendered struct {
-	job   *batchv1.Job
-	notes string
+	job *batchv1.Job
+	// manifestJob is the hook Job of manifest.generate, nil without it.
+	manifestJob *batchv1.Job
+	notes       string
 }
 
 func loadChart(t *testing.T) *chart.Chart {
@@ -147,6 +149,13 @@ func renderAt(t *testing.T, kube string, vals map[string]any) (rendered, error) 
 			}
 			switch o := obj.(type) {
 			case *batchv1.Job:
+				if o.Annotations["helm.sh/hook"] != "" {
+					if out.manifestJob != nil {
+						return rendered{}, fmt.Errorf("%s: a second hook Job", name)
+					}
+					out.manifestJob = o
+					continue
+				}
 				if out.job != nil {
 					return rendered{}, fmt.Errorf("%s: a second Job", name)
 				}
@@ -771,6 +780,9 @@ func TestRejectedValues(t *testing.T) {
 		{"extraEnv overrides the index", "extraEnv: [{name: JOB_COMPLETION_INDEX, value: '0'}]", []string{"/extraEnv/0/name"}},
 		{"extraEnv overrides the output dir", "extraEnv: [{name: RATION_OUTPUT_DIR, value: /tmp}]", []string{"/extraEnv/0/name"}},
 		{"max failed above shards", "shards: 2\nmaxFailedIndexes: 3", []string{"maxFailedIndexes (3) must not exceed shards (2)"}},
+		{"manifest without shared volumes", "manifest: {generate: true}", []string{"manifest.generate needs input.existingClaim and output.existingClaim"}},
+		{"manifest generated and given", "input: {existingClaim: in}\noutput: {existingClaim: out}\nmanifest: {generate: true, path: m.txt}", []string{"manifest.generate and manifest.path exclude each other"}},
+		{"manifest unknown key", "manifest: {walk: once}", []string{"/manifest"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := render(t, tc.values)

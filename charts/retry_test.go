@@ -129,7 +129,8 @@ func TestRetriedPodKeepsFailures(t *testing.T) {
 // runId, docs/kubernetes.md) on the same output claim, often with another
 // command or file set. It must run its inputs, not skip every job whose
 // sequence number an earlier run's joblog of the same index records. Only
-// resumeFrom continues an earlier run.
+// resumeFrom continues an earlier run, of the same command: the joblog of
+// another command is refused.
 func TestNewRunDoesNotResumeOldJoblogs(t *testing.T) {
 	bin := buildRation(t)
 	_, out, dirs := podDirs(t, "a", "b", "c")
@@ -155,12 +156,23 @@ func TestNewRunDoesNotResumeOldJoblogs(t *testing.T) {
 		}
 	}
 
-	// Run 3 continues run 1, which did every input.
-	cont := mustRender(t, dirs+fmt.Sprintf("runId: \"3\"\nresumeFrom: 1\nrun: {command: [sh, -c, %q, sh]}\n", script))
+	// Run 3 continues run 2, which did every input with the same command.
+	cont := mustRender(t, dirs+fmt.Sprintf("runId: \"3\"\nresumeFrom: 2\nrun: {command: [sh, -c, %q, sh]}\n", script))
 	if b, err := podCommand(ctx, t, bin, ration(t, &cont.job.Spec.Template.Spec), 0).CombinedOutput(); err != nil {
 		t.Fatalf("run 3: %v\n%s", err, b)
 	}
 	if m, _ := filepath.Glob(filepath.Join(out, "done-*")); len(m) > 0 {
-		t.Errorf("run 3 (resumeFrom: 1) ran %q, which run 1 had done", m)
+		t.Errorf("run 3 (resumeFrom: 2) ran %q, which run 2 had done", m)
+	}
+	// Run 4 continues run 1, whose joblogs are another command's: refused
+	// with exit 255 (FailJob), nothing run. (Matched by number, it skipped
+	// every job run 1 had recorded.)
+	other := mustRender(t, dirs+fmt.Sprintf("runId: \"4\"\nresumeFrom: 1\nrun: {command: [sh, -c, %q, sh]}\n", script))
+	b, err := podCommand(ctx, t, bin, ration(t, &other.job.Spec.Template.Spec), 0).CombinedOutput()
+	if code := exitCode(err); code != 255 || !strings.Contains(string(b), "records another command") {
+		t.Errorf("run 4 (resumeFrom: 1, another command): exit %d, want 255 refusing it\n%s", code, b)
+	}
+	if m, _ := filepath.Glob(filepath.Join(out, "done-*")); len(m) > 0 {
+		t.Errorf("run 4 ran %q", m)
 	}
 }

@@ -27,6 +27,9 @@ var (
 	// was OOM-killed (see Config.OOMKills); the error wrapping it says why
 	// the job was not re-queued.
 	ErrOOMKilled = errors.New("OOM-killed (it failed while the memory cgroup's oom_kill counter rose)")
+	// ErrOtherCommand is wrapped by Run's error when a resumed joblog
+	// holds a record of another command (see Config.Resume).
+	ErrOtherCommand = errors.New("the joblog records another command")
 	// ErrInput is wrapped by Run's error when the input could not be read
 	// to its end; the jobs already started were run and recorded.
 	ErrInput = errors.New("input error")
@@ -112,8 +115,18 @@ type Config struct {
 	JoblogAppend bool
 	// Resume skips the jobs the joblog records (as ended, whatever their
 	// status); ResumeFailed skips only those recorded as succeeded. Both
-	// append to the joblog and need Joblog.
+	// append to the joblog and need Joblog. A job is matched to its
+	// record by its command, inputs substituted (joblog.Skipper), so a
+	// resume over inputs that changed runs each input that did not end
+	// exactly once; --pipe blocks and commands holding the slot ({%})
+	// are matched by job number, as GNU parallel matches every job. Run
+	// refuses, with an error wrapping ErrOtherCommand, a joblog holding a
+	// record that Command could not have written, unless
+	// ResumeAnyCommand.
 	Resume, ResumeFailed bool
+	// ResumeAnyCommand resumes a joblog written by another command: its
+	// records match no job of this one, so every input runs.
+	ResumeAnyCommand bool
 	// InputFiles are the paths of the files the inputs are read from ("-"
 	// for stdin): a Joblog that is one of them is refused before anything
 	// is written (joblog.Options.Inputs).

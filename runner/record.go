@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/joblog"
+	"github.com/ration-run/ration/runner/template"
 )
 
 // openJoblog opens the joblog (package joblog: locked against a second
@@ -23,8 +25,11 @@ func (r *Runner) openJoblog() (*joblog.Record, *joblog.Writer, error) {
 		if !resume {
 			return nil, nil, nil
 		}
-		rec, err := joblog.Load(r.cfg.Joblog)
+		rec, err := joblog.LoadSkeleton(r.cfg.Joblog, r.skeleton())
 		if err != nil {
+			return nil, nil, err
+		}
+		if err := r.checkCommand(rec); err != nil {
 			return nil, nil, err
 		}
 		r.warnMalformed(rec)
@@ -45,8 +50,16 @@ func (r *Runner) openJoblog() (*joblog.Record, *joblog.Writer, error) {
 	// Appending (--joblog +FILE) opens the log as resuming does: nothing
 	// is emptied, and a torn last record is cut off before the first new
 	// one; the records read are not used to skip jobs.
-	jl, err := joblog.Open(r.cfg.Joblog, joblog.Options{Resume: resume || r.cfg.JoblogAppend, Inputs: r.cfg.InputFiles})
+	opts := joblog.Options{Resume: resume || r.cfg.JoblogAppend, Inputs: r.cfg.InputFiles}
+	if resume {
+		opts.Skeleton = r.skeleton()
+	}
+	jl, err := joblog.Open(r.cfg.Joblog, opts)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := r.checkCommand(jl.Record()); err != nil {
+		jl.Close()
 		return nil, nil, err
 	}
 	if t := jl.Torn(); t != nil {
@@ -63,6 +76,29 @@ func (r *Runner) openJoblog() (*joblog.Record, *joblog.Writer, error) {
 	r.jl = jl
 	r.mu.Unlock()
 	return rec, jl, nil
+}
+
+// skeleton is the text every command of this run holds, for telling a
+// joblog of another command (nil: any command; one given as the input).
+func (r *Runner) skeleton() []string {
+	if r.cfg.GNU.InputIsCommand {
+		return nil
+	}
+	return r.tmpl.Skeleton()
+}
+
+// checkCommand refuses a resumed joblog that holds a record of another
+// command, unless Config.ResumeAnyCommand.
+func (r *Runner) checkCommand(rec *joblog.Record) error {
+	if rec == nil || rec.Misfit == nil || r.cfg.ResumeAnyCommand || !(r.cfg.Resume || r.cfg.ResumeFailed) {
+		return nil
+	}
+	cmd := template.Join(r.cfg.Command)
+	if r.cfg.Shell {
+		cmd = strings.Join(r.cfg.Command, " ")
+	}
+	return fmt.Errorf("%w: %s records %q (job %d; %d of its records are of another command), but this command is %q",
+		ErrOtherCommand, r.cfg.Joblog, rec.Misfit.Command, rec.Misfit.Seq, rec.Misfits, cmd)
 }
 
 func (r *Runner) warnMalformed(rec *joblog.Record) {

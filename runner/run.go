@@ -159,6 +159,10 @@ func (r *Runner) items(rec *joblog.Record, st *inputState) iter.Seq[item] {
 			return
 		}
 		dl := delayer{d: r.cfg.GNU.Delay}
+		var skip *joblog.Skipper
+		if rec != nil && r.byCommand() {
+			skip = rec.Skipper(!r.cfg.Resume)
+		}
 		var pos int64
 		for it, err := range src {
 			if err != nil {
@@ -166,7 +170,7 @@ func (r *Runner) items(rec *joblog.Record, st *inputState) iter.Seq[item] {
 				st.err = err
 				return
 			}
-			if rec != nil && (rec.Succeeded(it.seq) || (r.cfg.Resume && rec.Ended(it.seq))) {
+			if r.done(rec, skip, &it) {
 				r.skipped.Add(1)
 				r.emit(event.Event{Kind: event.JobSkipped, Seq: it.seq, Input: it.input})
 				continue
@@ -182,6 +186,29 @@ func (r *Runner) items(rec *joblog.Record, st *inputState) iter.Seq[item] {
 		}
 		st.done = true
 	}
+}
+
+// byCommand reports whether a resumed run matches its jobs to the joblog's
+// records by command (joblog.Skipper). A --pipe block has no identity but
+// its place in the input, and a command holding the slot ({%}) records a
+// slot that a job of this run cannot know before it starts: these are
+// matched by number, as GNU parallel matches every job.
+func (r *Runner) byCommand() bool {
+	return !r.cfg.GNU.Pipe && (r.cfg.GNU.InputIsCommand || !r.tmpl.HasSlot())
+}
+
+// done reports whether the joblog says job it ended (see Config.Resume),
+// and otherwise sets the number it runs under.
+func (r *Runner) done(rec *joblog.Record, skip *joblog.Skipper, it *item) bool {
+	switch {
+	case rec == nil:
+		return false
+	case skip == nil:
+		return rec.Succeeded(it.seq) || (r.cfg.Resume && rec.Ended(it.seq))
+	}
+	done, seq := skip.Next(r.displayOf(*it, 1), it.seq)
+	it.seq = seq
+	return done
 }
 
 // counted reads every job of src before yielding the first, and sets the

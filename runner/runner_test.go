@@ -19,6 +19,7 @@ import (
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
 	"github.com/ration-run/ration/runner/joblog"
+	"github.com/ration-run/ration/runner/template"
 	"go.uber.org/goleak"
 )
 
@@ -405,9 +406,22 @@ func TestKeepOrderLineBuffer(t *testing.T) {
 	cmd := []string{"sh", "-c", `m=` + dir + `/m$1; [ $(($1 % 3)) = 0 ] && [ ! -e $m ] && { touch $m; exit 1; }
 		printf "$1-a "; sleep 0.0$(( $1 * 7 % 10 )); echo "$1-b"; printf "$1-c"`, "sh"}
 	in := nums(40)
-	// A first run that records 5, 10, ... as done, the others as failed.
-	_, _, _, err := run(t, Config{Command: []string{"sh", "-c", `[ $(($1 % 5)) = 0 ]`, "sh"}, Input: input.Args(in), Joblog: log})
+	// A joblog of a first run of cmd that recorded 5, 10, ... as done,
+	// the others as failed.
+	jl, err := joblog.Create(log, false)
 	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range in {
+		exit := 1
+		if n, _ := strconv.Atoi(s); n%5 == 0 {
+			exit = 0
+		}
+		if err := jl.Write(joblog.Entry{Seq: int64(i + 1), Exitval: exit, Command: template.Join(append(cmd, s))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := jl.Close(); err != nil {
 		t.Fatal(err)
 	}
 	sum, out, _, err := run(t, Config{Command: cmd, Input: input.Args(in), KeepOrder: true, LineBuffer: true, Jobs: 4,

@@ -8,6 +8,7 @@
 //	ration run [flags] --worker 'CMD ARG'  send each input to long-lived worker processes
 //	ration report JOBLOG [-o FILE]         render a joblog as a timeline (HTML or SVG)
 //	ration sem [flags] CMD                 GNU parallel's sem: a semaphore shared between processes
+//	ration manifest --files PAT -o FILE    list a file set once, for run --manifest FILE --shard I/N
 //
 // Exit status (run): 0 all jobs succeeded; 1-100 the number of failed jobs
 // (with --worker, quarantined tasks count as failed); 101 more than 100
@@ -39,6 +40,7 @@ import (
 	"github.com/ration-run/ration/cmd/ration/internal/cli"
 	"github.com/ration-run/ration/cmd/ration/internal/completioncmd"
 	"github.com/ration-run/ration/cmd/ration/internal/limitscmd"
+	"github.com/ration-run/ration/cmd/ration/internal/manifestcmd"
 	"github.com/ration-run/ration/cmd/ration/internal/reportcmd"
 	"github.com/ration-run/ration/cmd/ration/internal/runcmd"
 	"github.com/ration-run/ration/cmd/ration/internal/semcmd"
@@ -77,6 +79,7 @@ func commandsWith(h *cli.SignalHub) []command {
 		{"limits", "show the container's CPU and memory budget and the jobs it allows", limitscmd.Main, limitscmd.Flags},
 		{"run", "run a command once per input, in parallel, within the budget", run, runcmd.Flags},
 		{"report", "render a joblog as a self-contained HTML or SVG timeline", reportcmd.Main, reportcmd.Flags},
+		{"manifest", "list a file set once into a manifest that shards read their part of", manifestcmd.Main, manifestcmd.Flags},
 		{"sem", "a counting semaphore shared between processes (GNU parallel's sem)", sem, semcmd.Flags},
 		{"completion", "print a shell completion script (bash, zsh or fish)", completion, nil},
 	}

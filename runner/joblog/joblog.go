@@ -194,6 +194,12 @@ type Options struct {
 	// 1 every record, a negative value no bound by count.
 	SyncEvery int
 
+	// Skeleton, with Resume, is the text every Command of the run's
+	// command holds (template.Template.Skeleton): Record.Misfits counts
+	// the records read whose Command does not fit it (see Fits). Nil
+	// checks nothing.
+	Skeleton []string
+
 	// MaxLine is the longest line written, newline included: 0 means
 	// MaxLine; values are clamped to 1 KiB..MaxReadLine, so every line a
 	// Writer writes reads back.
@@ -306,7 +312,7 @@ func (w *Writer) setup(path string, f *os.File, opt Options, created bool) error
 	if opt.Resume {
 		// Read through the locked file, not by path: nobody can append
 		// between this read and the first record.
-		if w.rec, err = readRecord(io.NewSectionReader(f, 0, fi.Size())); err != nil {
+		if w.rec, err = readRecord(io.NewSectionReader(f, 0, fi.Size()), opt.Skeleton); err != nil {
 			return err
 		}
 		w.size = fi.Size()

@@ -9,13 +9,25 @@ import (
 )
 
 // Record is what a joblog says about which jobs ended, for --resume and
-// --resume-failed. It keeps two bits per job number, so the record of a
-// million jobs takes a quarter of a megabyte.
+// --resume-failed: by job number (two bits per number) and by command (a
+// 128-bit hash of each Command column and the numbers it ran under, about
+// 50 bytes a job), so that a resumed run can match its jobs by what they
+// run (see Skipper).
 type Record struct {
 	ended     bitset // a line exists for the job
 	succeeded bitset // a line with Exitval 0 and Signal 0 exists
 	Malformed int    // lines that were skipped as malformed, the torn one not counted
 	Torn      *Torn  // the last line, which had no newline and was ignored; nil if none
+
+	// Misfits counts the records whose Command does not fit the
+	// skeleton Load or Open was given (see Fits); Misfit is the first
+	// of them.
+	Misfits int
+	Misfit  *Entry
+
+	skeleton []string
+	cmds     commands
+	maxSeq   int64
 }
 
 // Load reads the joblog at path. A missing file is an empty record, so the
@@ -30,6 +42,13 @@ type Record struct {
 // that is being written, which Load reports as Torn. Open, with
 // Options.Resume, reads the log under its lock.
 func Load(path string) (*Record, error) {
+	return LoadSkeleton(path, nil)
+}
+
+// LoadSkeleton is Load that also counts the records whose Command does not
+// fit skeleton (Record.Misfits; none when skeleton is nil), as Open does
+// with Options.Skeleton.
+func LoadSkeleton(path string, skeleton []string) (*Record, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Record{}, nil
@@ -38,12 +57,12 @@ func Load(path string) (*Record, error) {
 		return nil, fmt.Errorf("joblog: %w", err)
 	}
 	defer f.Close()
-	return readRecord(f)
+	return readRecord(f, skeleton)
 }
 
 // readRecord reads a Record from r, as Load describes.
-func readRecord(r io.Reader) (*Record, error) {
-	rec := &Record{}
+func readRecord(r io.Reader, skeleton []string) (*Record, error) {
+	rec := &Record{skeleton: skeleton}
 	for e, err := range Entries(r) {
 		var torn *Torn
 		switch {
@@ -67,6 +86,14 @@ func (r *Record) Add(e Entry) {
 	r.ended.set(e.Seq)
 	if e.Succeeded() {
 		r.succeeded.set(e.Seq)
+	}
+	r.maxSeq = max(r.maxSeq, e.Seq)
+	r.cmds.add(e.Command, e.Seq, e.Succeeded())
+	if r.skeleton != nil && !Fits(e.Command, r.skeleton) {
+		if r.Misfits == 0 {
+			r.Misfit = &e
+		}
+		r.Misfits++
 	}
 }
 

@@ -5,6 +5,7 @@ package reaper
 import (
 	"context"
 	"os/exec"
+	"time"
 )
 
 // Options configures [New].
@@ -33,3 +34,7 @@ func (r *Reaper) Wait(cmd *exec.Cmd) error { return cmd.Wait() }
 
 // Stop does nothing and returns nil.
 func (r *Reaper) Stop() error { return nil }
+
+// KillDescendants does nothing on this platform, where the Reaper is
+// never a subreaper and /proc has no process tree to walk; it returns 0.
+func (r *Reaper) KillDescendants(d time.Duration) int { return 0 }

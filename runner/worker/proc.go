@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"encoding/json"
 	"github.com/ration-run/ration/runner/internal/pdeath"
 
 	"bufio"
@@ -40,11 +41,14 @@ type proc struct {
 	stdout *os.File
 	stderr *os.File
 
-	lines  chan lineMsg   // closed at stdout EOF
-	exited chan struct{}  // closed once Wait returned
-	errEOF chan struct{}  // closed at stderr EOF
-	done   chan struct{}  // closed by release: nobody reads lines any more
-	wg     sync.WaitGroup // the three goroutines
+	lines chan lineMsg // closed at stdout EOF
+	// stderrIDs are the ids of the answers the worker wrote on its
+	// stderr (looksLikeAnswer), for the task waiting for one on stdout.
+	stderrIDs chan int64
+	exited    chan struct{}  // closed once Wait returned
+	errEOF    chan struct{}  // closed at stderr EOF
+	done      chan struct{}  // closed by release: nobody reads lines any more
+	wg        sync.WaitGroup // the three goroutines
 
 	tailMu sync.Mutex
 	tail   []string // last stderr lines, oldest first
@@ -112,7 +116,7 @@ func (p *Pool) startProc(slot int) (*proc, error) {
 	errW.Close()
 
 	pr := &proc{cmd: cmd, reaper: c.Reaper, pid: cmd.Process.Pid, stdin: inW, stdout: outR, stderr: errR,
-		lines: make(chan lineMsg), exited: make(chan struct{}), errEOF: make(chan struct{}),
+		lines: make(chan lineMsg), stderrIDs: make(chan int64, 16), exited: make(chan struct{}), errEOF: make(chan struct{}),
 		done: make(chan struct{}), tailN: c.StderrLines}
 	pr.wg.Add(3)
 	go pr.wait()
@@ -199,6 +203,17 @@ func looksLikeAnswer(line string) bool {
 		(strings.Contains(line, `"ok"`) || strings.Contains(line, `"output"`))
 }
 
+// answerID returns the id of an answer-like line.
+func answerID(line string) (int64, bool) {
+	var v struct {
+		ID *int64 `json:"id"`
+	}
+	if json.Unmarshal([]byte(strings.TrimSpace(line)), &v) != nil || v.ID == nil {
+		return 0, false
+	}
+	return *v.ID, true
+}
+
 func (pr *proc) readStderr(p *Pool, slot int) {
 	defer pr.wg.Done()
 	defer close(pr.errEOF)
@@ -219,8 +234,16 @@ func (pr *proc) readStderr(p *Pool, slot int) {
 			}
 			pr.tailMu.Unlock()
 			p.writeStderr(prefix + text + "\n")
-			if looksLikeAnswer(text) && !p.answerHint.Swap(true) {
-				p.writeStderr(fmt.Sprintf("ration: hint: worker %d wrote what looks like an answer on its stderr; answers go to stdout, one JSON line each, and the task waits for one there (docs/workers.md)\n", slot))
+			if looksLikeAnswer(text) {
+				if !p.answerHint.Swap(true) {
+					p.writeStderr(fmt.Sprintf("ration: hint: worker %d wrote what looks like an answer on its stderr; answers go to stdout, one JSON line each, and the task waits for one there (docs/workers.md)\n", slot))
+				}
+				if id, ok := answerID(text); ok {
+					select {
+					case pr.stderrIDs <- id:
+					default: // the task reads them as they come; a flood is not news
+					}
+				}
 			}
 		}
 		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {

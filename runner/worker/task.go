@@ -10,6 +10,12 @@ import (
 
 var errAborted = errors.New("worker: task aborted")
 
+// StderrAnswerGrace is how long a task waits for its answer on stdout once
+// its worker wrote it on stderr (a mistake, or a log of the answer it is
+// about to send): then the worker breaks with a protocol error instead
+// of holding the task until its timeout, or forever.
+const StderrAnswerGrace = 2 * time.Second
+
 // taskRun is one attempt of a task on one worker, from the write of the
 // request to the answer or the break.
 type taskRun struct {
@@ -50,12 +56,21 @@ func (p *Pool) runTask(w *worker, pr *proc, a *attempt) (attemptResult, *BreakEr
 		defer tm.Stop()
 		timeout = tm.C
 	}
+	var onStderr <-chan time.Time // set once the worker answered this task on stderr
 	for {
 		var wch chan error
 		if t.writing {
 			wch = t.written
 		}
 		select {
+		case id := <-pr.stderrIDs:
+			if id == t.id && onStderr == nil {
+				tm := time.NewTimer(StderrAnswerGrace)
+				defer tm.Stop()
+				onStderr = tm.C
+			}
+		case <-onStderr:
+			return t.protocol(fmt.Sprintf("answered task %d on its stderr and not on its stdout within %s: answers go to stdout, one JSON line each (docs/workers.md)", t.id, StderrAnswerGrace))
 		case err := <-wch:
 			t.writing = false
 			if err != nil {

@@ -54,8 +54,8 @@ arrives as a float64, which would print as 2.0261120e+07.
 {{/*
 ration.joblogRunId is the runId in the joblogs' names: resumeFrom, or this
 run's own runId. A new run must not resume from an earlier run's joblogs
-unless told to: they are matched by sequence number only, so a new command
-or file set would skip every job the old run recorded.
+unless told to: ration refuses the joblog of another command, and with the
+same command would skip every input the old run recorded.
 */}}
 {{- define "ration.joblogRunId" -}}
 {{- if and (not (kindIs "invalid" .Values.resumeFrom)) (ne (toString .Values.resumeFrom) "") }}
@@ -124,11 +124,15 @@ scalars) so that any pattern or command survives YAML intact.
 {{- define "ration.args" -}}
 {{- $r := .Values.run -}}
 - "run"
+{{- with include "ration.manifestPath" . }}
+- {{ printf "--manifest=%s" . | quote }}
+{{- else }}
 {{- range $r.files }}
 - {{ printf "--files=%s" . | quote }}
 {{- end }}
 {{- range $r.exclude }}
 - {{ printf "--exclude=%s" . | quote }}
+{{- end }}
 {{- end }}
 {{- with $r.jobs }}
 - "-j"
@@ -184,4 +188,31 @@ them, exit 0, and the index would count as complete with inputs failed.
 {{- range $r.command }}
 - {{ . | quote }}
 {{- end }}
+{{- end }}
+
+{{/*
+ration.manifestPath is the manifest the pods read (--manifest): the one the
+hook Job generates, or manifest.path; empty when the pods walk run.files.
+*/}}
+{{- define "ration.manifestPath" -}}
+{{- if .Values.manifest.generate }}
+{{- printf "%s/manifest-%s.txt" (trimSuffix "/" .Values.output.mountPath) (include "ration.joblogRunId" .) }}
+{{- else if .Values.manifest.path }}
+{{- .Values.manifest.path }}
+{{- end }}
+{{- end }}
+
+{{/*
+ration.manifestArgs are the arguments of the hook Job's ration manifest.
+*/}}
+{{- define "ration.manifestArgs" -}}
+- "manifest"
+{{- range .Values.run.files }}
+- {{ printf "--files=%s" . | quote }}
+{{- end }}
+{{- range .Values.run.exclude }}
+- {{ printf "--exclude=%s" . | quote }}
+{{- end }}
+- "--keep-existing"
+- {{ printf "--output=%s" (include "ration.manifestPath" .) | quote }}
 {{- end }}

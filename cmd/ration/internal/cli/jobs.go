@@ -67,7 +67,7 @@ func ReadJobsFile(path string) (string, error) {
 	}
 	spec := strings.TrimSpace(string(data))
 	if spec == "0" {
-		spec = ""
+		spec = JobsZero
 	}
 	if err := limits.CheckJobs(spec); err != nil {
 		return "", FlagErr("--jobs", fmt.Errorf("%s: %w", path, err))
@@ -83,4 +83,18 @@ func UnwrapPathErr(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// JobsZero is the -j value of -j 0, GNU parallel's "as many as
+// possible": 250 job slots, about what GNU parallel reaches with the usual
+// limit of 1024 open files. A job still starts only while the memory
+// admission lets it (as with any -j N), so the slots bound the processes
+// and the memory budget bounds what they hold.
+const JobsZero = "250"
+
+// JobsZeroReason is the limits decision's reason for -j 0, which it
+// decided as -j JobsZero.
+func JobsZeroReason(reason string) string {
+	return strings.Replace(reason, "-j "+JobsZero+" given",
+		"-j 0 given (as many as possible: "+JobsZero+" slots, as GNU parallel; memory admission still applies)", 1)
 }

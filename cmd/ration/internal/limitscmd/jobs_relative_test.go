@@ -82,7 +82,7 @@ func TestLimitsJobsFile(t *testing.T) {
 	for _, c := range []struct{ content, want string }{
 		{"3\n", "jobs:            3 (-j, decided by explicit)"},
 		{"+1\n", "jobs:            2 (-j, decided by cpu_quota)"},
-		{"0\n", "jobs:            2 (default, decided by cpu_quota)"},
+		{"0\n", "jobs:            250 (-j, decided by explicit)"}, // -j 0
 	} {
 		testutil.WriteFile(t, procfile, c.content)
 		code, out, errs := runLimits(t, "--fs-root", nestedRoot, "-j", procfile)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -52,7 +53,7 @@ func planLimits(f limitsFlags, getenv func(string) string) (limits.Options, erro
 		return limits.Options{}, flagMsg("", fmt.Sprintf("unexpected argument %q", f.args[0]))
 	}
 	if f.jobs == "0" {
-		f.jobs = "" // as ration run takes GNU's -j 0: the limits decision
+		f.jobs = jobsZero // as ration run takes GNU's -j 0
 	}
 	if _, err := checkJobs(f.jobs, getenv); err != nil {
 		return limits.Options{}, err
@@ -97,9 +98,13 @@ func limitsMain(args []string, getenv func(string) string, stdout, stderr io.Wri
 	if err != nil {
 		return fail(stderr, "ration limits", err)
 	}
+	zero := strings.TrimSpace(f.jobs) == "0"
 	d, err := limits.Decide(opts)
 	if err != nil {
 		return fail(stderr, "ration limits", err)
+	}
+	if zero {
+		d.Reason = jobsZeroReason(d.Reason)
 	}
 	var procs *gomaxprocsJSON
 	var jobsCg *jobsCgroupJSON // what ration run would do for its jobs; not for a snapshot

@@ -37,3 +37,7 @@ func jobCgroupPlan(j *jobsCgroupJSON) string { return cli.JobCgroupPlan(j) }
 func memoryBinding(d limits.Decision, getenv func(string) string) string {
 	return cli.MemoryBinding(d, getenv)
 }
+
+const jobsZero = cli.JobsZero
+
+func jobsZeroReason(reason string) string { return cli.JobsZeroReason(reason) }

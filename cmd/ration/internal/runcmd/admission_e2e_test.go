@@ -430,10 +430,11 @@ func TestOOMAloneKeepsConcurrencyE2E(t *testing.T) {
 
 // TestJobCgroupRemovedAfterLeakE2E: a job that leaves a process running
 // outside its process group (setsid, as a daemon does) in a real memory
-// cgroup with a limit: when ration ends, the jobs' cgroup it made is gone
-// all the same, and the process runs on in ration's cgroup, where ration
-// leaves it. (The jobs' cgroup stayed, holding the process, until some
-// later ration found it empty.)
+// cgroup with a limit: when ration ends, the process is killed (ration is
+// a subreaper and kills every descendant at the end of the run: no process
+// a job started outlives it) and the jobs' cgroup it made is gone. (The
+// jobs' cgroup stayed, holding the process, until some later ration found
+// it empty; then the process ran on in ration's cgroup.)
 func TestJobCgroupRemovedAfterLeakE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -444,7 +445,8 @@ func TestJobCgroupRemovedAfterLeakE2E(t *testing.T) {
 	cg, _ := testutil.MemoryCgroup(t, 128<<20)
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	p := accStart(t, bin, nil, nil, []string{cg}, "--shell",
-		"setsid sh -c 'echo $$ > "+pidFile+"; exec sleep 60' >/dev/null 2>&1 </dev/null & echo started {}", ":::", "a")
+		"setsid sh -c 'echo $$ > "+pidFile+".tmp; mv "+pidFile+".tmp "+pidFile+"; exec sleep 60' >/dev/null 2>&1 </dev/null & "+
+			"while [ ! -s "+pidFile+" ]; do sleep 0.01; done; echo started {}", ":::", "a")
 	code := p.wait(60 * time.Second)
 	stderr := p.stderr.String()
 	if code != 0 {
@@ -459,8 +461,8 @@ func TestJobCgroupRemovedAfterLeakE2E(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(strings.Fields(string(procs)), strconv.Itoa(pid)) {
-		t.Errorf("the job's leftover process %d is not in ration's cgroup %s (its processes: %q)", pid, cg, procs)
+	if slices.Contains(strings.Fields(string(procs)), strconv.Itoa(pid)) {
+		t.Errorf("the job's leftover process %d outlived ration, in its cgroup %s", pid, cg)
 	}
 }
 

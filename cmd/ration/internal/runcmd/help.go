@@ -23,7 +23,7 @@ type helpGroup struct {
 func helpGroups() []helpGroup {
 	return []helpGroup{
 		{"Inputs", []string{"arg-file", "null", "delimiter", "files", "exclude", "hidden", "gitignore",
-			"link", "colsep", "header", "trim", "eof", "no-run-if-empty", "skip-first-line", "shard", "shuf",
+			"link", "colsep", "header", "trim", "eof", "no-run-if-empty", "skip-first-line", "manifest", "shard", "shuf",
 			"arg-sep", "arg-file-sep"}},
 		{"Command and replacement strings", []string{"shell", "replace", "extensionreplace", "basenamereplace",
 			"dirnamereplace", "basenameextensionreplace", "seqreplace", "slotreplace", "max-args", "max-replace-args",
@@ -34,7 +34,7 @@ func helpGroups() []helpGroup {
 		{"Workers (--worker)", []string{"worker", "max-breaks", "worker-max-tasks", "worker-max-rss"}},
 		{"Output", []string{"keep-order", "no-keep-order", "line-buffer", "group", "tag", "tagstring",
 			"print-commands", "silent", "verbose", "results", "output-files", "tmpdir", "compress"}},
-		{"Joblog and resume", []string{"joblog", "resume", "resume-failed", "retry-failed"}},
+		{"Joblog and resume", []string{"joblog", "resume", "resume-failed", "resume-any-command", "retry-failed"}},
 		{"Failures and retries", []string{"retries", "timeout", "termseq", "term-timeout", "halt", "exit-count"}},
 		{"Watching a run", []string{"bar", "no-bar", "total-jobs", "quiet", "log-format", "debug",
 			"metrics-addr", "stall-timeout", "slow-factor"}},

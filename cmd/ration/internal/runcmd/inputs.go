@@ -23,6 +23,7 @@ type inputFlags struct {
 	hidden    bool
 	gitignore bool
 	shard     string
+	manifest  string
 }
 
 // addInputFlags adds inputFlags' flags to fs.
@@ -33,6 +34,7 @@ func addInputFlags(fs *pflag.FlagSet, g *inputFlags) {
 	fs.StringArrayVar(&g.excludes, "exclude", nil, "leave out files and directories matching `PATTERN` (repeatable)")
 	fs.BoolVar(&g.hidden, "hidden", false, "--files: include hidden files and directories (names starting with '.'; .git never with --gitignore)")
 	fs.BoolVar(&g.gitignore, "gitignore", false, "--files: skip what .gitignore, .ignore and .git/info/exclude ignore, and .git itself")
+	fs.StringVar(&g.manifest, "manifest", "", "read the inputs from the manifest `FILE` (one per line, or NUL-separated with -0; `ration manifest` writes one); with --shard I/N (or RATION_SHARD_COUNT), read only shard I's byte range of it")
 	fs.StringVar(&g.shard, "shard", "", "run only shard `I/N` of the inputs (default from JOB_COMPLETION_INDEX when RATION_SHARD_COUNT=N)")
 }
 
@@ -40,9 +42,10 @@ func addInputFlags(fs *pflag.FlagSet, g *inputFlags) {
 type inputKind int
 
 const (
-	inputStdin   inputKind = iota // standard input
-	inputSources                  // ::: groups, :::: files and -a files
-	inputFiles                    // --files PATTERN...
+	inputStdin    inputKind = iota // standard input
+	inputSources                   // ::: groups, :::: files and -a files
+	inputFiles                     // --files PATTERN...
+	inputManifest                  // --manifest FILE
 )
 
 // sourcePlan is one input source as given on the command line.
@@ -78,6 +81,7 @@ type inputPlan struct {
 	colsepSet    bool // --colsep given: "" splits every character
 	trim         input.Trim
 	patterns     []string // inputFiles
+	manifest     string   // inputManifest
 	excludes     []string // inputFiles
 	// hidden and gitignore are --hidden and --gitignore (inputFiles).
 	hidden, gitignore bool
@@ -162,6 +166,8 @@ func planInput(p *runPlan, f *runFlags, _ func(string) string) error {
 		return flagMsg("--hidden", "--hidden needs --files")
 	case f.gitignore && len(f.files) == 0:
 		return flagMsg("--gitignore", "--gitignore needs --files")
+	case f.manifest != "" && (len(f.files) > 0 || len(in.sources) > 0 || p.cfg.GNU.InputIsCommand):
+		return flagMsg("--manifest", "--manifest FILE is the input: it cannot be combined with --files, :::, :::: or -a, and needs a command")
 	}
 	stdin := 0
 	for _, s := range in.sources {
@@ -178,6 +184,8 @@ func planInput(p *runPlan, f *runFlags, _ func(string) string) error {
 	case len(f.files) > 0:
 		in.kind, in.patterns, in.excludes = inputFiles, f.files, f.excludes
 		in.hidden, in.gitignore = f.hidden, f.gitignore
+	case f.manifest != "":
+		in.kind, in.manifest = inputManifest, f.manifest
 	}
 	return planReading(p, f)
 }
@@ -224,6 +232,8 @@ func (w *wiring) inputs(cfg *runner.Config, stdin io.Reader) error {
 			return err
 		}
 		srcs = append(srcs, input.Source{Values: files}) // its errors name --files and the pattern
+	case inputManifest:
+		srcs = append(srcs, input.Source{Name: "--manifest", Values: manifestShard(cfg, &in)})
 	}
 	for i, s := range in.sources {
 		src := input.Source{Name: s.name, Linked: s.linked}

@@ -29,9 +29,7 @@ func addJobsFlags(fs *pflag.FlagSet, g *jobsFlags) {
 // finds, explains them, and refuses one that leaves no job slot.
 func planJobs(p *runPlan, f *runFlags, getenv func(string) string) error {
 	if f.jobs == "0" {
-		// GNU parallel's -j0 is as many jobs as possible: ration's most is
-		// what the limits decide, as without -j.
-		f.jobs = ""
+		f.jobs, p.jobsZero = jobsZero, true
 	}
 	spec, err := checkJobs(f.jobs, getenv)
 	if err != nil {

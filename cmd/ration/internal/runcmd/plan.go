@@ -31,6 +31,8 @@ type runPlan struct {
 	// jobsSpec is the -j value in force (the flag, else RATION_JOBS), for
 	// the decisions re-made while running, which read no environment.
 	jobsSpec string
+	// jobsZero is -j 0 (see jobsZero), for the reason the run gives.
+	jobsZero bool
 	// memAuto is --mem-per-job auto: learn a job's memory while running.
 	memAuto bool
 	log     logs.Options

@@ -214,7 +214,7 @@ func planCases() []planCase {
 
 		// Aliases and no-ops of GNU parallel.
 		{args: c("-P", "3", "echo"), want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec = "3", "3" }},
-		{args: c("--max-procs", "0", "echo")},
+		{args: c("--max-procs", "0", "echo"), want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec, p.jobsZero = jobsZero, jobsZero, true }},
 		{args: c("--lb", "echo"), want: func(p *runPlan) { p.cfg.LineBuffer = true }},
 		{args: c("--linebuffer", "echo"), want: func(p *runPlan) { p.cfg.LineBuffer = true }},
 		{args: c("--dryrun", "echo"), want: func(p *runPlan) { p.cfg.DryRun, p.bar = true, barOff }},
@@ -277,6 +277,11 @@ func planCases() []planCase {
 			p.input.kind, p.input.patterns = inputFiles, []string{"x"}
 			p.input.hidden, p.input.gitignore = true, true
 		}},
+		{args: c("--manifest", "m.txt", "--shard", "2/5", "echo"), want: func(p *runPlan) {
+			p.input.kind, p.input.manifest, p.cfg.Shard = inputManifest, "m.txt", runner.Shard{Index: 2, Count: 5}
+		}},
+		{args: c("--manifest", "m.txt", "--files", "x", "echo"), err: "--manifest FILE is the input: it cannot be combined with --files, :::, :::: or -a, and needs a command", flag: "--manifest"},
+		{args: c("--manifest", "m.txt", "echo", ":::", "x"), err: "--manifest FILE is the input: it cannot be combined with --files, :::, :::: or -a, and needs a command", flag: "--manifest"},
 		{args: c("--hidden", "echo"), err: "--hidden needs --files", flag: "--hidden"},
 		{args: c("--gitignore", "echo"), err: "--gitignore needs --files", flag: "--gitignore"},
 
@@ -284,8 +289,8 @@ func planCases() []planCase {
 		{args: c("-j", "3", "echo"), want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec = "3", "3" }},
 		{args: c("--jobs=50%", "echo"), want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec = "50%", "50%" }},
 		{args: c("-j", "zero", "echo"), err: "--jobs: " + jobsFlagErr("zero"), flag: "--jobs"},
-		// -j0 is GNU parallel's "as many as possible": the limits decision.
-		{args: c("-j", "0", "echo")},
+		// -j0 is GNU parallel's "as many as possible": jobsZero slots.
+		{args: c("-j", "0", "echo"), want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec, p.jobsZero = jobsZero, jobsZero, true }},
 		// GNU parallel's -j +N and -j -N: the effective CPUs plus or minus N.
 		// They go to the limits decision as they are (TestRunRelativeJobs).
 		{args: c("-j", "+1000", "echo"), want: func(p *runPlan) { p.limits.Jobs, p.jobsSpec = "+1000", "+1000" }},
@@ -324,6 +329,10 @@ func planCases() []planCase {
 		{args: c("--joblog", "jl", "echo"), want: func(p *runPlan) { p.cfg.Joblog = "jl" }},
 		{args: c("--joblog", "jl", "--resume", "echo"), want: func(p *runPlan) { p.cfg.Joblog, p.cfg.Resume = "jl", true }},
 		{args: c("--joblog", "jl", "--resume-failed", "echo"), want: func(p *runPlan) { p.cfg.Joblog, p.cfg.ResumeFailed = "jl", true }},
+		{args: c("--joblog", "jl", "--resume", "--resume-any-command", "echo"), want: func(p *runPlan) {
+			p.cfg.Joblog, p.cfg.Resume, p.cfg.ResumeAnyCommand = "jl", true, true
+		}},
+		{args: c("--joblog", "jl", "--resume-any-command", "echo"), err: "--resume-any-command needs --resume or --resume-failed", flag: "--resume-any-command"},
 		{args: c("--joblog", "+jl", "echo"), want: func(p *runPlan) { p.cfg.Joblog, p.cfg.JoblogAppend = "jl", true }},
 		{args: c("--joblog", "-", "echo"), want: func(p *runPlan) { p.cfg.Joblog = "-" }},
 		{args: c("--joblog", "-", "--resume", "echo"), err: "--resume and --resume-failed need a --joblog file to read, not - (standard output)", flag: "--resume"},

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ration-run/ration/internal/testutil"
+	"github.com/ration-run/ration/runner/template"
 )
 
 // Issue 16, items 1-8: data lost or duplicated.
@@ -23,8 +24,10 @@ func TestReliabTornJoblogRunsAgain(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	jl, out := filepath.Join(dir, "jl"), filepath.Join(dir, "out")
+	// Job 1's record holds the command its job ran: --resume matches a
+	// record to its job by command.
 	torn := "Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand\n" +
-		"1\t:\t1795216618.196\t     0.000\t0\t5\t0\t0\techo in-1\n" +
+		"1\t:\t1795216618.196\t     0.000\t0\t5\t0\t0\t" + template.Join(append(appendJob(out), "in-1")) + "\n" +
 		"2\t:\t1795216618.2" // job 2's record, cut off
 	if err := os.WriteFile(jl, []byte(torn), 0o644); err != nil {
 		t.Fatal(err)

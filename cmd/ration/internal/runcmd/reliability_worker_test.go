@@ -66,7 +66,9 @@ done
 	if !strings.Contains(r.stdout, `{"id":2,"input":"b"}`) {
 		t.Fatalf("--dry-run: %q", r.stdout)
 	}
-	log := "Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand\n1\t:\t1795216618.196\t     0.000\t0\t2\t0\t0\tworker a\n"
+	// Job 1's record holds the command a worker job records: the
+	// worker's command and the input (--resume matches by command).
+	log := "Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand\n1\t:\t1795216618.196\t     0.000\t0\t2\t0\t0\t" + w + " a\n"
 	if err := os.WriteFile(jl, []byte(log), 0o644); err != nil {
 		t.Fatal(err)
 	}

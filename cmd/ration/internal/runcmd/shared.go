@@ -45,3 +45,7 @@ func parentShell(getenv func(string) string) string { return cli.ParentShell(get
 func isJobsFile(v string) bool                      { return cli.IsJobsFile(v) }
 func readJobsFile(path string) (string, error)      { return cli.ReadJobsFile(path) }
 func unwrapPathErr(err error) error                 { return cli.UnwrapPathErr(err) }
+
+const jobsZero = cli.JobsZero
+
+func jobsZeroReason(reason string) string { return cli.JobsZeroReason(reason) }

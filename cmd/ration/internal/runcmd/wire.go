@@ -2,11 +2,13 @@ package runcmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"sync/atomic"
+	"time"
 
 	"github.com/ration-run/ration/internal/cmdcheck"
 	"github.com/ration-run/ration/internal/logs"
@@ -66,9 +68,11 @@ func wire(p *runPlan, stdin io.Reader, stdout, stderr io.Writer) (_ *wiring, err
 			w.close()
 		}
 	}()
-	// As PID 1 (a container's entrypoint) ration reaps the orphans that
-	// jobs leave behind. Elsewhere the reaper is inactive.
-	if w.reaper, err = reaper.New(context.Background(), reaper.Options{}); err != nil {
+	// ration is a child subreaper (as PID 1, a container's entrypoint, it
+	// is one anyway): the orphans that jobs and workers leave behind, in
+	// whatever session, come back to it, are reaped, and are killed when
+	// the run ends (close).
+	if w.reaper, err = reaper.New(context.Background(), reaper.Options{Subreaper: true}); err != nil {
 		return nil, err
 	}
 	if err = checkFSRoot(p.limits.FSRoot); err != nil {
@@ -113,6 +117,9 @@ func wire(p *runPlan, stdin io.Reader, stdout, stderr io.Writer) (_ *wiring, err
 		return nil, err
 	}
 	cfg.Jobs, cfg.JobsReason = w.decision.Jobs, w.decision.Reason
+	if p.jobsZero {
+		cfg.JobsReason = jobsZeroReason(cfg.JobsReason)
+	}
 	if p.spread {
 		cfg.GNU.Batch.Spread = cfg.Jobs
 	}
@@ -246,6 +253,14 @@ func (w *wiring) close() {
 	if w.args != nil {
 		w.args.Close()
 	}
+	if w.reaper != nil {
+		// What jobs and workers left running (in their own session, out
+		// of reach of their process group's kill) goes with the run,
+		// before the jobs' cgroup, which it would keep busy.
+		if n := w.reaper.KillDescendants(2 * time.Second); n > 0 && w.log != nil {
+			w.log.Warn("killed processes that jobs or workers left running", "processes", n)
+		}
+	}
 	if w.jobs != nil {
 		// The run is over: no job or worker is left in the group.
 		if err := w.jobs.Close(); err != nil {
@@ -309,7 +324,11 @@ func (w *wiring) report(sum runner.Summary, runErr error, got os.Signal) int {
 		say(slog.LevelWarn, "", w.resumeHint())
 	}
 	if runErr != nil {
-		say(slog.LevelError, "ration run: ", runErr.Error())
+		msg := runErr.Error()
+		if errors.Is(runErr, runner.ErrOtherCommand) {
+			msg += "; to resume it anyway (every input without a record of this command runs), add --resume-any-command"
+		}
+		say(slog.LevelError, "ration run: ", msg)
 	}
 	switch {
 	case got != nil:
