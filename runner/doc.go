@@ -9,7 +9,7 @@
 // input's length. Each job's argv comes from a template.Template; each
 // attempt runs through an Executor: by default one process per attempt, in
 // its own process group (ProcessExecutor), or a task on a long-lived worker
-// process (package runner/workerexec).
+// process (package internal/workerexec).
 //
 // # One job engine
 //

@@ -7,8 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/runner/input"
-	"github.com/ration-run/ration/runner/template"
 )
 
 // GNU are the options of GNU parallel's input model and bookkeeping: input

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
 	"github.com/ration-run/ration/runner/joblog"
-	"github.com/ration-run/ration/runner/template"
 )
 
 // gnuArgs opens ::: groups as input.Open does for the CLI.

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/runner/input"
-	"github.com/ration-run/ration/runner/template"
 )
 
 // attemptWriters returns the writers of one attempt of j: its output

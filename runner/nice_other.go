@@ -5,7 +5,7 @@ package runner
 import (
 	"errors"
 
-	"github.com/ration-run/ration/runner/internal/pdeath"
+	"github.com/ration-run/ration/internal/pdeath"
 )
 
 // NiceSupported reports whether Attempt.Nice can be honoured here: not

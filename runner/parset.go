@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/ration-run/ration/runner/template"
+	"github.com/ration-run/ration/internal/template"
 )
 
 // Parset is GNU parallel's --_parset, what the parset shell function of

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ration-run/ration/runner/template"
+	"github.com/ration-run/ration/internal/template"
 )
 
 // execState is what the runner keeps for GNUExec.

@@ -12,11 +12,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/pool"
 	"github.com/ration-run/ration/runner/adapt"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/joblog"
-	"github.com/ration-run/ration/runner/template"
 )
 
 // MaxJobs is the most jobs a Runner runs at once: a larger Config.Jobs

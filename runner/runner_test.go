@@ -24,7 +24,7 @@ import (
 
 func TestMain(m *testing.M) {
 	// The forking thread lives as long as the process (package pdeath).
-	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/ration-run/ration/runner/internal/pdeath.loop"))
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/ration-run/ration/internal/pdeath.loop"))
 }
 
 // The shared test helpers, under the names these tests use.

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/internal/jobcgroup"
 	"github.com/ration-run/ration/limits"
-	"github.com/ration-run/ration/runner/jobcgroup"
 )
 
 // jobCgroupEnv turns the jobs' own memory cgroup off when set to 0,

@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 	bins.Close()
 	undo()
 	if code == 0 {
-		if err := goleak.Find(goleak.IgnoreTopFunction("github.com/ration-run/ration/runner/internal/pdeath.loop")); err != nil {
+		if err := goleak.Find(goleak.IgnoreTopFunction("github.com/ration-run/ration/internal/pdeath.loop")); err != nil {
 			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
 			code = 1
 		}

@@ -13,10 +13,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/admit"
 	"github.com/ration-run/ration/runner/joblog"
-	"github.com/ration-run/ration/runner/template"
 )
 
 // gnuExecFlags are GNU parallel's flags that change how jobs run (see

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/runner/event"
-	"github.com/ration-run/ration/runner/template"
 )
 
 // shellHint returns an observer that says once, on the first job that

@@ -5,9 +5,9 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/input"
-	"github.com/ration-run/ration/runner/template"
 )
 
 // splitSources splits the arguments after the flags into the command and

@@ -14,10 +14,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ration-run/ration/internal/logs"
+	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/input"
-	"github.com/ration-run/ration/runner/template"
 	"github.com/ration-run/ration/runner/worker"
 )
 

@@ -10,13 +10,13 @@ import (
 	"time"
 
 	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/internal/jobcgroup"
 	"github.com/ration-run/ration/internal/metrics"
+	"github.com/ration-run/ration/internal/reaper"
+	"github.com/ration-run/ration/internal/workerexec"
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner/adapt"
-	"github.com/ration-run/ration/runner/jobcgroup"
-	"github.com/ration-run/ration/runner/reaper"
 	"github.com/ration-run/ration/runner/worker"
-	"github.com/ration-run/ration/runner/workerexec"
 )
 
 // memFlag is --mem-per-job: a size, or "auto" to learn the memory of one
