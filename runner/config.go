@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"time"
 
 	"github.com/ration-run/ration/limits"
@@ -167,7 +168,8 @@ type Config struct {
 	TempDir    string
 }
 
-// check reports the first invalid field of c, in the Config's own terms.
+// check reports the first invalid field of c, in the Config's own terms:
+// New refuses every Config that ration run's flags refuse.
 func (c *Config) check() error {
 	switch {
 	case len(c.Command) == 0:
@@ -180,8 +182,13 @@ func (c *Config) check() error {
 		return errors.New("runner: negative Timeout, TermTimeout, Grace or Retries")
 	case c.Shard.Count < 0 || (c.Shard.Count > 0 && (c.Shard.Index < 0 || c.Shard.Index >= c.Shard.Count)):
 		return fmt.Errorf("runner: Shard %d/%d: want 0 <= Index < Count", c.Shard.Index, c.Shard.Count)
+	case c.Halt.When < HaltNever || c.Halt.When > HaltNow || c.Halt.On < HaltOnFail || c.Halt.On > HaltOnDone:
+		return fmt.Errorf("runner: Halt %d,%d: unknown When or On", c.Halt.When, c.Halt.On)
+	case c.Halt.When != HaltNever && c.Halt.Percent == 0 && c.Halt.Count < 1,
+		c.Halt.Percent < 0 || c.Halt.Percent > 100 || math.IsNaN(c.Halt.Percent):
+		return errors.New("runner: Halt: want Count >= 1 or 0 < Percent <= 100")
 	}
-	return nil
+	return c.checkGNU()
 }
 
 // withDefaults fills the zero values that have defaults.

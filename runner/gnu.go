@@ -28,7 +28,8 @@ type GNU struct {
 	NoFields bool
 	// Pipe is --pipe: every argument is a block of stdin (input.Blocks)
 	// that is the job's stdin (Attempt.Stdin) and none of its fields; the
-	// command runs as written. Batch must take one argument per job.
+	// command runs as written. Batch must take one argument per job;
+	// Stdin, SendSize and PipeArg need it (New refuses them without).
 	Pipe bool
 	// Stdin, when set with Pipe, gives a job's stdin instead of its input
 	// (--pipepart's part of a file, --round-robin's stream of blocks): it
@@ -69,7 +70,7 @@ type GNU struct {
 	Results string
 	// Ungroup is -u: GNU parallel's joblog then has a Receive of 0 (it
 	// never sees the output); ration prints as with Config.LineBuffer,
-	// which must be set too.
+	// which must be set too, and without Config.KeepOrder.
 	Ungroup bool
 	// Verbose prints each job's command on its stdout before its output
 	// (-v, as GNU parallel does); VerboseStderr prints it on its stderr

@@ -15,20 +15,21 @@ import (
 type GNUExec struct {
 	// Nice, with NiceSet, is the niceness every job starts at (--nice N,
 	// as GNU parallel's setpriority: the value itself, not an increment).
-	// Linux only (NiceSupported): on other Unix systems a job with it
-	// fails to start; on Windows it is ignored (ration run rejects --nice
-	// where it is not supported). The worker executor ignores it.
+	// Linux only (NiceSupported): elsewhere, and outside -20..19, New
+	// refuses it. The worker executor ignores it.
 	Nice    int
 	NiceSet bool
 	// TermSeq, when set, is how a job is stopped (--termseq): by its
 	// timeout, --halt now, or the run's own stop; it replaces
 	// Config.Grace's SIGTERM, Grace, SIGKILL. The process executor on Unix
 	// honours it; on Windows, without signals, a stopped job is killed at
-	// once, and the worker executor stops workers its own way.
+	// once, so New refuses it there; the worker executor stops workers its
+	// own way.
 	TermSeq TermSeq
 	// Files is --files: each job's stdout goes to a new file
 	// TmpDir/parXXXXX.par, kept, and the file's name (after its --tag) is
 	// the job's output; its stderr is discarded, as GNU parallel does.
+	// Not with Results, ResultsTable, Compress or Config.DryRun.
 	Files bool
 	// Compress is --compress: the output a job spills to a temporary file
 	// (past Config.SpillBytes) is written deflated and inflated when it is
@@ -39,13 +40,14 @@ type GNUExec struct {
 	// ResultsTable, when set, is the path of --results NAME.csv or
 	// NAME.tsv (a tab-separated one): each job's row is written there
 	// when it ends (see tableRow), and its output nowhere else. GNU's
-	// Results must be "".
+	// Results must be "" (New refuses both).
 	ResultsTable string
 	// Gate holds job starts while the machine is busy (--load, --noswap,
 	// --memfree); see StartGate.
 	Gate StartGate
 	// Parset, when set, makes each job's output a value for GNU's parset
-	// shell function to assign (--_parset); see Parset.
+	// shell function to assign (--_parset); see Parset. It needs
+	// Config.KeepOrder and at least one name.
 	Parset *Parset
 	// SlotVar is the name of the environment variable that holds a job's
 	// slot less one (--process-slot-var; "": DefaultSlotVar, as GNU

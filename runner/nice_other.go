@@ -17,7 +17,7 @@ const NiceSupported = false
 // (tasks, a cgroup's, is always "" outside Linux).
 func onForkThread(a *Attempt, tasks string, fork func()) error {
 	if a.NiceSet {
-		return errors.New("a niceness for jobs (--nice) is supported on Linux only")
+		return errors.New("a niceness for jobs is supported on Linux only")
 	}
 	return pdeath.DoOn(pdeath.Thread{Tasks: tasks}, fork)
 }
