@@ -57,13 +57,10 @@ const minPercentTimeout = time.Second
 // percentTimeout wraps an attempt's context for --timeout P%: it is
 // cancelled with ErrTimeout once the attempt ran longer than P% of the
 // median runtime of the succeeded jobs, and longer than
-// minPercentTimeout (no limit before one succeeded).
-// cancel is the attempt's own; the returned one ends both.
-func (r *Runner) percentTimeout(ctx context.Context, cancel context.CancelFunc) (context.Context, context.CancelFunc) {
+// minPercentTimeout (no limit before one succeeded): an attempt hook's
+// bound (installDialect).
+func (r *Runner) percentTimeout(ctx context.Context, _ *job) (context.Context, context.CancelFunc) {
 	pct := r.cfg.GNU.TimeoutPercent
-	if pct <= 0 {
-		return ctx, cancel
-	}
 	start := time.Now()
 	pctx, pcancel := context.WithCancelCause(ctx)
 	go func() {
@@ -86,7 +83,7 @@ func (r *Runner) percentTimeout(ctx context.Context, cancel context.CancelFunc) 
 			}
 		}
 	}()
-	return pctx, func() { pcancel(nil); cancel() }
+	return pctx, func() { pcancel(nil) }
 }
 
 // jobEnded is called once a job is counted: it feeds --timeout P%'s

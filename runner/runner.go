@@ -65,8 +65,9 @@ type Runner struct {
 
 	oom   oomCounter
 	adm   *admission // memory admission and OOM re-queue (admission.go)
-	live  liveOrder  // -k --line-buffer (keeporder.go)
-	slots slotTable  // the jobs' slots, {%} (slots.go)
+	hooks attemptHooks
+	live  liveOrder // -k --line-buffer (keeporder.go)
+	slots slotTable // the jobs' slots, {%} (slots.go)
 }
 
 type runningJob struct {
@@ -121,6 +122,10 @@ func New(cfg Config) (*Runner, error) {
 	if r.exec == nil {
 		r.exec = &ProcessExecutor{}
 	}
+	if cfg.Timeout > 0 {
+		r.hooks.bound = append(r.hooks.bound, r.timeoutBound)
+	}
+	r.installDialect()
 	r.obs = cfg.Observer
 	if cfg.Adapt != nil {
 		ac := *cfg.Adapt
