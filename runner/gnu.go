@@ -4,7 +4,6 @@ import (
 	"io"
 	"iter"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/ration-run/ration/internal/template"
@@ -244,13 +243,8 @@ type gnuState struct {
 	// workdir is GNUExec.Workdir parsed; nil when it is literal or not
 	// given.
 	workdir *template.Template
-	// halt is the exit status --halt decided (see Runner.HaltStatus).
-	halt haltStatus
 	// runtimes feed --timeout P%.
 	runtimes runtimes
-	// total is the number of jobs, known when a --halt percentage made
-	// the runner read the whole input first; 0 when not known.
-	total atomic.Int64
 	// exec is GNUExec's state (gnuexec).
 	exec execState
 }

@@ -13,6 +13,24 @@ import (
 // --files, -v ...), --workdir, --pipe's stdin and its empty blocks.
 func (r *Runner) installDialect() {
 	g, h := &r.cfg.GNU, &r.hooks
+	if g.Delay > 0 {
+		dl := &delayer{d: g.Delay}
+		h.beforeStart = dl.wait
+	}
+	if g.Results == "" {
+		h.dryRunPrefix = func(it item) []byte {
+			tag, _ := r.tag(it, 1)
+			return tag
+		}
+	}
+	h.compressSpill = g.Exec.Compress
+	if r.cfg.Input != nil || g.Args != nil {
+		h.source = r.batches
+	}
+	h.sendSize = r.sendOf
+	if g.Exec.ResultsTable != "" {
+		h.records = append(h.records, r.tableRow)
+	}
 	if g.TimeoutPercent > 0 {
 		h.bound = append(h.bound, r.percentTimeout)
 	}
@@ -69,4 +87,21 @@ func (r *Runner) skipEmptyBlock(j *job, st *attemptStart) (AttemptResult, bool) 
 	}
 	st.started(j.slot, 0)
 	return AttemptResult{Outcome: event.Succeeded, Start: time.Now()}, true
+}
+
+// sendOf is the joblog's Send of ended job j, as GNU parallel 20221122
+// counts it for local jobs: the bytes of a --pipe job's block (GNU's
+// SendSize), else 0. It is asked once per job that started, so that
+// SendSize may forget the job.
+func (r *Runner) sendOf(j *job) int64 {
+	g := &r.cfg.GNU
+	switch {
+	case !g.Pipe:
+		return 0
+	case g.SendSize != nil:
+		return g.SendSize(j.it.input)
+	case g.Stdin == nil:
+		return int64(len(j.it.input))
+	}
+	return 0
 }

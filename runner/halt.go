@@ -181,17 +181,17 @@ type haltStatus struct {
 // condition, and keeps the exit status of the first halt.
 func (r *Runner) checkHalt(j *job) {
 	h := r.cfg.Halt
-	if j.byRun || !h.triggeredOf(r.failed.Load(), r.succeeded.Load(), r.gnu.total.Load()) {
+	if j.byRun || !h.triggeredOf(r.failed.Load(), r.succeeded.Load(), r.total.Load()) {
 		return
 	}
-	hs := &r.gnu.halt
+	hs := &r.haltSt
 	hs.mu.Lock()
 	if !hs.set {
 		// The record's columns, not the raw exit code: a job that failed
 		// while exiting 0 (its output lost, no --results files) must not
 		// halt the run with status 0.
 		exit, signal := exitColumns(j)
-		hs.set, hs.code = true, h.status(r.failed.Load(), r.gnu.total.Load(), exit, signal)
+		hs.set, hs.code = true, h.status(r.failed.Load(), r.total.Load(), exit, signal)
 	}
 	hs.mu.Unlock()
 	r.halt()
@@ -204,7 +204,7 @@ func (r *Runner) checkHalt(j *job) {
 // parallel documents. Otherwise the status is the number of failed jobs,
 // as without --halt, and HaltStatus returns false. Call it after Run.
 func (r *Runner) HaltStatus() (int, bool) {
-	hs := &r.gnu.halt
+	hs := &r.haltSt
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	if hs.set {

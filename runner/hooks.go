@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"time"
 
 	"github.com/ration-run/ration/runner/event"
@@ -34,6 +35,38 @@ type attemptHooks struct {
 	// skip end an attempt that needs no command (ok), before it runs;
 	// a skip that ends it reports its start (attemptStart.started).
 	skip []func(j *job, st *attemptStart) (res AttemptResult, ok bool)
+
+	// The run's own hooks, set by New (never nil after it).
+	//
+	// beforeStart is called before each job is handed to the pool; it
+	// may wait, and returns false when the run stopped (stop closed)
+	// meanwhile.
+	beforeStart func(stop <-chan struct{}) bool
+	// dryRunPrefix is what DryRun writes before a job's line, in its own
+	// Write (nil: nothing).
+	dryRunPrefix func(it item) []byte
+	// compressSpill deflates the output a job spills to a file.
+	compressSpill bool
+	// source yields the run's jobs, numbered, from its input (nil: the
+	// run has none).
+	source func() iter.Seq2[item, error]
+	// sendSize is the joblog's Send of an ended job.
+	sendSize func(j *job) int64
+	// records are sinks that record each ended job before the joblog
+	// does (a table of results); an error fails the job, as a failed
+	// output does (outputFailed).
+	records []func(j *job, send, received int64) error
+}
+
+// installCore installs the core's hooks: Config.Timeout's bound, and the
+// run's hooks doing nothing.
+func (r *Runner) installCore() {
+	if r.cfg.Timeout > 0 {
+		r.hooks.bound = append(r.hooks.bound, r.timeoutBound)
+	}
+	r.hooks.beforeStart = func(<-chan struct{}) bool { return true }
+	r.hooks.dryRunPrefix = func(item) []byte { return nil }
+	r.hooks.sendSize = func(*job) int64 { return 0 }
 }
 
 // boundContext is ctx bounded by every bound hook, and the function that

@@ -66,7 +66,7 @@ func (r *Runner) newJob(it item) *job {
 	// With -k, a job prints line by line only once it is first in order
 	// (liveAdd).
 	out := newOutput(r.out, r.cfg.LineBuffer && !r.cfg.KeepOrder, r.cfg.SpillBytes, r.cfg.TempDir)
-	out.out.compress, out.err.compress = r.cfg.GNU.Exec.Compress, r.cfg.GNU.Exec.Compress
+	out.out.compress, out.err.compress = r.hooks.compressSpill, r.hooks.compressSpill
 	out.onGone = func(err error) { r.outputGone(fmt.Errorf("job %d: %w", it.seq, err)) }
 	j := &job{it: it, slot: slot, out: out, argv: r.argvOf(it, slot),
 		rj: &runningJob{RunningJob: RunningJob{Slot: slot, Seq: it.seq, Input: it.input, Start: time.Now()}, out: out}}

@@ -61,7 +61,11 @@ type Runner struct {
 	succeeded, failed, killed, notStarted, skipped atomic.Int64
 	quarantined, oomRetried                        atomic.Int64
 	rss                                            rssHist
-	firstErr                                       atomic.Pointer[error]
+	// total is the number of jobs, known when a Halt percentage made
+	// the runner read the whole input first; 0 when not known.
+	total    atomic.Int64
+	haltSt   haltStatus // the exit status Halt decided (HaltStatus)
+	firstErr atomic.Pointer[error]
 
 	oom   oomCounter
 	adm   *admission // memory admission and OOM re-queue (admission.go)
@@ -122,9 +126,7 @@ func New(cfg Config) (*Runner, error) {
 	if r.exec == nil {
 		r.exec = &ProcessExecutor{}
 	}
-	if cfg.Timeout > 0 {
-		r.hooks.bound = append(r.hooks.bound, r.timeoutBound)
-	}
+	r.installCore()
 	r.installDialect()
 	r.obs = cfg.Observer
 	if cfg.Adapt != nil {
