@@ -5,8 +5,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ration-run/ration/internal/flagvalue"
 	"github.com/ration-run/ration/internal/template"
-	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/input"
 )
 
@@ -213,7 +213,7 @@ func planGNUOutput(p *runPlan, f *runFlags, _ func(string) string) error {
 	gc.Tag, gc.TagString, gc.Results = g.tag || tagString != "", tagString, g.results
 	gc.Verbose, gc.VerboseStderr = g.printCommands, g.verbose
 	if g.delay != "" {
-		d, err := runner.ParseDuration(g.delay)
+		d, err := flagvalue.ParseDuration(g.delay)
 		if err != nil {
 			return flagErr("--delay", fmt.Errorf("%q is not a duration", g.delay))
 		}

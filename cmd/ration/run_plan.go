@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ration-run/ration/internal/flagvalue"
 	"github.com/ration-run/ration/internal/logs"
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner"
@@ -228,7 +229,7 @@ func planWorker(p *runPlan, f *runFlags, _ func(string) string) error {
 	case f.maxTasks < 0:
 		return flagErr("--worker-max-tasks", fmt.Errorf("%d is negative", f.maxTasks))
 	}
-	iv, err := runner.ParseDuration(f.watchInterval)
+	iv, err := flagvalue.ParseDuration(f.watchInterval)
 	if err != nil || iv <= 0 {
 		return flagErr("--watch-interval", fmt.Errorf("%q is not a positive duration", f.watchInterval))
 	}
@@ -294,11 +295,11 @@ func planRunner(p *runPlan, f *runFlags, _ func(string) string) error {
 		}
 		c.GNU.TimeoutPercent = v
 	} else if f.timeout != "" {
-		if c.Timeout, err = runner.ParseDuration(f.timeout); err != nil {
+		if c.Timeout, err = flagvalue.ParseDuration(f.timeout); err != nil {
 			return flagErr("--timeout", fmt.Errorf("%q is not a duration", f.timeout))
 		}
 	}
-	if c.TermTimeout, err = runner.ParseDuration(f.termTimeout); err != nil {
+	if c.TermTimeout, err = flagvalue.ParseDuration(f.termTimeout); err != nil {
 		return flagErr("--term-timeout", fmt.Errorf("%q is not a duration", f.termTimeout))
 	}
 	if f.retries < 0 {
@@ -343,7 +344,7 @@ func planRunner(p *runPlan, f *runFlags, _ func(string) string) error {
 func planShard(p *runPlan, f *runFlags, getenv func(string) string) error {
 	var err error
 	if f.shard != "" {
-		if p.cfg.Shard, err = runner.ParseShard(f.shard); err != nil {
+		if p.cfg.Shard, err = flagvalue.ParseShard(f.shard); err != nil {
 			return flagErr("--shard", err)
 		}
 		return nil
@@ -360,7 +361,7 @@ func planShard(p *runPlan, f *runFlags, getenv func(string) string) error {
 	if i == "" {
 		return flagMsg("JOB_COMPLETION_INDEX", fmt.Sprintf("RATION_SHARD_COUNT=%s is set but JOB_COMPLETION_INDEX is not", n))
 	}
-	if p.cfg.Shard, err = runner.NewShard(i, n); err != nil {
+	if p.cfg.Shard, err = flagvalue.NewShard(i, n); err != nil {
 		return flagErr("JOB_COMPLETION_INDEX/RATION_SHARD_COUNT", err)
 	}
 	return nil
@@ -468,7 +469,7 @@ func planJoblog(c *runner.Config, f *runFlags) error {
 func planObserve(p *runPlan, f *runFlags, _ func(string) string) error {
 	o := observePlan{metricsAddr: f.metricsAddr, debug: f.debug, quiet: f.quiet, json: f.logFormat == logs.FormatJSON, slowFactor: f.slowFactor}
 	if f.stallTimeout != "" {
-		v, err := runner.ParseDuration(f.stallTimeout)
+		v, err := flagvalue.ParseDuration(f.stallTimeout)
 		if err != nil {
 			return flagErr("--stall-timeout", fmt.Errorf("%q is not a duration", f.stallTimeout))
 		}

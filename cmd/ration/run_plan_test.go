@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ration-run/ration/internal/flagvalue"
 	"github.com/ration-run/ration/internal/logs"
 	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/limits"
@@ -386,7 +387,7 @@ func planCases() []planCase {
 			p.input.kind, p.input.sources = inputSources, args(":::", "a", "b", "c", "d", "e", "f")
 			p.input.total = inShard(1, 3, "a", "b", "c", "d", "e", "f")
 		}},
-		{args: c("--shard", "3/3", "echo"), err: "--shard: " + errOf(runner.ParseShard("3/3")), flag: "--shard"},
+		{args: c("--shard", "3/3", "echo"), err: "--shard: " + errOf(flagvalue.ParseShard("3/3")), flag: "--shard"},
 		{args: c("echo"), env: map[string]string{"RATION_SHARD_COUNT": "3", "JOB_COMPLETION_INDEX": "2"}, want: func(p *runPlan) { p.cfg.Shard = runner.Shard{Index: 2, Count: 3} }},
 		{args: c("--shard", "0/2", "echo"), env: map[string]string{"RATION_SHARD_COUNT": "3", "JOB_COMPLETION_INDEX": "2"}, want: func(p *runPlan) { p.cfg.Shard = runner.Shard{Index: 0, Count: 2} }},
 		// An Indexed Job's pod without the shard count would run every
@@ -397,7 +398,7 @@ func planCases() []planCase {
 		{args: c("echo"), env: map[string]string{"JOB_COMPLETION_INDEX": ""}},
 		{args: c("echo"), env: map[string]string{"RATION_SHARD_COUNT": "3"}, err: "RATION_SHARD_COUNT=3 is set but JOB_COMPLETION_INDEX is not", flag: "JOB_COMPLETION_INDEX"},
 		{args: c("echo"), env: map[string]string{"RATION_SHARD_COUNT": "3", "JOB_COMPLETION_INDEX": "3"},
-			err: "JOB_COMPLETION_INDEX/RATION_SHARD_COUNT: " + errOf(runner.NewShard("3", "3")), flag: "JOB_COMPLETION_INDEX/RATION_SHARD_COUNT"},
+			err: "JOB_COMPLETION_INDEX/RATION_SHARD_COUNT: " + errOf(flagvalue.NewShard("3", "3")), flag: "JOB_COMPLETION_INDEX/RATION_SHARD_COUNT"},
 
 		// Observation: metrics, logs, stall watchdog.
 		{args: c("--metrics-addr", ":0", "echo"), want: func(p *runPlan) { p.observe.metricsAddr = ":0" }},
