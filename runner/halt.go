@@ -1,10 +1,7 @@
 package runner
 
 import (
-	"fmt"
 	"math"
-	"strconv"
-	"strings"
 	"sync"
 )
 
@@ -47,69 +44,6 @@ type Halt struct {
 	// that number is unknown, at least HaltMinJobs jobs must have finished
 	// and Percent % of the finished ones count.
 	Percent float64
-}
-
-// ParseHalt parses a --halt value as GNU parallel does: "never",
-// "now|soon,fail|success|done=N|P%", a bare "P%" (soon,fail=P%), and the
-// legacy numbers 0 (never), 1 (soon,fail=1), 2 (now,fail=1), -1
-// (soon,success=1), -2 (now,success=1). The error quotes s and says
-// what is wanted.
-func ParseHalt(s string) (Halt, error) {
-	legacy := map[string]string{"0": "never", "1": "soon,fail=1", "2": "now,fail=1", "-1": "soon,success=1", "-2": "now,success=1"}
-	v := strings.TrimSpace(s)
-	if l, ok := legacy[v]; ok {
-		v = l
-	}
-	if strings.HasSuffix(v, "%") && !strings.Contains(v, ",") {
-		v = "soon,fail=" + v
-	}
-	bad := func() (Halt, error) {
-		return Halt{}, fmt.Errorf("%q: want never, or now|soon,fail|success|done=N|P%%", s)
-	}
-	if v == "never" {
-		return Halt{}, nil
-	}
-	when, rest, ok := strings.Cut(v, ",")
-	if !ok {
-		return bad()
-	}
-	var h Halt
-	switch when {
-	case "now":
-		h.When = HaltNow
-	case "soon":
-		h.When = HaltSoon
-	default:
-		return bad()
-	}
-	on, val, ok := strings.Cut(rest, "=")
-	if !ok {
-		return bad()
-	}
-	switch on {
-	case "fail":
-		h.On = HaltOnFail
-	case "success":
-		h.On = HaltOnSuccess
-	case "done":
-		h.On = HaltOnDone
-	default:
-		return bad()
-	}
-	if p, ok := strings.CutSuffix(val, "%"); ok {
-		f, err := strconv.ParseFloat(p, 64)
-		if err != nil || !(f > 0 && f <= 100) {
-			return bad()
-		}
-		h.Percent = f
-		return h, nil
-	}
-	n, err := strconv.ParseInt(val, 10, 64)
-	if err != nil || n < 1 {
-		return bad()
-	}
-	h.Count = n
-	return h, nil
 }
 
 // triggered reports whether the counts meet the condition; total is the

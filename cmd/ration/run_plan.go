@@ -305,7 +305,7 @@ func planRunner(p *runPlan, f *runFlags, _ func(string) string) error {
 	if f.retries < 0 {
 		return flagErr("--retries", fmt.Errorf("%d is negative", f.retries))
 	}
-	if c.Halt, err = runner.ParseHalt(f.halt); err != nil {
+	if c.Halt, err = flagvalue.ParseHalt(f.halt); err != nil {
 		return flagErr("--halt", err)
 	}
 	p.exitCount = f.exitCount

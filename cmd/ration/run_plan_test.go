@@ -60,7 +60,7 @@ func jobsFlagErr(spec string) string {
 }
 
 func mustHalt(s string) runner.Halt {
-	h, err := runner.ParseHalt(s)
+	h, err := flagvalue.ParseHalt(s)
 	if err != nil {
 		panic(err)
 	}
@@ -333,7 +333,7 @@ func planCases() []planCase {
 		{args: c("--retries", "x", "echo"), err: `invalid argument "x" for "--retries" flag: strconv.ParseInt: parsing "x": invalid syntax`},
 		{args: c("--halt", "now,fail=1", "echo"), want: func(p *runPlan) { p.cfg.Halt = mustHalt("now,fail=1") }},
 		{args: c("--halt", "now,fail=1", "--exit-count", "echo"), want: func(p *runPlan) { p.cfg.Halt, p.exitCount = mustHalt("now,fail=1"), true }},
-		{args: c("--halt", "later", "echo"), err: "--halt: " + errOf(runner.ParseHalt("later")), flag: "--halt"},
+		{args: c("--halt", "later", "echo"), err: "--halt: " + errOf(flagvalue.ParseHalt("later")), flag: "--halt"},
 		{args: c("--dry-run", "echo"), want: func(p *runPlan) { p.cfg.DryRun, p.bar = true, barOff }},
 		{args: c("--joblog", "jl", "echo"), want: func(p *runPlan) { p.cfg.Joblog = "jl" }},
 		{args: c("--joblog", "jl", "--resume", "echo"), want: func(p *runPlan) { p.cfg.Joblog, p.cfg.Resume = "jl", true }},
