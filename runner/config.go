@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"time"
 
 	"github.com/ration-run/ration/limits"
@@ -182,11 +181,9 @@ func (c *Config) check() error {
 		return errors.New("runner: negative Timeout, TermTimeout, Grace or Retries")
 	case c.Shard.Count < 0 || (c.Shard.Count > 0 && (c.Shard.Index < 0 || c.Shard.Index >= c.Shard.Count)):
 		return fmt.Errorf("runner: Shard %d/%d: want 0 <= Index < Count", c.Shard.Index, c.Shard.Count)
-	case c.Halt.When < HaltNever || c.Halt.When > HaltNow || c.Halt.On < HaltOnFail || c.Halt.On > HaltOnDone:
-		return fmt.Errorf("runner: Halt %d,%d: unknown When or On", c.Halt.When, c.Halt.On)
-	case c.Halt.When != HaltNever && c.Halt.Percent == 0 && c.Halt.Count < 1,
-		c.Halt.Percent < 0 || c.Halt.Percent > 100 || math.IsNaN(c.Halt.Percent):
-		return errors.New("runner: Halt: want Count >= 1 or 0 < Percent <= 100")
+	}
+	if err := c.Halt.check(); err != nil {
+		return err
 	}
 	return c.checkGNU()
 }

@@ -11,18 +11,30 @@ import (
 // run's flags also enforce (with the flags' names).
 func (c *Config) checkGNU() error {
 	g := &c.GNU
-	x := &g.Exec
 	switch {
 	case g.Delay < 0 || g.TimeoutPercent < 0:
 		return errors.New("runner: negative GNU.Delay or GNU.TimeoutPercent")
-	case g.Ungroup && !c.LineBuffer:
-		return errors.New("runner: GNU.Ungroup needs LineBuffer")
-	case g.Ungroup && c.KeepOrder:
-		return errors.New("runner: GNU.Ungroup and KeepOrder cannot be combined")
 	case g.Pipe && !g.oneArg():
 		return errors.New("runner: GNU.Pipe needs one argument per job (GNU.Batch's MaxArgs <= 1, no MaxChars)")
 	case !g.Pipe && (g.Stdin != nil || g.SendSize != nil || g.PipeArg):
 		return errors.New("runner: GNU.Stdin, GNU.SendSize and GNU.PipeArg need GNU.Pipe")
+	}
+	if err := c.checkGNUOutput(); err != nil {
+		return err
+	}
+	return g.Exec.checkPlatform()
+}
+
+// checkGNUOutput reports the first of c.GNU's output settings that c
+// cannot run with.
+func (c *Config) checkGNUOutput() error {
+	g := &c.GNU
+	x := &g.Exec
+	switch {
+	case g.Ungroup && !c.LineBuffer:
+		return errors.New("runner: GNU.Ungroup needs LineBuffer")
+	case g.Ungroup && c.KeepOrder:
+		return errors.New("runner: GNU.Ungroup and KeepOrder cannot be combined")
 	case x.ResultsTable != "" && g.Results != "":
 		return errors.New("runner: GNU.Exec.ResultsTable and GNU.Results cannot be combined")
 	case x.Files && (g.Results != "" || x.ResultsTable != ""):
@@ -36,7 +48,7 @@ func (c *Config) checkGNU() error {
 	case x.Parset != nil && len(x.Parset.Names) == 0:
 		return errors.New("runner: GNU.Exec.Parset needs at least one name")
 	}
-	return x.checkPlatform()
+	return nil
 }
 
 // checkPlatform reports the first setting of x that this system cannot

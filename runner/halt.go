@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"sync"
 )
@@ -44,6 +46,19 @@ type Halt struct {
 	// that number is unknown, at least HaltMinJobs jobs must have finished
 	// and Percent % of the finished ones count.
 	Percent float64
+}
+
+// check reports whether h is a policy: a known mode, and a count or a
+// percentage to halt at unless it never halts.
+func (h Halt) check() error {
+	switch {
+	case h.When < HaltNever || h.When > HaltNow || h.On < HaltOnFail || h.On > HaltOnDone:
+		return fmt.Errorf("runner: Halt %d,%d: unknown When or On", h.When, h.On)
+	case h.When != HaltNever && h.Percent == 0 && h.Count < 1,
+		h.Percent < 0 || h.Percent > 100 || math.IsNaN(h.Percent):
+		return errors.New("runner: Halt: want Count >= 1 or 0 < Percent <= 100")
+	}
+	return nil
 }
 
 // triggered reports whether the counts meet the condition; total is the
