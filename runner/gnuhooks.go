@@ -24,6 +24,9 @@ func (r *Runner) installDialect() {
 		}
 	}
 	h.compressSpill = g.Exec.Compress
+	if g.Exec.Gate.active() {
+		h.startGate = r.waitGate
+	}
 	if r.cfg.Input != nil || g.Args != nil {
 		h.source = r.batches
 	}

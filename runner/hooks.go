@@ -38,6 +38,10 @@ type attemptHooks struct {
 
 	// The run's own hooks, set by New (never nil after it).
 	//
+	// startGate waits, before each attempt starts and after the pool
+	// has room, until the machine lets it start; it returns false when
+	// the run stopped first.
+	startGate func(ctx context.Context, j *job) bool
 	// beforeStart is called before each job is handed to the pool; it
 	// may wait, and returns false when the run stopped (stop closed)
 	// meanwhile.
@@ -65,6 +69,7 @@ func (r *Runner) installCore() {
 		r.hooks.bound = append(r.hooks.bound, r.timeoutBound)
 	}
 	r.hooks.beforeStart = func(<-chan struct{}) bool { return true }
+	r.hooks.startGate = func(context.Context, *job) bool { return true }
 	r.hooks.dryRunPrefix = func(item) []byte { return nil }
 	r.hooks.sendSize = func(*job) int64 { return 0 }
 }
