@@ -44,6 +44,8 @@ func TestNewRefuses(t *testing.T) {
 			"runner: GNU.Pipe needs one argument per job (GNU.Batch's MaxArgs <= 1, no MaxChars)"},
 		{"stdin without pipe", func(c *Config) { c.GNU.Stdin = stdin }, "runner: GNU.Stdin, GNU.SendSize and GNU.PipeArg need GNU.Pipe"},
 		{"pipe arg without pipe", func(c *Config) { c.GNU.PipeArg = true }, "runner: GNU.Stdin, GNU.SendSize and GNU.PipeArg need GNU.Pipe"},
+		{"pipe arg retried", func(c *Config) { c.GNU.Pipe, c.GNU.PipeArg, c.GNU.Stdin, c.Retries = true, true, stdin, 2 },
+			"runner: GNU.PipeArg cannot be combined with Retries > 1: the block is given once"},
 		{"pipe ok", func(c *Config) { c.GNU.Pipe, c.GNU.PipeArg, c.GNU.Stdin = true, true, stdin }, ""},
 		{"results and table", func(c *Config) { c.GNU.Results, c.GNU.Exec.ResultsTable = "dir", "t.csv" },
 			"runner: GNU.Exec.ResultsTable and GNU.Results cannot be combined"},

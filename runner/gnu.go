@@ -51,7 +51,8 @@ type GNU struct {
 	InShard func(a input.Arg) bool
 	// PipeArg, with Pipe, makes a job's input its one field, so {} is it
 	// (--cat, --fifo: the name of a file Stdin's hook makes, which then
-	// returns a nil stdin: /dev/null).
+	// returns a nil stdin: /dev/null). The block is given once: not with
+	// Config.Retries > 1.
 	PipeArg bool
 	// Template are the options of the command's template (--header's
 	// names, -X's context, -I and the other custom strings, the shell of

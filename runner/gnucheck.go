@@ -18,6 +18,8 @@ func (c *Config) checkGNU() error {
 		return errors.New("runner: GNU.Pipe needs one argument per job (GNU.Batch's MaxArgs <= 1, no MaxChars)")
 	case !g.Pipe && (g.Stdin != nil || g.SendSize != nil || g.PipeArg):
 		return errors.New("runner: GNU.Stdin, GNU.SendSize and GNU.PipeArg need GNU.Pipe")
+	case g.PipeArg && c.Retries > 1:
+		return errors.New("runner: GNU.PipeArg cannot be combined with Retries > 1: the block is given once")
 	}
 	if err := c.checkGNUOutput(); err != nil {
 		return err
