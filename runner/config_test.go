@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ration-run/ration/internal/gnu"
 	"github.com/ration-run/ration/runner/input"
 )
 
@@ -54,10 +55,10 @@ func TestNewRefuses(t *testing.T) {
 		{"files dry run", func(c *Config) { c.GNU.Exec.Files, c.DryRun = true, true }, "runner: GNU.Exec.Files and DryRun cannot be combined"},
 		{"files compressed", func(c *Config) { c.GNU.Exec.Files, c.GNU.Exec.Compress = true, true },
 			"runner: GNU.Exec.Compress and GNU.Exec.Files cannot be combined: the kept files would not be compressed"},
-		{"parset unordered", func(c *Config) { c.GNU.Exec.Parset = &Parset{Names: []string{"a"}} },
+		{"parset unordered", func(c *Config) { c.GNU.Exec.Parset = &gnu.Parset{Names: []string{"a"}} },
 			"runner: GNU.Exec.Parset needs KeepOrder (the values are assigned in input order)"},
-		{"parset unnamed", func(c *Config) { c.GNU.Exec.Parset, c.KeepOrder = &Parset{}, true }, "runner: GNU.Exec.Parset needs at least one name"},
-		{"parset ok", func(c *Config) { c.GNU.Exec.Parset, c.KeepOrder = &Parset{Names: []string{"a"}}, true }, ""},
+		{"parset unnamed", func(c *Config) { c.GNU.Exec.Parset, c.KeepOrder = &gnu.Parset{}, true }, "runner: GNU.Exec.Parset needs at least one name"},
+		{"parset ok", func(c *Config) { c.GNU.Exec.Parset, c.KeepOrder = &gnu.Parset{Names: []string{"a"}}, true }, ""},
 		{"negative load", func(c *Config) { c.GNU.Exec.Gate.MaxLoad = -1 }, "runner: negative GNU.Exec.Gate.MaxLoad or MemFree"},
 	}
 	if runtime.GOOS == "linux" {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ration-run/ration/internal/gnu"
 	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
@@ -134,28 +135,6 @@ func TestGNUTagCarriageReturn(t *testing.T) {
 	}
 }
 
-// TestTagWriterConcurrent: writes from several goroutines keep each
-// line's tag (run under -race).
-func TestTagWriterConcurrent(t *testing.T) {
-	var b syncBuf
-	w := &tagWriter{w: &b, tag: []byte("T\t")}
-	done := make(chan struct{})
-	for range 4 {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			for range 100 {
-				w.Write([]byte("line\n"))
-			}
-		}()
-	}
-	for range 4 {
-		<-done
-	}
-	if got := strings.Count(b.String(), "T\tline\n"); got != 400 {
-		t.Errorf("%d tagged lines, want 400", got)
-	}
-}
-
 // TestGNUResults: --results writes GNU parallel's layout, with --header's
 // names, escapes / and \, and prints nothing.
 func TestGNUResults(t *testing.T) {
@@ -176,7 +155,7 @@ func TestGNUResults(t *testing.T) {
 			t.Errorf("%s: %q %v, want %q", c.path, b, err, c.body)
 		}
 	}
-	if got := resultsDir("R", []input.Arg{{"1", "2"}}, []string{"f1", ""}); got != filepath.Join("R", "f1", "1", "2", "2") {
+	if got := gnu.ResultsDir("R", []input.Arg{{"1", "2"}}, []string{"f1", ""}); got != filepath.Join("R", "f1", "1", "2", "2") {
 		t.Errorf("header names: %s", got)
 	}
 }
@@ -396,29 +375,6 @@ func TestGNUSlotsInInputOrder(t *testing.T) {
 			Input: input.Args([]string{"a", "b", "c", "d"}), Jobs: 4, KeepOrder: true})
 		if want := "1 1\n2 2\n3 3\n4 4\n"; err != nil || sum.Succeeded != 4 || out != want {
 			t.Fatalf("round %d: {#} {%%} printed %q, want %q (%+v, %v)", round, out, want, sum, err)
-		}
-	}
-}
-
-// TestResultsDirHeaderOrder: with --header, --results names the fields in
-// the order of their names, numerically first, then by bytes, as GNU
-// parallel 20221122 sorts them (`parallel --header : --results R echo
-// ::: zeta z1 ::: alpha a1` writes R/alpha/a1/zeta/z1/). ration kept the
-// column order, so its tree differed from GNU's.
-func TestResultsDirHeaderOrder(t *testing.T) {
-	for _, c := range []struct {
-		args  []input.Arg
-		names []string
-		want  []string
-	}{
-		{[]input.Arg{{"z1", "a1"}}, []string{"zeta", "alpha"}, []string{"alpha", "a1", "zeta", "z1"}},
-		{[]input.Arg{{"v1", "v2", "v3", "v4", "v5"}}, []string{"10", "9", "b", "a", "-1"}, []string{"-1", "v5", "a", "v4", "b", "v3", "9", "v2", "10", "v1"}},
-		{[]input.Arg{{"v1", "v2", "v3"}}, []string{"2x", "inf", ".5"}, []string{".5", "v3", "2x", "v1", "inf", "v2"}},
-		{[]input.Arg{{"1", "2"}, {"3", "4"}}, []string{"b", "a"}, []string{"a", "2", "b", "1", "a", "4", "b", "3"}},
-		{[]input.Arg{{"x", "y"}}, nil, []string{"1", "x", "2", "y"}},
-	} {
-		if got, want := resultsDir("R", c.args, c.names), filepath.Join(append([]string{"R"}, c.want...)...); got != want {
-			t.Errorf("%q named %q: %s, want %s", c.args, c.names, got, want)
 		}
 	}
 }

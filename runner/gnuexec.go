@@ -5,6 +5,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/ration-run/ration/internal/gnu"
 )
 
 // GNUExec are GNU parallel's options that change how a job runs, rather
@@ -44,9 +46,9 @@ type GNUExec struct {
 	// --memfree); see StartGate.
 	Gate StartGate
 	// Parset, when set, makes each job's output a value for GNU's parset
-	// shell function to assign (--_parset); see Parset. It needs
+	// shell function to assign (--_parset); see gnu.Parset. It needs
 	// Config.KeepOrder and at least one name.
-	Parset *Parset
+	Parset *gnu.Parset
 	// SlotVar is the name of the environment variable that holds a job's
 	// slot less one (--process-slot-var; "": DefaultSlotVar, as GNU
 	// parallel sets it without the option). The process executor sets it.
