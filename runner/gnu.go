@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ration-run/ration/internal/gnu"
 	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/runner/input"
 )
@@ -210,33 +211,6 @@ func (it item) fieldList() []string {
 	return it.fields
 }
 
-// delayer spaces the job starts by Config.GNU.Delay.
-type delayer struct {
-	d    time.Duration
-	last time.Time
-}
-
-// wait sleeps until d after the previous call, and returns false when the
-// run stops meanwhile.
-func (dl *delayer) wait(stop <-chan struct{}) bool {
-	if dl.d <= 0 {
-		return true
-	}
-	if !dl.last.IsZero() {
-		if rest := time.Until(dl.last.Add(dl.d)); rest > 0 {
-			t := time.NewTimer(rest)
-			defer t.Stop()
-			select {
-			case <-t.C:
-			case <-stop:
-				return false
-			}
-		}
-	}
-	dl.last = time.Now()
-	return true
-}
-
 // gnuState is what the runner keeps for the GNU options.
 type gnuState struct {
 	// tag is --tagstring parsed; nil when it is literal or not given.
@@ -245,7 +219,7 @@ type gnuState struct {
 	// given.
 	workdir *template.Template
 	// runtimes feed --timeout P%.
-	runtimes runtimes
+	runtimes gnu.Runtimes
 	// exec is GNUExec's state (gnuexec).
 	exec execState
 }

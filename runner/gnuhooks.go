@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/ration-run/ration/internal/gnu"
 	"github.com/ration-run/ration/runner/event"
 )
 
@@ -14,8 +15,8 @@ import (
 func (r *Runner) installDialect() {
 	g, h := &r.cfg.GNU, &r.hooks
 	if g.Delay > 0 {
-		dl := &delayer{d: g.Delay}
-		h.beforeStart = dl.wait
+		dl := &gnu.Delayer{D: g.Delay}
+		h.beforeStart = dl.Wait
 	}
 	if g.Results == "" {
 		h.dryRunPrefix = func(it item) []byte {
