@@ -38,8 +38,9 @@ func TestNewRefuses(t *testing.T) {
 		{"negative delay", func(c *Config) { c.GNU.Delay = -time.Second }, "runner: negative GNU.Delay or GNU.TimeoutPercent"},
 		{"negative timeout percent", func(c *Config) { c.GNU.TimeoutPercent = -1 }, "runner: negative GNU.Delay or GNU.TimeoutPercent"},
 		{"ungroup without line buffer", func(c *Config) { c.GNU.Ungroup = true }, "runner: GNU.Ungroup needs LineBuffer"},
-		{"ungroup keep order", func(c *Config) { c.GNU.Ungroup, c.LineBuffer, c.KeepOrder = true, true, true },
-			"runner: GNU.Ungroup and KeepOrder cannot be combined"},
+		// ration run refuses -u -k, but --_parset -u sets both: a Config
+		// ration builds.
+		{"ungroup keep order", func(c *Config) { c.GNU.Ungroup, c.LineBuffer, c.KeepOrder = true, true, true }, ""},
 		{"ungroup ok", func(c *Config) { c.GNU.Ungroup, c.LineBuffer = true, true }, ""},
 		{"pipe batches", func(c *Config) { c.GNU.Pipe, c.GNU.Batch.MaxArgs = true, 2 },
 			"runner: GNU.Pipe needs one argument per job (GNU.Batch's MaxArgs <= 1, no MaxChars)"},

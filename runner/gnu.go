@@ -71,7 +71,7 @@ type GNU struct {
 	Results string
 	// Ungroup is -u: GNU parallel's joblog then has a Receive of 0 (it
 	// never sees the output); ration prints as with Config.LineBuffer,
-	// which must be set too, and without Config.KeepOrder.
+	// which must be set too.
 	Ungroup bool
 	// Verbose prints each job's command on its stdout before its output
 	// (-v, as GNU parallel does); VerboseStderr prints it on its stderr

@@ -35,8 +35,6 @@ func (c *Config) checkGNUOutput() error {
 	switch {
 	case g.Ungroup && !c.LineBuffer:
 		return errors.New("runner: GNU.Ungroup needs LineBuffer")
-	case g.Ungroup && c.KeepOrder:
-		return errors.New("runner: GNU.Ungroup and KeepOrder cannot be combined")
 	case x.ResultsTable != "" && g.Results != "":
 		return errors.New("runner: GNU.Exec.ResultsTable and GNU.Results cannot be combined")
 	case x.Files && (g.Results != "" || x.ResultsTable != ""):
