@@ -47,6 +47,8 @@ func (c *Config) checkGNUOutput() error {
 		return errors.New("runner: GNU.Exec.Parset needs KeepOrder (the values are assigned in input order)")
 	case x.Parset != nil && len(x.Parset.Names) == 0:
 		return errors.New("runner: GNU.Exec.Parset needs at least one name")
+	case x.Parset != nil && (x.Files || g.Results != "" || x.ResultsTable != "" || c.DryRun):
+		return errors.New("runner: GNU.Exec.Parset cannot be combined with GNU.Exec.Files, GNU.Results, GNU.Exec.ResultsTable or DryRun")
 	}
 	return nil
 }

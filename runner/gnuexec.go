@@ -47,7 +47,8 @@ type GNUExec struct {
 	Gate StartGate
 	// Parset, when set, makes each job's output a value for GNU's parset
 	// shell function to assign (--_parset); see gnu.Parset. It needs
-	// Config.KeepOrder and at least one name.
+	// Config.KeepOrder and at least one name, and no Files, Results,
+	// ResultsTable or Config.DryRun.
 	Parset *gnu.Parset
 	// SlotVar is the name of the environment variable that holds a job's
 	// slot less one (--process-slot-var; "": DefaultSlotVar, as GNU
