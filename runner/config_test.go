@@ -59,9 +59,13 @@ func TestNewRefuses(t *testing.T) {
 		{"parset unordered", func(c *Config) { c.GNU.Exec.Parset = &gnu.Parset{Names: []string{"a"}} },
 			"runner: GNU.Exec.Parset needs KeepOrder (the values are assigned in input order)"},
 		{"parset unnamed", func(c *Config) { c.GNU.Exec.Parset, c.KeepOrder = &gnu.Parset{}, true }, "runner: GNU.Exec.Parset needs at least one name"},
-		{"parset to files", func(c *Config) { c.GNU.Exec.Parset, c.KeepOrder, c.GNU.Exec.Files = &gnu.Parset{Names: []string{"a"}}, true, true },
+		{"parset to files", func(c *Config) {
+			c.GNU.Exec.Parset, c.KeepOrder, c.GNU.Exec.Files = &gnu.Parset{Names: []string{"a"}}, true, true
+		},
 			"runner: GNU.Exec.Parset cannot be combined with GNU.Exec.Files, GNU.Results, GNU.Exec.ResultsTable or DryRun"},
-		{"parset dry run", func(c *Config) { c.GNU.Exec.Parset, c.KeepOrder, c.DryRun = &gnu.Parset{Names: []string{"a"}}, true, true },
+		{"parset dry run", func(c *Config) {
+			c.GNU.Exec.Parset, c.KeepOrder, c.DryRun = &gnu.Parset{Names: []string{"a"}}, true, true
+		},
 			"runner: GNU.Exec.Parset cannot be combined with GNU.Exec.Files, GNU.Results, GNU.Exec.ResultsTable or DryRun"},
 		{"parset ok", func(c *Config) { c.GNU.Exec.Parset, c.KeepOrder = &gnu.Parset{Names: []string{"a"}}, true }, ""},
 		{"negative load", func(c *Config) { c.GNU.Exec.Gate.MaxLoad = -1 }, "runner: negative GNU.Exec.Gate.MaxLoad or MemFree"},
