@@ -34,6 +34,6 @@ COPY --from=build /out/ration /ration
 USER 65532:65532
 # Exec form: ration itself is PID 1, so it receives the pod's SIGTERM
 # directly (a shell in between would not forward it) and reaps the orphans
-# its jobs leave behind (runner/reaper).
+# its jobs leave behind (internal/reaper).
 ENTRYPOINT ["/ration"]
 CMD ["--help"]

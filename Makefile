@@ -18,7 +18,7 @@ GOCYCLO     := $(TOOLS)/gocyclo-$(GOCYCLO_VERSION)/gocyclo
 MAX_CYCLO := 25
 MAX_LINES := 600
 
-.PHONY: all install build test vet tidy-check crossbuild lint bench clean
+.PHONY: all install build test vet tidy-check crossbuild lint api bench clean
 
 all: build
 
@@ -84,6 +84,11 @@ test: vet tidy-check crossbuild lint
 	echo "== go test ./pool without the race detector (tests that depend on task timings)"; \
 	$(GO) test -run 'TestMapShortTasksWindow|TestOrderedSlowHead' ./pool || fail=1; \
 	exit $$fail
+
+# The public API's size: public packages and their exported functions,
+# types and methods (internal/apicount says what counts).
+api:
+	$(GO) run ./internal/apicount
 
 bench:
 	@$(MAKE) -C bench bench

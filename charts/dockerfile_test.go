@@ -13,7 +13,7 @@ import (
 	"github.com/moby/buildkit/frontend/dockerfile/parser"
 )
 
-// The final image's properties that the chart and runner/reaper rely on.
+// The final image's properties that the chart and internal/reaper rely on.
 const (
 	wantBase       = "gcr.io/distroless/static-debian12:nonroot"
 	wantUser       = "65532:65532"

@@ -81,7 +81,7 @@ func (r *Runner) waitToStart(ctx context.Context, j *job) bool {
 	} else if a.oomWaiting.Load() > 0 && !r.waitUntil(ctx, j.rj, func() bool { return a.oomWaiting.Load() == 0 }) {
 		return false
 	}
-	if !r.waitGate(ctx, j) { // --load, --noswap, --memfree (gnuexec)
+	if !r.hooks.startGate(ctx, j) {
 		return false
 	}
 	if a.gate == nil {

@@ -180,7 +180,8 @@ type Config struct {
 	TempDir    string
 }
 
-// check reports the first invalid field of c, in the Config's own terms.
+// check reports the first invalid field of c, in the Config's own terms:
+// New refuses every Config that ration run's flags refuse.
 func (c *Config) check() error {
 	switch {
 	case len(c.Command) == 0:
@@ -194,7 +195,10 @@ func (c *Config) check() error {
 	case c.Shard.Count < 0 || (c.Shard.Count > 0 && (c.Shard.Index < 0 || c.Shard.Index >= c.Shard.Count)):
 		return fmt.Errorf("runner: Shard %d/%d: want 0 <= Index < Count", c.Shard.Index, c.Shard.Count)
 	}
-	return nil
+	if err := c.Halt.check(); err != nil {
+		return err
+	}
+	return c.checkGNU()
 }
 
 // withDefaults fills the zero values that have defaults.

@@ -6,10 +6,10 @@
 //
 // Inputs are pulled lazily from an input.Seq through a bounded pool, so the
 // first jobs start before the input ends and memory stays flat whatever the
-// input's length. Each job's argv comes from a template.Template; each
-// attempt runs through an Executor: by default one process per attempt, in
-// its own process group (ProcessExecutor), or a task on a long-lived worker
-// process (package runner/workerexec).
+// input's length. Each job's argv comes from its command template (see
+// Config.Command); each attempt runs through an Executor: by default one
+// process per attempt, in its own process group (ProcessExecutor), or a
+// task on a long-lived worker process (ration's internal/workerexec).
 //
 // # One job engine
 //
@@ -19,6 +19,26 @@
 // Executors that own processes beyond one attempt (a worker pool) report
 // their own worker and pool events through the observer Run gives them
 // (Starter).
+//
+// # The engine and GNU parallel's options
+//
+// The engine (job.go, run.go, record.go, hooks.go) runs every attempt on
+// one path: hooks bound the attempt's context (Config.Timeout's is the
+// engine's own), prepare its Attempt (writers, options, directory,
+// stdin) or end it without a command, then the Executor runs it. What
+// only GNU parallel's options do (Config.GNU: batches and fields,
+// --pipe's stdin and empty blocks, --tag, --results, --files, -v,
+// --workdir, --timeout P%, --delay, --compress, the start gate) is
+// installed by New as such hooks, as the run's input adapter and as its
+// record sinks (gnuhooks.go); New refuses the settings that contradict
+// each other (gnucheck.go). GNU parallel's formats (the --results tree
+// and table, --tag's prefix, --_parset's assignments) are package
+// internal/gnu's.
+//
+// runner imports pool, limits, its own event, input, joblog, adapt and
+// admit, and internal/{gnu,template,reaper,jobcgroup,pdeath}; never
+// runner/worker, internal/workerexec (which import it) or the CLI's
+// packages (internal/flagvalue and the observers).
 //
 // # Concurrency
 //

@@ -118,7 +118,7 @@ type AttemptResult struct {
 // (or the equivalent), then SIGKILL after a.Grace (a.TermSeq's signals and
 // waits instead, when set), or at once when a.Kill is closed; it returns
 // only when the job and everything it started are gone.
-// The default executor is ProcessExecutor; package runner/workerexec runs
+// The default executor is ProcessExecutor; package internal/workerexec runs
 // attempts as tasks on long-lived workers.
 type Executor interface {
 	Exec(ctx context.Context, a *Attempt) AttemptResult

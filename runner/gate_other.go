@@ -10,5 +10,5 @@ const GateSupported = false
 
 // readMachine: no /proc to read.
 func readMachine(string, bool) (machine, error) {
-	return machine{}, errors.New("--load, --noswap and --memfree read /proc: Linux only")
+	return machine{}, errors.New("the start gate reads /proc: Linux only")
 }

@@ -4,11 +4,11 @@ import (
 	"io"
 	"iter"
 	"strings"
-	"sync/atomic"
 	"time"
 
+	"github.com/ration-run/ration/internal/gnu"
+	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/runner/input"
-	"github.com/ration-run/ration/runner/template"
 )
 
 // GNU are the options of GNU parallel's input model and bookkeeping: input
@@ -28,7 +28,8 @@ type GNU struct {
 	NoFields bool
 	// Pipe is --pipe: every argument is a block of stdin (input.Blocks)
 	// that is the job's stdin (Attempt.Stdin) and none of its fields; the
-	// command runs as written. Batch must take one argument per job.
+	// command runs as written. Batch must take one argument per job;
+	// Stdin, SendSize and PipeArg need it (New refuses them without).
 	Pipe bool
 	// Stdin, when set with Pipe, gives a job's stdin instead of its input
 	// (--pipepart's part of a file, --round-robin's stream of blocks): it
@@ -51,7 +52,8 @@ type GNU struct {
 	InShard func(a input.Arg) bool
 	// PipeArg, with Pipe, makes a job's input its one field, so {} is it
 	// (--cat, --fifo: the name of a file Stdin's hook makes, which then
-	// returns a nil stdin: /dev/null).
+	// returns a nil stdin: /dev/null). The block is given once: not with
+	// Config.Retries > 1.
 	PipeArg bool
 	// Template are the options of the command's template (--header's
 	// names, -X's context, -I and the other custom strings, the shell of
@@ -209,33 +211,6 @@ func (it item) fieldList() []string {
 	return it.fields
 }
 
-// delayer spaces the job starts by Config.GNU.Delay.
-type delayer struct {
-	d    time.Duration
-	last time.Time
-}
-
-// wait sleeps until d after the previous call, and returns false when the
-// run stops meanwhile.
-func (dl *delayer) wait(stop <-chan struct{}) bool {
-	if dl.d <= 0 {
-		return true
-	}
-	if !dl.last.IsZero() {
-		if rest := time.Until(dl.last.Add(dl.d)); rest > 0 {
-			t := time.NewTimer(rest)
-			defer t.Stop()
-			select {
-			case <-t.C:
-			case <-stop:
-				return false
-			}
-		}
-	}
-	dl.last = time.Now()
-	return true
-}
-
 // gnuState is what the runner keeps for the GNU options.
 type gnuState struct {
 	// tag is --tagstring parsed; nil when it is literal or not given.
@@ -243,13 +218,8 @@ type gnuState struct {
 	// workdir is GNUExec.Workdir parsed; nil when it is literal or not
 	// given.
 	workdir *template.Template
-	// halt is the exit status --halt decided (see Runner.HaltStatus).
-	halt haltStatus
 	// runtimes feed --timeout P%.
-	runtimes runtimes
-	// total is the number of jobs, known when a --halt percentage made
-	// the runner read the whole input first; 0 when not known.
-	total atomic.Int64
+	runtimes gnu.Runtimes
 	// exec is GNUExec's state (gnuexec).
 	exec execState
 }

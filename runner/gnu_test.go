@@ -11,10 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ration-run/ration/internal/gnu"
+	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
 	"github.com/ration-run/ration/runner/joblog"
-	"github.com/ration-run/ration/runner/template"
 )
 
 // gnuArgs opens ::: groups as input.Open does for the CLI.
@@ -134,28 +135,6 @@ func TestGNUTagCarriageReturn(t *testing.T) {
 	}
 }
 
-// TestTagWriterConcurrent: writes from several goroutines keep each
-// line's tag (run under -race).
-func TestTagWriterConcurrent(t *testing.T) {
-	var b syncBuf
-	w := &tagWriter{w: &b, tag: []byte("T\t")}
-	done := make(chan struct{})
-	for range 4 {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			for range 100 {
-				w.Write([]byte("line\n"))
-			}
-		}()
-	}
-	for range 4 {
-		<-done
-	}
-	if got := strings.Count(b.String(), "T\tline\n"); got != 400 {
-		t.Errorf("%d tagged lines, want 400", got)
-	}
-}
-
 // TestGNUResults: --results writes GNU parallel's layout, with --header's
 // names, escapes / and \, and prints nothing.
 func TestGNUResults(t *testing.T) {
@@ -176,7 +155,7 @@ func TestGNUResults(t *testing.T) {
 			t.Errorf("%s: %q %v, want %q", c.path, b, err, c.body)
 		}
 	}
-	if got := resultsDir("R", []input.Arg{{"1", "2"}}, []string{"f1", ""}); got != filepath.Join("R", "f1", "1", "2", "2") {
+	if got := gnu.ResultsDir("R", []input.Arg{{"1", "2"}}, []string{"f1", ""}); got != filepath.Join("R", "f1", "1", "2", "2") {
 		t.Errorf("header names: %s", got)
 	}
 }
@@ -226,59 +205,9 @@ func TestGNUDelay(t *testing.T) {
 	}
 }
 
-// TestGNUHaltStatus: the exit status GNU parallel gives a halted run.
-func TestGNUHaltStatus(t *testing.T) {
-	for _, c := range []struct {
-		halt   string
-		inputs []string
-		jobs   int
-		want   int
-	}{
-		{"now,fail=1", []string{"0", "3", "0"}, 1, 3},
-		{"soon,fail=1", []string{"0", "4", "5"}, 1, 4},
-		{"now,success=1", []string{"1", "0", "1"}, 1, 0},
-		{"now,done=1", []string{"5", "0"}, 1, 5},
-		{"soon,fail=2", []string{"1", "2", "0"}, 1, 2},
-		// 20% of 10 jobs: the second failure halts; the status is the
-		// percentage of failed jobs of all, rounded up.
-		{"soon,fail=20%", []string{"0", "1", "0", "2", "0", "0", "0", "0", "0", "0"}, 1, 20},
-		// GNU parallel 20221122's exit status of these, at -j1. A
-		// percentage that never held still gives the percentage of
-		// failed jobs (of those that ran), as GNU's man page says.
-		{"soon,fail=100%", []string{"1", "0", "3"}, 1, 67},
-		{"now,success=50%", []string{"1", "2", "3"}, 1, 100},
-		{"now,fail=80%", []string{"7", "2", "0", "4", "0"}, 1, 60},
-		{"now,fail=30%", []string{"0", "0", "0", "0", "0", "0", "0", "3", "4", "9"}, 1, 30},
-		// A percentage that comes to one job is fail=1 (GNU's halt_count
-		// == 1): the status of the job that halted the run.
-		{"now,fail=50%", []string{"0", "5"}, 1, 5},
-		{"now,fail=25%", []string{"0", "5", "0", "0"}, 1, 5},
-		{"now,fail=10%", []string{"0", "0", "0", "0", "0", "0", "0", "0", "0", "9"}, 1, 9},
-		{"now,done=50%", []string{"5", "0"}, 1, 5},
-		// A count that never held: the number of failed jobs, as without
-		// --halt.
-		{"now,success=1", []string{"1", "2", "3"}, 1, 3},
-	} {
-		h, err := ParseHalt(c.halt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := New(Config{Command: []string{"sh", "-c", "exit $1", "sh"}, Input: input.Args(c.inputs), Jobs: c.jobs, Halt: h})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum, err := r.Run(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, ok := r.HaltStatus()
-		if !ok {
-			st = int(min(sum.Failed, 101)) // as ration run exits
-		}
-		if st != c.want {
-			t.Errorf("--halt %s over %v: status %d (decided by --halt: %v), want %d", c.halt, c.inputs, st, ok, c.want)
-		}
-	}
+// TestHaltStatusOfSignal: a halt by a job killed by a signal exits 128
+// plus the signal.
+func TestHaltStatusOfSignal(t *testing.T) {
 	if got := (Halt{When: HaltNow, On: HaltOnFail, Count: 1}).status(1, 0, 0, 9); got != 137 {
 		t.Errorf("a job killed by signal 9: status %d, want 137", got)
 	}
@@ -446,29 +375,6 @@ func TestGNUSlotsInInputOrder(t *testing.T) {
 			Input: input.Args([]string{"a", "b", "c", "d"}), Jobs: 4, KeepOrder: true})
 		if want := "1 1\n2 2\n3 3\n4 4\n"; err != nil || sum.Succeeded != 4 || out != want {
 			t.Fatalf("round %d: {#} {%%} printed %q, want %q (%+v, %v)", round, out, want, sum, err)
-		}
-	}
-}
-
-// TestResultsDirHeaderOrder: with --header, --results names the fields in
-// the order of their names, numerically first, then by bytes, as GNU
-// parallel 20221122 sorts them (`parallel --header : --results R echo
-// ::: zeta z1 ::: alpha a1` writes R/alpha/a1/zeta/z1/). ration kept the
-// column order, so its tree differed from GNU's.
-func TestResultsDirHeaderOrder(t *testing.T) {
-	for _, c := range []struct {
-		args  []input.Arg
-		names []string
-		want  []string
-	}{
-		{[]input.Arg{{"z1", "a1"}}, []string{"zeta", "alpha"}, []string{"alpha", "a1", "zeta", "z1"}},
-		{[]input.Arg{{"v1", "v2", "v3", "v4", "v5"}}, []string{"10", "9", "b", "a", "-1"}, []string{"-1", "v5", "a", "v4", "b", "v3", "9", "v2", "10", "v1"}},
-		{[]input.Arg{{"v1", "v2", "v3"}}, []string{"2x", "inf", ".5"}, []string{".5", "v3", "2x", "v1", "inf", "v2"}},
-		{[]input.Arg{{"1", "2"}, {"3", "4"}}, []string{"b", "a"}, []string{"a", "2", "b", "1", "a", "4", "b", "3"}},
-		{[]input.Arg{{"x", "y"}}, nil, []string{"1", "x", "2", "y"}},
-	} {
-		if got, want := resultsDir("R", c.args, c.names), filepath.Join(append([]string{"R"}, c.want...)...); got != want {
-			t.Errorf("%q named %q: %s, want %s", c.args, c.names, got, want)
 		}
 	}
 }

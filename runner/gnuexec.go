@@ -1,12 +1,12 @@
 package runner
 
 import (
-	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/ration-run/ration/internal/gnu"
 )
 
 // GNUExec are GNU parallel's options that change how a job runs, rather
@@ -15,20 +15,21 @@ import (
 type GNUExec struct {
 	// Nice, with NiceSet, is the niceness every job starts at (--nice N,
 	// as GNU parallel's setpriority: the value itself, not an increment).
-	// Linux only (NiceSupported): on other Unix systems a job with it
-	// fails to start; on Windows it is ignored (ration run rejects --nice
-	// where it is not supported). The worker executor ignores it.
+	// Linux only (NiceSupported): elsewhere, and outside -20..19, New
+	// refuses it. The worker executor ignores it.
 	Nice    int
 	NiceSet bool
 	// TermSeq, when set, is how a job is stopped (--termseq): by its
 	// timeout, --halt now, or the run's own stop; it replaces
 	// Config.Grace's SIGTERM, Grace, SIGKILL. The process executor on Unix
 	// honours it; on Windows, without signals, a stopped job is killed at
-	// once, and the worker executor stops workers its own way.
+	// once, so New refuses it there; the worker executor stops workers its
+	// own way.
 	TermSeq TermSeq
 	// Files is --files: each job's stdout goes to a new file
 	// TmpDir/parXXXXX.par, kept, and the file's name (after its --tag) is
 	// the job's output; its stderr is discarded, as GNU parallel does.
+	// Not with Results, ResultsTable, Compress or Config.DryRun.
 	Files bool
 	// Compress is --compress: the output a job spills to a temporary file
 	// (past Config.SpillBytes) is written deflated and inflated when it is
@@ -39,14 +40,16 @@ type GNUExec struct {
 	// ResultsTable, when set, is the path of --results NAME.csv or
 	// NAME.tsv (a tab-separated one): each job's row is written there
 	// when it ends (see tableRow), and its output nowhere else. GNU's
-	// Results must be "".
+	// Results must be "" (New refuses both).
 	ResultsTable string
 	// Gate holds job starts while the machine is busy (--load, --noswap,
 	// --memfree); see StartGate.
 	Gate StartGate
 	// Parset, when set, makes each job's output a value for GNU's parset
-	// shell function to assign (--_parset); see Parset.
-	Parset *Parset
+	// shell function to assign (--_parset); see gnu.Parset. It needs
+	// Config.KeepOrder and at least one name, and no Files, Results,
+	// ResultsTable or Config.DryRun.
+	Parset *gnu.Parset
 	// SlotVar is the name of the environment variable that holds a job's
 	// slot less one (--process-slot-var; "": DefaultSlotVar, as GNU
 	// parallel sets it without the option). The process executor sets it.
@@ -124,53 +127,6 @@ func (q TermSeq) String() string {
 		parts = append(parts, signalName(s.Signal), strconv.FormatInt(s.Wait.Milliseconds(), 10))
 	}
 	return strings.Join(parts, ",")
-}
-
-// ParseTermSeq parses GNU parallel's --termseq: signals and waits in
-// milliseconds, alternating and separated by commas
-// (TERM,200,TERM,100,TERM,50,KILL,25). A signal is a name, with or
-// without SIG, or a number; a missing last wait is 0.
-func ParseTermSeq(s string) (TermSeq, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, errors.New("empty sequence (want SIGNAL,MS[,SIGNAL,MS...], e.g. TERM,200,KILL,25)")
-	}
-	parts := strings.Split(s, ",")
-	var q TermSeq
-	for i := 0; i < len(parts); i += 2 {
-		sig, err := parseSignal(strings.TrimSpace(parts[i]))
-		if err != nil {
-			return nil, fmt.Errorf("%q: %w", s, err)
-		}
-		step := TermStep{Signal: sig}
-		if i+1 < len(parts) {
-			w := strings.TrimSpace(parts[i+1])
-			ms, err := strconv.ParseUint(w, 10, 31)
-			if err != nil {
-				return nil, fmt.Errorf("%q: %q is not a wait in milliseconds", s, w)
-			}
-			step.Wait = time.Duration(ms) * time.Millisecond
-		}
-		q = append(q, step)
-	}
-	return q, nil
-}
-
-// parseSignal is a signal named as kill(1) takes it: TERM, SIGTERM, 15.
-func parseSignal(s string) (syscall.Signal, error) {
-	if n, err := strconv.Atoi(s); err == nil {
-		if n <= 0 || n > 64 {
-			return 0, fmt.Errorf("%d is not a signal number", n)
-		}
-		return syscall.Signal(n), nil
-	}
-	name := strings.ToUpper(s)
-	if !strings.HasPrefix(name, "SIG") {
-		name = "SIG" + name
-	}
-	if sig, ok := signalNumber(name); ok {
-		return sig, nil
-	}
-	return 0, fmt.Errorf("%q is not a signal name", s)
 }
 
 // attempt is what an attempt's executor needs of x.

@@ -13,35 +13,6 @@ import (
 	"github.com/ration-run/ration/runner/input"
 )
 
-func TestParseTermSeq(t *testing.T) {
-	for _, c := range []struct {
-		in, want, err string
-		total         time.Duration
-	}{
-		{in: "TERM,200,TERM,100,TERM,50,KILL,25", want: "TERM,200,TERM,100,TERM,50,KILL,25", total: 375 * time.Millisecond},
-		{in: "INT,200,TERM,100,KILL,25", want: "INT,200,TERM,100,KILL,25", total: 325 * time.Millisecond},
-		{in: "sigint, 10 ,9", want: "INT,10,KILL,0", total: 10 * time.Millisecond},
-		{in: "15,0", want: "TERM,0", total: 0},
-		{in: "", err: "empty sequence"},
-		{in: "TERM,x", err: `"x" is not a wait in milliseconds`},
-		{in: "TERM,-5", err: `"-5" is not a wait in milliseconds`},
-		{in: "NOPE,10", err: `"NOPE" is not a signal name`},
-		{in: "0,10", err: "0 is not a signal number"},
-	} {
-		q, err := ParseTermSeq(c.in)
-		switch {
-		case c.err != "":
-			if err == nil || !strings.Contains(err.Error(), c.err) {
-				t.Errorf("ParseTermSeq(%q) = %v, %v; want error %q", c.in, q, err, c.err)
-			}
-		case err != nil:
-			t.Errorf("ParseTermSeq(%q): %v", c.in, err)
-		case q.String() != c.want || q.Total() != c.total:
-			t.Errorf("ParseTermSeq(%q) = %s (total %s); want %s (total %s)", c.in, q, q.Total(), c.want, c.total)
-		}
-	}
-}
-
 // TestTermSeqSignals stops a job by its timeout (1 s: time for sh to set
 // its traps on a busy machine) with --termseq INT,300,TERM,300,KILL,25:
 // the job traps both signals and writes them down, so it must see INT
@@ -49,10 +20,8 @@ func TestParseTermSeq(t *testing.T) {
 func TestTermSeqSignals(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "got")
-	seq, err := ParseTermSeq("INT,300,TERM,300,KILL,25")
-	if err != nil {
-		t.Fatal(err)
-	}
+	seq := TermSeq{{Signal: syscall.SIGINT, Wait: 300 * time.Millisecond}, {Signal: syscall.SIGTERM, Wait: 300 * time.Millisecond},
+		{Signal: syscall.SIGKILL, Wait: 25 * time.Millisecond}} // INT,300,TERM,300,KILL,25
 	script := `trap 'echo INT >>` + log + `' INT; trap 'echo TERM >>` + log + `' TERM; echo ready >>` + log + `; while :; do sleep 0.02; done`
 	start := time.Now()
 	sum, _, rec, err := run(t, Config{Command: []string{"sh", "-c", script}, Input: input.Args([]string{"x"}),

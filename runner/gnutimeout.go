@@ -3,48 +3,10 @@ package runner
 import (
 	"context"
 	"fmt"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/ration-run/ration/runner/event"
 )
-
-// medianWindow is how many of the latest runtimes the median of
-// --timeout P% is taken over.
-const medianWindow = 999
-
-// runtimes keeps the runtimes of the latest succeeded jobs for --timeout
-// P%, whose limit is P% of their median, as in GNU parallel (which also
-// counts only the jobs that succeeded).
-type runtimes struct {
-	mu     sync.Mutex
-	ring   []time.Duration
-	next   int
-	median time.Duration
-}
-
-// add records the runtime of a succeeded job.
-func (rt *runtimes) add(d time.Duration) {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	if len(rt.ring) < medianWindow {
-		rt.ring = append(rt.ring, d)
-	} else {
-		rt.ring[rt.next] = d
-		rt.next = (rt.next + 1) % medianWindow
-	}
-	s := slices.Clone(rt.ring)
-	slices.Sort(s)
-	rt.median = s[(len(s)-1)/2]
-}
-
-// get returns the median, 0 before any job succeeded.
-func (rt *runtimes) get() time.Duration {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	return rt.median
-}
 
 // minPercentTimeout is the least limit --timeout P% sets. A timeout is
 // there to stop jobs that hang, and the runtime of jobs much shorter than
@@ -57,13 +19,10 @@ const minPercentTimeout = time.Second
 // percentTimeout wraps an attempt's context for --timeout P%: it is
 // cancelled with ErrTimeout once the attempt ran longer than P% of the
 // median runtime of the succeeded jobs, and longer than
-// minPercentTimeout (no limit before one succeeded).
-// cancel is the attempt's own; the returned one ends both.
-func (r *Runner) percentTimeout(ctx context.Context, cancel context.CancelFunc) (context.Context, context.CancelFunc) {
+// minPercentTimeout (no limit before one succeeded): an attempt hook's
+// bound (installDialect).
+func (r *Runner) percentTimeout(ctx context.Context, _ *job) (context.Context, context.CancelFunc) {
 	pct := r.cfg.GNU.TimeoutPercent
-	if pct <= 0 {
-		return ctx, cancel
-	}
 	start := time.Now()
 	pctx, pcancel := context.WithCancelCause(ctx)
 	go func() {
@@ -75,7 +34,7 @@ func (r *Runner) percentTimeout(ctx context.Context, cancel context.CancelFunc) 
 				return
 			case <-t.C:
 			}
-			med := r.gnu.runtimes.get()
+			med := r.gnu.runtimes.Median()
 			if med <= 0 {
 				continue
 			}
@@ -86,14 +45,14 @@ func (r *Runner) percentTimeout(ctx context.Context, cancel context.CancelFunc) 
 			}
 		}
 	}()
-	return pctx, func() { pcancel(nil); cancel() }
+	return pctx, func() { pcancel(nil) }
 }
 
 // jobEnded is called once a job is counted: it feeds --timeout P%'s
 // median and checks --halt.
 func (r *Runner) jobEnded(j *job) {
 	if r.cfg.GNU.TimeoutPercent > 0 && j.outcome == event.Succeeded {
-		r.gnu.runtimes.add(j.res.Duration)
+		r.gnu.runtimes.Add(j.res.Duration)
 	}
 	r.checkHalt(j)
 }

@@ -1,10 +1,9 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 	"sync"
 )
 
@@ -49,67 +48,17 @@ type Halt struct {
 	Percent float64
 }
 
-// ParseHalt parses a --halt value as GNU parallel does: "never",
-// "now|soon,fail|success|done=N|P%", a bare "P%" (soon,fail=P%), and the
-// legacy numbers 0 (never), 1 (soon,fail=1), 2 (now,fail=1), -1
-// (soon,success=1), -2 (now,success=1). The error quotes s and says
-// what is wanted.
-func ParseHalt(s string) (Halt, error) {
-	legacy := map[string]string{"0": "never", "1": "soon,fail=1", "2": "now,fail=1", "-1": "soon,success=1", "-2": "now,success=1"}
-	v := strings.TrimSpace(s)
-	if l, ok := legacy[v]; ok {
-		v = l
+// check reports whether h is a policy: a known mode, and a count or a
+// percentage to halt at unless it never halts.
+func (h Halt) check() error {
+	switch {
+	case h.When < HaltNever || h.When > HaltNow || h.On < HaltOnFail || h.On > HaltOnDone:
+		return fmt.Errorf("runner: Halt %d,%d: unknown When or On", h.When, h.On)
+	case h.When != HaltNever && h.Percent == 0 && h.Count < 1,
+		h.Percent < 0 || h.Percent > 100 || math.IsNaN(h.Percent):
+		return errors.New("runner: Halt: want Count >= 1 or 0 < Percent <= 100")
 	}
-	if strings.HasSuffix(v, "%") && !strings.Contains(v, ",") {
-		v = "soon,fail=" + v
-	}
-	bad := func() (Halt, error) {
-		return Halt{}, fmt.Errorf("%q: want never, or now|soon,fail|success|done=N|P%%", s)
-	}
-	if v == "never" {
-		return Halt{}, nil
-	}
-	when, rest, ok := strings.Cut(v, ",")
-	if !ok {
-		return bad()
-	}
-	var h Halt
-	switch when {
-	case "now":
-		h.When = HaltNow
-	case "soon":
-		h.When = HaltSoon
-	default:
-		return bad()
-	}
-	on, val, ok := strings.Cut(rest, "=")
-	if !ok {
-		return bad()
-	}
-	switch on {
-	case "fail":
-		h.On = HaltOnFail
-	case "success":
-		h.On = HaltOnSuccess
-	case "done":
-		h.On = HaltOnDone
-	default:
-		return bad()
-	}
-	if p, ok := strings.CutSuffix(val, "%"); ok {
-		f, err := strconv.ParseFloat(p, 64)
-		if err != nil || !(f > 0 && f <= 100) {
-			return bad()
-		}
-		h.Percent = f
-		return h, nil
-	}
-	n, err := strconv.ParseInt(val, 10, 64)
-	if err != nil || n < 1 {
-		return bad()
-	}
-	h.Count = n
-	return h, nil
+	return nil
 }
 
 // triggered reports whether the counts meet the condition; total is the
@@ -181,17 +130,17 @@ type haltStatus struct {
 // condition, and keeps the exit status of the first halt.
 func (r *Runner) checkHalt(j *job) {
 	h := r.cfg.Halt
-	if j.byRun || !h.triggeredOf(r.failed.Load(), r.succeeded.Load(), r.gnu.total.Load()) {
+	if j.byRun || !h.triggeredOf(r.failed.Load(), r.succeeded.Load(), r.total.Load()) {
 		return
 	}
-	hs := &r.gnu.halt
+	hs := &r.haltSt
 	hs.mu.Lock()
 	if !hs.set {
 		// The record's columns, not the raw exit code: a job that failed
 		// while exiting 0 (its output lost, no --results files) must not
 		// halt the run with status 0.
 		exit, signal := exitColumns(j)
-		hs.set, hs.code = true, h.status(r.failed.Load(), r.gnu.total.Load(), exit, signal)
+		hs.set, hs.code = true, h.status(r.failed.Load(), r.total.Load(), exit, signal)
 	}
 	hs.mu.Unlock()
 	r.halt()
@@ -204,7 +153,7 @@ func (r *Runner) checkHalt(j *job) {
 // parallel documents. Otherwise the status is the number of failed jobs,
 // as without --halt, and HaltStatus returns false. Call it after Run.
 func (r *Runner) HaltStatus() (int, bool) {
-	hs := &r.gnu.halt
+	hs := &r.haltSt
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	if hs.set {

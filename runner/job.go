@@ -2,9 +2,7 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"runtime/debug"
 	"sync/atomic"
 	"time"
@@ -28,12 +26,12 @@ type job struct {
 	byRun      bool // stopped by the run itself, not by the job or its timeout
 	oomRetries int  // OOM re-queues granted (they do not count against Retries)
 	oomAlone   bool // the last attempt was OOM-killed while no other job ran
-	// memKilled: the last attempt was stopped for --memfree (the youngest
-	// job when memory ran short); freeRetries counts those re-queues,
-	// which do not count against Retries either.
-	memKilled bool
-	// timedOut is why the last attempt timed out (ErrTimeout, or for
-	// --timeout P% an error wrapping it that says the limit), else nil.
+	// requeued: a hook stopped the last attempt to run it again
+	// (attemptHooks.requeue); freeRetries counts those re-queues, which
+	// do not count against Retries either.
+	requeued bool
+	// timedOut is why the last attempt timed out (ErrTimeout, or an error
+	// wrapping it that says the limit), else nil.
 	timedOut    error
 	freeRetries int
 	// undelivered: the job's output could not be delivered because
@@ -68,7 +66,7 @@ func (r *Runner) newJob(it item) *job {
 	// With -k, a job prints line by line only once it is first in order
 	// (liveAdd).
 	out := newOutput(r.out, r.cfg.LineBuffer && !r.cfg.KeepOrder, r.cfg.SpillBytes, r.cfg.TempDir)
-	out.out.compress, out.err.compress = r.cfg.GNU.Exec.Compress, r.cfg.GNU.Exec.Compress
+	out.out.compress, out.err.compress = r.hooks.compressSpill, r.hooks.compressSpill
 	out.onGone = func(err error) { r.outputGone(fmt.Errorf("job %d: %w", it.seq, err)) }
 	j := &job{it: it, slot: slot, out: out, argv: r.argvOf(it, slot),
 		rj: &runningJob{RunningJob: RunningJob{Slot: slot, Seq: it.seq, Input: it.input, Start: time.Now()}, out: out}}
@@ -148,79 +146,25 @@ func (s *attemptStart) started(slot, pid int) {
 	}
 }
 
-// attempt runs the job's attempt j.n and classifies how it ended. It
+// attempt runs the job's attempt j.n and classifies how it ended: its
+// hooks bound and prepare it (attemptHooks), the executor runs it. It
 // returns false when it was the first attempt and it never started.
 func (r *Runner) attempt(ctx context.Context, j *job) bool {
 	st := &attemptStart{r: r, j: j, n: j.n}
-	actx, cancel := ctx, context.CancelFunc(func() {})
-	if r.cfg.Timeout > 0 {
-		actx, cancel = context.WithTimeoutCause(ctx, r.cfg.Timeout, ErrTimeout)
-	}
-	actx, cancel = r.percentTimeout(actx, cancel)
-	actx, cancel = r.memFreeWatch(actx, cancel, j) // --memfree (gnuexec)
-	stdout, stderr, closeOut, notRun := r.attemptWriters(j)
-	defer closeOut()
-	a := &Attempt{
-		Seq: j.it.seq, Slot: j.slot, Input: j.it.input, Attempt: j.n, Argv: j.argv,
-		Stdout: stdout, Stderr: stderr,
-		Grace: r.cfg.Grace, Kill: r.killCh, Drain: r.drainCh, Started: st.started,
-		AttemptExec: r.cfg.GNU.Exec.attempt(),
-	}
-	if r.cfg.OmitErrorLines {
-		a.Diag = io.Discard
-	}
-	if notRun == nil {
-		a.Dir, notRun = r.jobWorkdir(j) // --workdir
-	}
-	if r.cfg.GNU.Pipe && notRun == nil {
-		var done func()
-		a.Stdin, done, notRun = r.pipeStdin(j.it.input)
-		defer done()
-	}
-	var res AttemptResult
-	if notRun != nil {
-		// Its output has nowhere to go that the user asked for, or its
-		// input could not be given: it does not run, and fails (so that
-		// neither --resume nor the exit status takes it for done).
-		fmt.Fprintf(a.Diagnostics(), "ration: %v\n", notRun)
-		res = AttemptResult{Outcome: event.Failed, Start: time.Now(), ExitCode: -1, Err: notRun}
-	} else if r.emptyBlock(j.it.input) {
-		// GNU parallel wraps a --pipe job's command in an EOF detector:
-		// a block that --rrs left empty starts no command, and the job
-		// succeeds.
-		st.started(j.slot, 0)
-		res = AttemptResult{Outcome: event.Succeeded, Start: time.Now()}
-	} else {
-		res = r.execute(actx, a)
-	}
-	timedOut := res.Stopped && errors.Is(context.Cause(actx), ErrTimeout) && ctx.Err() == nil
-	j.timedOut = nil
-	if timedOut {
-		j.timedOut = context.Cause(actx)
-	}
-	j.memKilled = res.Stopped && errors.Is(context.Cause(actx), ErrMemFree) && ctx.Err() == nil
-	if j.memKilled && res.Err == nil {
-		res.Err = ErrMemFree
-	}
+	actx, cancel := r.hooks.boundContext(ctx, j)
+	res := r.runAttempt(actx, j, st)
+	r.stoppedBy(ctx, actx, j, &res)
 	cancel()
+	timedOut := j.timedOut != nil
 	oom, alone := r.attemptEnded(j, res, timedOut)
 	j.oomAlone = oom && alone
-	if !st.reported.Load() {
-		if j.n == 1 && res.Outcome == event.NotStarted {
-			return false
-		}
-		// A later attempt that never started, or an executor that did
-		// not report the start: report it now, so that events stay
-		// balanced (one JobStarted per attempt).
-		st.started(j.slot, res.PID)
-		if res.Outcome == event.NotStarted {
-			res.Stopped = true
-		}
+	if !r.reportStart(j, st, &res) {
+		return false
 	}
 	j.res = res
-	j.byRun = res.Stopped && !timedOut && !j.memKilled
+	j.byRun = res.Stopped && !timedOut && !j.requeued
 	j.cause = classify(res, timedOut, oom)
-	j.outcome = outcomeOf(res, timedOut || j.byRun || j.memKilled)
+	j.outcome = outcomeOf(res, timedOut || j.byRun || j.requeued)
 	return true
 }
 
@@ -265,7 +209,7 @@ func (r *Runner) retry(j *job) bool {
 	if j.outcome != event.Failed || j.byRun {
 		return false
 	}
-	free := j.memKilled || (j.cause == event.CauseOOM && r.oomRequeue(j))
+	free := j.requeued || (j.cause == event.CauseOOM && r.oomRequeue(j))
 	if !free && j.n-j.oomRetries-j.freeRetries >= max(r.cfg.Retries, 1) {
 		return false
 	}
@@ -273,7 +217,7 @@ func (r *Runner) retry(j *job) bool {
 		j.byRun = true
 		return false
 	}
-	if j.memKilled {
+	if j.requeued {
 		j.freeRetries++
 	} else if free {
 		if j.oomRetries == 0 {

@@ -1,6 +1,6 @@
 package runner
 
-import "github.com/ration-run/ration/runner/internal/pdeath"
+import "github.com/ration-run/ration/internal/pdeath"
 
 // NiceSupported reports whether Attempt.Nice can be honoured here: on
 // Linux, where a child inherits the niceness of the thread that forks it.

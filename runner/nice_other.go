@@ -5,7 +5,7 @@ package runner
 import (
 	"errors"
 
-	"github.com/ration-run/ration/runner/internal/pdeath"
+	"github.com/ration-run/ration/internal/pdeath"
 )
 
 // NiceSupported reports whether Attempt.Nice can be honoured here: not
@@ -17,7 +17,7 @@ const NiceSupported = false
 // (tasks, a cgroup's, is always "" outside Linux).
 func onForkThread(a *Attempt, tasks string, fork func()) error {
 	if a.NiceSet {
-		return errors.New("a niceness for jobs (--nice) is supported on Linux only")
+		return errors.New("a niceness for jobs is supported on Linux only")
 	}
 	return pdeath.DoOn(pdeath.Thread{Tasks: tasks}, fork)
 }

@@ -19,13 +19,6 @@ func (r *Runner) pipeStdin(input string) (io.Reader, func(), error) {
 	return in, done, err
 }
 
-// emptyBlock reports whether input is an empty --pipe block given on
-// stdin (--rrs can leave one; --cat, --fifo, --pipepart and --round-robin
-// give their jobs what they read another way).
-func (r *Runner) emptyBlock(input string) bool {
-	return r.cfg.GNU.Pipe && !r.cfg.GNU.PipeArg && r.cfg.GNU.Stdin == nil && input == ""
-}
-
 // Stopping reports whether the run stopped taking inputs (a halt, a
 // signal, ration's output gone): for an input source that waits on the
 // jobs themselves (--round-robin), which must not wait on after it.

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ration-run/ration/internal/jobcgroup"
+	"github.com/ration-run/ration/internal/reaper"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/internal/oomkill"
-	"github.com/ration-run/ration/runner/jobcgroup"
-	"github.com/ration-run/ration/runner/reaper"
 )
 
 // ProcessExecutor runs each attempt as a new process in its own process

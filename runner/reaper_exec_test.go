@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ration-run/ration/internal/reaper"
 	"github.com/ration-run/ration/runner/input"
 	"github.com/ration-run/ration/runner/joblog"
-	"github.com/ration-run/ration/runner/reaper"
 )
 
 // TestProcessExecutorReaper runs jobs that leave orphans behind through a

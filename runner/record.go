@@ -9,7 +9,7 @@ import (
 
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/joblog"
-	"github.com/ration-run/ration/runner/template"
+	"github.com/ration-run/ration/internal/template"
 )
 
 // openJoblog opens the joblog (package joblog: locked against a second
@@ -224,39 +224,25 @@ func (r *Runner) outputGone(err error) {
 }
 
 // record ends job j once its output was printed (flushErr: how that
-// went): its --results NAME.csv row, then its joblog record. Output that
-// could not be delivered, to ration's stdout or stderr or to the row,
-// fails the job (outputFailed) before it is recorded.
+// went): its records in the record hooks' sinks, then its joblog record.
+// Output that could not be delivered, to ration's stdout or stderr or to
+// a sink, fails the job (outputFailed) before it is recorded.
 func (r *Runner) record(j *job, jl *joblog.Writer, received int64, flushErr error) {
-	send := r.sendOf(j)
+	send := r.hooks.sendSize(j)
 	if flushErr != nil {
 		r.outputFailed(j, flushErr)
 	}
-	if j.recorded() {
-		if err := r.tableRow(j, send, received); err != nil {
+	for _, sink := range r.hooks.records {
+		if !j.recorded() {
+			break
+		}
+		if err := sink(j, send, received); err != nil {
 			r.outputFailed(j, err)
 		}
 	}
 	if jl != nil && j.recorded() {
 		r.writeJoblog(jl, r.entry(j, send, received))
 	}
-}
-
-// sendOf is the joblog's Send of ended job j, as GNU parallel 20221122
-// counts it for local jobs: the bytes of a --pipe job's block (GNU's
-// SendSize), else 0. It is asked once per job that started, so that
-// SendSize may forget the job.
-func (r *Runner) sendOf(j *job) int64 {
-	g := &r.cfg.GNU
-	switch {
-	case !g.Pipe:
-		return 0
-	case g.SendSize != nil:
-		return g.SendSize(j.it.input)
-	case g.Stdin == nil:
-		return int64(len(j.it.input))
-	}
-	return 0
 }
 
 // deliver prints the output of a -k job once the jobs before it were

@@ -10,7 +10,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ration-run/ration/runner/template"
+	"github.com/ration-run/ration/internal/gnu"
+	"github.com/ration-run/ration/internal/template"
 )
 
 // execState is what the runner keeps for GNUExec.
@@ -64,7 +65,7 @@ func (r *Runner) resultsFiles(it item, slot int) ([2]*os.File, error) {
 		dir = out
 		names = [3]string{filepath.Join(out, "stdout"), filepath.Join(out, "stderr"), filepath.Join(out, "seq")}
 	}
-	return createResults(dir, names, it.seq)
+	return gnu.CreateResults(dir, names, it.seq)
 }
 
 // resultsTable writes --results NAME.csv (or .tsv): a header, then one
@@ -146,38 +147,17 @@ func (r *Runner) tableRow(j *job, send, received int64) error {
 				head = append(head, "V"+strconv.Itoa(i+1))
 			}
 		}
-		writeRow(&b, sep, append(head, "Stdout", "Stderr"))
+		gnu.WriteRow(&b, sep, append(head, "Stdout", "Stderr"))
 	}
-	row := []string{strconv.FormatInt(e.Seq, 10), ":", epochMillis(e.Start.UnixMilli()), epochMillis(e.Runtime.Milliseconds()),
+	row := []string{strconv.FormatInt(e.Seq, 10), ":", gnu.EpochMillis(e.Start.UnixMilli()), gnu.EpochMillis(e.Runtime.Milliseconds()),
 		strconv.FormatInt(e.Send, 10), strconv.FormatInt(e.Receive, 10), strconv.Itoa(e.Exitval), strconv.Itoa(e.Signal), e.Command}
 	row = append(append(row, vals...), stdout, stderr)
-	writeRow(&b, sep, row)
-	if err := appendRows(x.ResultsTable, flag, b.String()); err != nil {
+	gnu.WriteRow(&b, sep, row)
+	if err := gnu.AppendRows(x.ResultsTable, flag, b.String()); err != nil {
 		return fmt.Errorf("%w: --results %s: %w", ErrOutputGone, x.ResultsTable, err)
 	}
 	t.started = true
 	return nil
-}
-
-// appendRows opens path with flag (O_APPEND) and writes rows; when the
-// write fails it cuts the file back to its size before, so that a later
-// row does not follow a torn one.
-func appendRows(path string, flag int, rows string) error {
-	f, err := os.OpenFile(path, flag, 0o644)
-	if err != nil {
-		return err
-	}
-	var size int64
-	if fi, serr := f.Stat(); serr == nil {
-		size = fi.Size()
-	}
-	if _, err = f.WriteString(rows); err != nil {
-		_ = f.Truncate(size)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // tableSep is the column separator of ResultsTable: a tab for .tsv, else
@@ -187,30 +167,4 @@ func (x *GNUExec) tableSep() byte {
 		return '\t'
 	}
 	return ','
-}
-
-// epochMillis writes ms milliseconds as seconds with three decimals.
-func epochMillis(ms int64) string {
-	return fmt.Sprintf("%d.%03d", ms/1000, ms%1000)
-}
-
-// writeRow writes one row as GNU parallel's combine_ref does: a column
-// holding a double quote (doubled), white space, the separator or a NUL
-// byte is quoted; an empty one is written empty.
-func writeRow(b *strings.Builder, sep byte, cols []string) {
-	for i, c := range cols {
-		if i > 0 {
-			b.WriteByte(sep)
-		}
-		quote := strings.ContainsAny(c, "\" \t\n\r\f\v\x00") || strings.IndexByte(c, sep) >= 0
-		c = strings.ReplaceAll(c, `"`, `""`)
-		if quote {
-			b.WriteByte('"')
-			b.WriteString(c)
-			b.WriteByte('"')
-		} else {
-			b.WriteString(c)
-		}
-	}
-	b.WriteByte('\n')
 }

@@ -127,7 +127,7 @@ func (r *Runner) dryRun(items iter.Seq[item]) {
 			line = r.cfg.DryRunLine(it.input, it.seq)
 		} else {
 			line = r.displayOf(it, 1)
-			if tag, ok := r.tag(it, 1); ok && r.cfg.GNU.Results == "" {
+			if tag := r.hooks.dryRunPrefix(it); tag != nil {
 				if _, err := r.cfg.Stdout.Write(tag); err != nil {
 					r.setErr(fmt.Errorf("%w: %w", ErrOutputGone, err))
 					return
@@ -147,18 +147,17 @@ func (r *Runner) dryRun(items iter.Seq[item]) {
 // input error or once the run is stopping. It runs on Run's goroutine (the
 // pool pulls on the consumer's goroutine).
 func (r *Runner) items(rec *joblog.Record, st *inputState) iter.Seq[item] {
-	src := r.batches()
-	if r.cfg.Halt.Percent > 0 {
-		// A percentage is of every job, as GNU parallel reads the whole
-		// input first to know how many there are.
-		src = r.counted(src)
-	}
 	return func(yield func(item) bool) {
-		if r.cfg.Input == nil && r.cfg.GNU.Args == nil {
+		if r.hooks.source == nil {
 			st.done = true
 			return
 		}
-		dl := delayer{d: r.cfg.GNU.Delay}
+		src := r.hooks.source()
+		if r.cfg.Halt.Percent > 0 {
+			// A percentage is of every job, so the whole input is read
+			// first to know how many there are.
+			src = r.counted(src)
+		}
 		var skip *joblog.Skipper
 		if rec != nil && r.byCommand() {
 			skip = rec.Skipper(!r.cfg.Resume)
@@ -175,7 +174,7 @@ func (r *Runner) items(rec *joblog.Record, st *inputState) iter.Seq[item] {
 				r.emit(event.Event{Kind: event.JobSkipped, Seq: it.seq, Input: it.input})
 				continue
 			}
-			if r.stopping.Load() || !dl.wait(r.stopCh) {
+			if r.stopping.Load() || !r.hooks.beforeStart(r.stopCh) {
 				return
 			}
 			it.read, it.pos = time.Now(), pos
@@ -224,7 +223,7 @@ func (r *Runner) counted(src iter.Seq2[item, error]) iter.Seq2[item, error] {
 			}
 			all = append(all, it)
 		}
-		r.gnu.total.Store(int64(len(all)))
+		r.total.Store(int64(len(all)))
 		for _, it := range all {
 			if !yield(it, nil) {
 				return

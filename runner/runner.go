@@ -12,11 +12,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/pool"
 	"github.com/ration-run/ration/runner/adapt"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/joblog"
-	"github.com/ration-run/ration/runner/template"
 )
 
 // MaxJobs is the most jobs a Runner runs at once: a larger Config.Jobs
@@ -61,12 +61,17 @@ type Runner struct {
 	succeeded, failed, killed, notStarted, skipped atomic.Int64
 	quarantined, oomRetried                        atomic.Int64
 	rss                                            rssHist
-	firstErr                                       atomic.Pointer[error]
+	// total is the number of jobs, known when a Halt percentage made
+	// the runner read the whole input first; 0 when not known.
+	total    atomic.Int64
+	haltSt   haltStatus // the exit status Halt decided (HaltStatus)
+	firstErr atomic.Pointer[error]
 
 	oom   oomCounter
 	adm   *admission // memory admission and OOM re-queue (admission.go)
-	live  liveOrder  // -k --line-buffer (keeporder.go)
-	slots slotTable  // the jobs' slots, {%} (slots.go)
+	hooks attemptHooks
+	live  liveOrder // -k --line-buffer (keeporder.go)
+	slots slotTable // the jobs' slots, {%} (slots.go)
 }
 
 type runningJob struct {
@@ -121,6 +126,8 @@ func New(cfg Config) (*Runner, error) {
 	if r.exec == nil {
 		r.exec = &ProcessExecutor{}
 	}
+	r.installCore()
+	r.installDialect()
 	r.obs = cfg.Observer
 	if cfg.Adapt != nil {
 		ac := *cfg.Adapt

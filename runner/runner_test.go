@@ -19,13 +19,13 @@ import (
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
 	"github.com/ration-run/ration/runner/joblog"
-	"github.com/ration-run/ration/runner/template"
+	"github.com/ration-run/ration/internal/template"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) {
 	// The forking thread lives as long as the process (package pdeath).
-	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/ration-run/ration/runner/internal/pdeath.loop"))
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/ration-run/ration/internal/pdeath.loop"))
 }
 
 // The shared test helpers, under the names these tests use.
@@ -304,45 +304,12 @@ func TestInputError(t *testing.T) {
 	}
 }
 
-func TestParsers(t *testing.T) {
-	// GNU parallel's units too: d, and capitals (parallel --timeout 1d).
-	for in, want := range map[string]time.Duration{"0.5": 500 * time.Millisecond, "2m": 2 * time.Minute, "20": 20 * time.Second, "0": 0,
-		"1d": 24 * time.Hour, "1.5d": 36 * time.Hour, "2H": 2 * time.Hour, "3M": 3 * time.Minute, "1d12h": 36 * time.Hour, "10S": 10 * time.Second} {
-		if d, err := ParseDuration(in); err != nil || d != want {
-			t.Errorf("ParseDuration(%q) = %v, %v", in, d, err)
-		}
-	}
-	for _, in := range []string{"abc", "-1", "-1s", "NaN", "", "1e300", "d", "1x", "1w", "1.2.3d", "1e300d"} {
-		if _, err := ParseDuration(in); err == nil || strings.Contains(err.Error(), "--") || strings.Contains(err.Error(), "usage error") {
-			t.Errorf("ParseDuration(%q): %v", in, err)
-		}
-	}
-	for _, in := range []string{"3", "3/3", "-1/3", "a/3", "0/0", "1/"} {
-		if _, err := ParseShard(in); err == nil || strings.Contains(err.Error(), "--") || strings.Contains(err.Error(), "usage error") {
-			t.Errorf("ParseShard(%q): %v", in, err)
-		}
-	}
-	// The error says which part is wrong: a non-number is not "out of range".
-	for in, want := range map[string]string{
-		"abc/3": `index "abc" is not a whole number`, "1/x": `count "x" is not a whole number`,
-		"3/3": "want 0 <= I < N", "0/0": "want 0 <= I < N",
-	} {
-		if _, err := ParseShard(in); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("ParseShard(%q) = %v, want it to say %s", in, err, want)
-		}
-	}
-	h, err := ParseHalt("now,fail=1")
-	if err != nil || h != (Halt{When: HaltNow, On: HaltOnFail, Count: 1}) {
-		t.Errorf("%+v %v", h, err)
-	}
-	h, err = ParseHalt("20%")
-	if err != nil || h != (Halt{When: HaltSoon, On: HaltOnFail, Percent: 20}) || h.triggered(1, 3) || !h.triggered(2, 8) {
-		t.Errorf("%+v %v", h, err)
-	}
-	for _, in := range []string{"later,fail=1", "now", "now,fail=0", "now,x=1", "now,fail=150%"} {
-		if _, err := ParseHalt(in); err == nil || strings.Contains(err.Error(), "--") || strings.Contains(err.Error(), "usage error") {
-			t.Errorf("ParseHalt(%q): %v", in, err)
-		}
+// TestHaltTriggered: fail=20% with the number of jobs unknown halts at 2
+// failures of 10 finished jobs (HaltMinJobs), not at 1 of 4.
+func TestHaltTriggered(t *testing.T) {
+	h := Halt{When: HaltSoon, On: HaltOnFail, Percent: 20}
+	if h.triggered(1, 3) || !h.triggered(2, 8) {
+		t.Errorf("%+v: triggered(1, 3) = %v, triggered(2, 8) = %v; want false, true", h, h.triggered(1, 3), h.triggered(2, 8))
 	}
 }
 

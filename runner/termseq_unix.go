@@ -10,12 +10,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// signalNumber is the signal called name (SIGTERM).
-func signalNumber(name string) (syscall.Signal, bool) {
-	sig := unix.SignalNum(name)
-	return sig, sig != 0
-}
-
 // signalName is sig's name without SIG (TERM), or its number.
 func signalName(sig syscall.Signal) string {
 	if n := unix.SignalName(sig); n != "" {

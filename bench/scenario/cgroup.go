@@ -425,7 +425,7 @@ func (cg *cgroup) stats() cgStats {
 // below cg's memory cgroup, and returns the function that stops it and
 // sums the most each one reached. cgroup v1 does not count a child's
 // kills in its parent, and ration runs its jobs in a child cgroup that it
-// removes when it ends (package runner/jobcgroup); v2 counts them in the
+// removes when it ends (package internal/jobcgroup); v2 counts them in the
 // parent's memory.events, so there it returns 0.
 func (cg *cgroup) watchOOMKillsBelow() (stop func() int64) {
 	if cg.v2 {

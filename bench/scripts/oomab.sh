@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A/B of the jobs' memory cgroup (package runner/jobcgroup) on this host,
+# A/B of the jobs' memory cgroup (package internal/jobcgroup) on this host,
 # as root, from the repository root: N runs (default 40) of
 # TestWorkerRealOOME2E/go beside two busy-looping shells, first with
 # RATION_JOB_CGROUP=0 (jobs in ration's own cgroup, as before), then with

@@ -9,7 +9,7 @@
 # RUN picks the tests (default TestWorkerRealOOME2E and
 # TestJobMemoryCannotKillRationE2E). RATION_JOB_CGROUP=0 in the environment
 # reaches ration and runs its jobs in its own cgroup, as before the jobs'
-# cgroup (package runner/jobcgroup): the A of an A/B.
+# cgroup (package internal/jobcgroup): the A of an A/B.
 set -u
 root=$PWD
 bin=/tmp/v2host-bin

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ration-run/ration/runner/template"
+	"github.com/ration-run/ration/internal/template"
 )
 
 func TestCheck(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/runner/input"
-	"github.com/ration-run/ration/runner/template"
 )
 
 func seqArgs(n int) []string {

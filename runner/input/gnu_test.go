@@ -14,8 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/runner/input"
-	"github.com/ration-run/ration/runner/template"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/gnu.golden from GNU parallel's output")

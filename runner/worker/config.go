@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ration-run/ration/internal/jobcgroup"
+	"github.com/ration-run/ration/internal/reaper"
 	"github.com/ration-run/ration/runner/event"
-	"github.com/ration-run/ration/runner/jobcgroup"
-	"github.com/ration-run/ration/runner/reaper"
 )
 
 // Defaults for the zero values of Config.

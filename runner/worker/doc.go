@@ -95,7 +95,7 @@
 // fewer workers do not mend a command or an environment that crashes every
 // worker, the backoff and the giving up below answer it. The pool has no
 // controller of its own: in ration run --worker the runner owns it (package
-// runner/workerexec). After Config.MaxRecreations recreations without a
+// internal/workerexec). After Config.MaxRecreations recreations without a
 // successful task in between, the pool gives up: every task fails with a
 // [*BrokenError].
 //

@@ -56,7 +56,7 @@ func TestMain(m *testing.M) {
 		}
 	}
 	if code == 0 {
-		if err := goleak.Find(goleak.IgnoreTopFunction("github.com/ration-run/ration/runner/internal/pdeath.loop")); err != nil {
+		if err := goleak.Find(goleak.IgnoreTopFunction("github.com/ration-run/ration/internal/pdeath.loop")); err != nil {
 			fmt.Fprintln(os.Stderr, "goleak:", err)
 			code = 1
 		}

@@ -2,7 +2,7 @@ package worker
 
 import (
 	"encoding/json"
-	"github.com/ration-run/ration/runner/internal/pdeath"
+	"github.com/ration-run/ration/internal/pdeath"
 
 	"bufio"
 	"bytes"
@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/internal/reaper"
 	"github.com/ration-run/ration/runner/internal/oomkill"
-	"github.com/ration-run/ration/runner/reaper"
 	"github.com/shirou/gopsutil/v4/process"
 )
 

@@ -5,9 +5,9 @@ import (
 	"strings"
 
 	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/internal/jobcgroup"
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner/admit"
-	"github.com/ration-run/ration/runner/jobcgroup"
 )
 
 // MemoryAdmissionEnv turns the memory admission off when set to 0, false

@@ -6,7 +6,7 @@ import (
 
 	"github.com/ration-run/ration/cgroup"
 	"github.com/ration-run/ration/limits"
-	"github.com/ration-run/ration/runner/jobcgroup"
+	"github.com/ration-run/ration/internal/jobcgroup"
 )
 
 // JobCgroupEnv turns the jobs' own memory cgroup off when set to 0,

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/ration-run/ration/runner"
+	"github.com/ration-run/ration/internal/flagvalue"
 )
 
 // failureFlags are the flags of failures and retries: how long a job may
@@ -46,17 +46,17 @@ func planFailures(p *runPlan, f *runFlags) error {
 		}
 		c.GNU.TimeoutPercent = v
 	} else if f.timeout != "" {
-		if c.Timeout, err = runner.ParseDuration(f.timeout); err != nil {
+		if c.Timeout, err = flagvalue.ParseDuration(f.timeout); err != nil {
 			return flagErr("--timeout", fmt.Errorf("%q is not a duration", f.timeout))
 		}
 	}
-	if c.TermTimeout, err = runner.ParseDuration(f.termTimeout); err != nil {
+	if c.TermTimeout, err = flagvalue.ParseDuration(f.termTimeout); err != nil {
 		return flagErr("--term-timeout", fmt.Errorf("%q is not a duration", f.termTimeout))
 	}
 	if f.retries < 0 {
 		return flagErr("--retries", fmt.Errorf("%d is negative", f.retries))
 	}
-	if c.Halt, err = runner.ParseHalt(f.halt); err != nil {
+	if c.Halt, err = flagvalue.ParseHalt(f.halt); err != nil {
 		return flagErr("--halt", err)
 	}
 	p.exitCount = f.exitCount

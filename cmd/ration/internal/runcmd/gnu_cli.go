@@ -12,10 +12,10 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
-	"github.com/ration-run/ration/runner/template"
 )
 
 // gnuLevel is the GNU parallel version whose behaviour `ration run` is

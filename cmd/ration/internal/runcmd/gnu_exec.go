@@ -13,10 +13,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/internal/flagvalue"
+	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/admit"
 	"github.com/ration-run/ration/runner/joblog"
-	"github.com/ration-run/ration/runner/template"
 )
 
 // gnuExecFlags are GNU parallel's flags that change how jobs run (see
@@ -105,7 +106,7 @@ func planGNUExec(p *runPlan, f *runFlags, _ func(string) string) error {
 		if runtime.GOOS == "windows" {
 			return flagMsg("--termseq", "--termseq is not supported on Windows, where a stopped job is killed at once")
 		}
-		q, err := runner.ParseTermSeq(x.termSeq)
+		q, err := flagvalue.ParseTermSeq(x.termSeq)
 		if err != nil {
 			return flagErr("--termseq", err)
 		}

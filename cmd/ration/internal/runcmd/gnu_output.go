@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/ration-run/ration/runner"
+	"github.com/ration-run/ration/internal/flagvalue"
 	"github.com/ration-run/ration/runner/input"
 )
 
@@ -61,7 +61,7 @@ func planGNUOutput(p *runPlan, f *runFlags, _ func(string) string) error {
 	gc.Tag, gc.TagString, gc.Results = g.tag || tagString != "", tagString, g.results
 	gc.Verbose, gc.VerboseStderr = g.printCommands, g.verbose
 	if g.delay != "" {
-		d, err := runner.ParseDuration(g.delay)
+		d, err := flagvalue.ParseDuration(g.delay)
 		if err != nil {
 			return flagErr("--delay", fmt.Errorf("%q is not a duration", g.delay))
 		}

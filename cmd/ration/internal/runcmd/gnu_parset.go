@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/ration-run/ration/runner"
+	"github.com/ration-run/ration/internal/gnu"
 )
 
 // addParsetFlag adds --_parset, GNU parallel's option for its parset shell
@@ -33,7 +33,7 @@ func planParset(p *runPlan, f *runFlags, _ func(string) string) error {
 	}
 	mode, list, _ := strings.Cut(f.parset, ",")
 	names := strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
-	ps := &runner.Parset{Names: names}
+	ps := &gnu.Parset{Names: names}
 	switch mode {
 	case "var":
 	case "assoc":
@@ -67,7 +67,7 @@ func planParset(p *runPlan, f *runFlags, _ func(string) string) error {
 // runParset runs the run with --_parset's header before it and its footer
 // (the exit status for parset to return) after; more jobs than variables
 // is GNU's error, exit status 255.
-func runParset(ps *runner.Parset, run func() int, stdout, stderr io.Writer) int {
+func runParset(ps *gnu.Parset, run func() int, stdout, stderr io.Writer) int {
 	fmt.Fprint(stdout, ps.Header())
 	code := run()
 	if n := ps.Unnamed(); n > 0 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ration-run/ration/internal/flagvalue"
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/input"
 )
@@ -121,7 +122,7 @@ func (in inputPlan) given() bool {
 func planShard(p *runPlan, f *runFlags, getenv func(string) string) error {
 	var err error
 	if f.shard != "" {
-		if p.cfg.Shard, err = runner.ParseShard(f.shard); err != nil {
+		if p.cfg.Shard, err = flagvalue.ParseShard(f.shard); err != nil {
 			return flagErr("--shard", err)
 		}
 		return nil
@@ -138,7 +139,7 @@ func planShard(p *runPlan, f *runFlags, getenv func(string) string) error {
 	if i == "" {
 		return flagMsg("JOB_COMPLETION_INDEX", fmt.Sprintf("RATION_SHARD_COUNT=%s is set but JOB_COMPLETION_INDEX is not", n))
 	}
-	if p.cfg.Shard, err = runner.NewShard(i, n); err != nil {
+	if p.cfg.Shard, err = flagvalue.NewShard(i, n); err != nil {
 		return flagErr("JOB_COMPLETION_INDEX/RATION_SHARD_COUNT", err)
 	}
 	return nil

@@ -4,7 +4,7 @@ import (
 	"errors"
 
 	"github.com/ration-run/ration/cmd/ration/internal/cli"
-	"github.com/ration-run/ration/runner/jobcgroup"
+	"github.com/ration-run/ration/internal/jobcgroup"
 )
 
 // jobCgroup makes the memory cgroup that the run's jobs and workers start

@@ -15,11 +15,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/internal/flagvalue"
 	"github.com/ration-run/ration/internal/logs"
 	"github.com/ration-run/ration/internal/metrics"
 	"github.com/ration-run/ration/internal/watchdog"
 	"github.com/ration-run/ration/limits"
-	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/event"
 )
 
@@ -198,7 +198,7 @@ func planLogs(p *runPlan, f *runFlags, _ func(string) string) error {
 func planObserve(p *runPlan, f *runFlags, _ func(string) string) error {
 	o := observePlan{metricsAddr: f.metricsAddr, debug: f.debug, quiet: f.quiet, json: f.logFormat == logs.FormatJSON, slowFactor: f.slowFactor}
 	if f.stallTimeout != "" {
-		v, err := runner.ParseDuration(f.stallTimeout)
+		v, err := flagvalue.ParseDuration(f.stallTimeout)
 		if err != nil {
 			return flagErr("--stall-timeout", fmt.Errorf("%q is not a duration", f.stallTimeout))
 		}

@@ -12,11 +12,12 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ration-run/ration/internal/flagvalue"
 	"github.com/ration-run/ration/internal/logs"
+	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/input"
-	"github.com/ration-run/ration/runner/template"
 	"github.com/ration-run/ration/runner/worker"
 )
 
@@ -46,7 +47,7 @@ func errOf[T any](_ T, err error) string {
 }
 
 func mustHalt(s string) runner.Halt {
-	h, err := runner.ParseHalt(s)
+	h, err := flagvalue.ParseHalt(s)
 	if err != nil {
 		panic(err)
 	}
@@ -324,7 +325,7 @@ func planCases() []planCase {
 		{args: c("--retries", "x", "echo"), err: `invalid argument "x" for "--retries" flag: strconv.ParseInt: parsing "x": invalid syntax`},
 		{args: c("--halt", "now,fail=1", "echo"), want: func(p *runPlan) { p.cfg.Halt = mustHalt("now,fail=1") }},
 		{args: c("--halt", "now,fail=1", "--exit-count", "echo"), want: func(p *runPlan) { p.cfg.Halt, p.exitCount = mustHalt("now,fail=1"), true }},
-		{args: c("--halt", "later", "echo"), err: "--halt: " + errOf(runner.ParseHalt("later")), flag: "--halt"},
+		{args: c("--halt", "later", "echo"), err: "--halt: " + errOf(flagvalue.ParseHalt("later")), flag: "--halt"},
 		{args: c("--dry-run", "echo"), want: func(p *runPlan) { p.cfg.DryRun, p.bar = true, barOff }},
 		{args: c("--joblog", "jl", "echo"), want: func(p *runPlan) { p.cfg.Joblog = "jl" }},
 		{args: c("--joblog", "jl", "--resume", "echo"), want: func(p *runPlan) { p.cfg.Joblog, p.cfg.Resume = "jl", true }},
@@ -382,7 +383,7 @@ func planCases() []planCase {
 			p.input.kind, p.input.sources = inputSources, args(":::", "a", "b", "c", "d", "e", "f")
 			p.input.total = inShard(1, 3, "a", "b", "c", "d", "e", "f")
 		}},
-		{args: c("--shard", "3/3", "echo"), err: "--shard: " + errOf(runner.ParseShard("3/3")), flag: "--shard"},
+		{args: c("--shard", "3/3", "echo"), err: "--shard: " + errOf(flagvalue.ParseShard("3/3")), flag: "--shard"},
 		{args: c("echo"), env: map[string]string{"RATION_SHARD_COUNT": "3", "JOB_COMPLETION_INDEX": "2"}, want: func(p *runPlan) { p.cfg.Shard = runner.Shard{Index: 2, Count: 3} }},
 		{args: c("--shard", "0/2", "echo"), env: map[string]string{"RATION_SHARD_COUNT": "3", "JOB_COMPLETION_INDEX": "2"}, want: func(p *runPlan) { p.cfg.Shard = runner.Shard{Index: 0, Count: 2} }},
 		// An Indexed Job's pod without the shard count would run every
@@ -393,7 +394,7 @@ func planCases() []planCase {
 		{args: c("echo"), env: map[string]string{"JOB_COMPLETION_INDEX": ""}},
 		{args: c("echo"), env: map[string]string{"RATION_SHARD_COUNT": "3"}, err: "RATION_SHARD_COUNT=3 is set but JOB_COMPLETION_INDEX is not", flag: "JOB_COMPLETION_INDEX"},
 		{args: c("echo"), env: map[string]string{"RATION_SHARD_COUNT": "3", "JOB_COMPLETION_INDEX": "3"},
-			err: "JOB_COMPLETION_INDEX/RATION_SHARD_COUNT: " + errOf(runner.NewShard("3", "3")), flag: "JOB_COMPLETION_INDEX/RATION_SHARD_COUNT"},
+			err: "JOB_COMPLETION_INDEX/RATION_SHARD_COUNT: " + errOf(flagvalue.NewShard("3", "3")), flag: "JOB_COMPLETION_INDEX/RATION_SHARD_COUNT"},
 
 		// Observation: metrics, logs, stall watchdog.
 		{args: c("--metrics-addr", ":0", "echo"), want: func(p *runPlan) { p.observe.metricsAddr = ":0" }},

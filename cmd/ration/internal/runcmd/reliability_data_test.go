@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/internal/testutil"
-	"github.com/ration-run/ration/runner/template"
 )
 
 // Issue 16, items 1-8: data lost or duplicated.

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ration-run/ration/internal/closedpipe"
-	"github.com/ration-run/ration/runner/template"
+	"github.com/ration-run/ration/internal/template"
 )
 
 // defaultTermTimeout is how long an interrupted run lets its running jobs

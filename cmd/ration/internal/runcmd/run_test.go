@@ -161,7 +161,7 @@ var allStrings = []string{"{}", "{.}", "{/}", "{//}", "{/.}", "{#}", "{%}"}
 
 // expected computes what GNU parallel prints for allStrings with -j1, by
 // asking it when it is installed, else from the rules checked against it
-// in runner/template.
+// in internal/template.
 func (e e2e) gnu(inputs []string, args ...string) (string, bool) {
 	if _, err := exec.LookPath("parallel"); err != nil {
 		return "", false

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/ration-run/ration/cmd/ration/internal/cli"
+	"github.com/ration-run/ration/internal/jobcgroup"
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/admit"
-	"github.com/ration-run/ration/runner/jobcgroup"
 )
 
 // The names this package's files use for what ration's commands share

@@ -11,15 +11,15 @@ import (
 	"time"
 
 	"github.com/ration-run/ration/internal/cmdcheck"
+	"github.com/ration-run/ration/internal/jobcgroup"
 	"github.com/ration-run/ration/internal/logs"
 	"github.com/ration-run/ration/internal/progress"
+	"github.com/ration-run/ration/internal/reaper"
+	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/internal/watchdog"
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/input"
-	"github.com/ration-run/ration/runner/jobcgroup"
-	"github.com/ration-run/ration/runner/reaper"
-	"github.com/ration-run/ration/runner/template"
 )
 
 // wiring is a planned run built: the runner and everything around it.

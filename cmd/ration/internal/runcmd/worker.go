@@ -13,14 +13,14 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/internal/flagvalue"
+	"github.com/ration-run/ration/internal/jobcgroup"
 	"github.com/ration-run/ration/internal/metrics"
+	"github.com/ration-run/ration/internal/reaper"
+	"github.com/ration-run/ration/internal/workerexec"
 	"github.com/ration-run/ration/limits"
-	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/adapt"
-	"github.com/ration-run/ration/runner/jobcgroup"
-	"github.com/ration-run/ration/runner/reaper"
 	"github.com/ration-run/ration/runner/worker"
-	"github.com/ration-run/ration/runner/workerexec"
 )
 
 // workerFlags are the flags of worker processes (--worker) and of the
@@ -212,7 +212,7 @@ func planWorker(p *runPlan, f *runFlags, _ func(string) string) error {
 	case f.maxTasks < 0:
 		return flagErr("--worker-max-tasks", fmt.Errorf("%d is negative", f.maxTasks))
 	}
-	iv, err := runner.ParseDuration(f.watchInterval)
+	iv, err := flagvalue.ParseDuration(f.watchInterval)
 	if err != nil || iv <= 0 {
 		return flagErr("--watch-interval", fmt.Errorf("%q is not a positive duration", f.watchInterval))
 	}

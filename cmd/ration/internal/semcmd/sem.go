@@ -18,10 +18,10 @@ import (
 
 	"github.com/ration-run/ration/cmd/ration/internal/cli"
 	"github.com/ration-run/ration/internal/closedpipe"
+	"github.com/ration-run/ration/internal/flagvalue"
 	"github.com/ration-run/ration/internal/logs"
 	"github.com/ration-run/ration/internal/sem"
 	"github.com/ration-run/ration/limits"
-	"github.com/ration-run/ration/runner"
 )
 
 const semUsage = `usage: ration sem [flags] [--] COMMAND [ARG...]
@@ -137,7 +137,7 @@ func planSem(f semFlags, args []string, getenv func(string) string, readFile fun
 	if f.timeout != "" {
 		secs, err := strconv.ParseFloat(f.timeout, 64)
 		if err != nil || math.IsInf(secs, 0) || math.IsNaN(secs) {
-			d, derr := runner.ParseDuration(f.timeout)
+			d, derr := flagvalue.ParseDuration(f.timeout)
 			if derr != nil {
 				return p, flagErr("--semaphoretimeout", fmt.Errorf("%q is not a number of seconds", f.timeout))
 			}

@@ -14,6 +14,6 @@ func TestMain(m *testing.M) {
 	// there: before any test has started a process that might outlive it.
 	undo := testutil.DelegateCgroups()
 	// The forking thread lives as long as the process (package pdeath).
-	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/ration-run/ration/runner/internal/pdeath.loop"),
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/ration-run/ration/internal/pdeath.loop"),
 		goleak.Cleanup(func(code int) { undo(); os.Exit(code) }))
 }

@@ -3,7 +3,7 @@ package template_test
 import (
 	"fmt"
 
-	"github.com/ration-run/ration/runner/template"
+	"github.com/ration-run/ration/internal/template"
 )
 
 func ExampleTemplate_Expand() {

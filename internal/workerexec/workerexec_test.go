@@ -10,19 +10,19 @@ import (
 	"time"
 
 	"github.com/ration-run/ration/internal/testutil"
+	"github.com/ration-run/ration/internal/workerexec"
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
 	"github.com/ration-run/ration/runner/joblog"
 	"github.com/ration-run/ration/runner/worker"
-	"github.com/ration-run/ration/runner/workerexec"
 )
 
 // pyWorker is the command of the Python example worker (skipped
 // without a usable python3).
 func pyWorker(t *testing.T) []string {
 	t.Helper()
-	abs, err := filepath.Abs(filepath.Join("..", "worker", "examples", "worker.py"))
+	abs, err := filepath.Abs(filepath.Join("..", "..", "runner", "worker", "examples", "worker.py"))
 	if err != nil {
 		t.Fatal(err)
 	}

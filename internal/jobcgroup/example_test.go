@@ -3,7 +3,7 @@ package jobcgroup_test
 import (
 	"fmt"
 
-	"github.com/ration-run/ration/runner/jobcgroup"
+	"github.com/ration-run/ration/internal/jobcgroup"
 )
 
 // A runner makes the group before it starts any job, starts every job

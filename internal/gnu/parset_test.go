@@ -1,4 +1,4 @@
-package runner
+package gnu
 
 import (
 	"os/exec"
@@ -29,7 +29,7 @@ func TestParsetEvalRoundTrip(t *testing.T) {
 			var b strings.Builder
 			b.WriteString(c.p.Header())
 			for i, out := range outs {
-				b.WriteString(c.p.value(int64(i+1), fields[i], []byte(out)))
+				b.WriteString(c.p.Value(int64(i+1), fields[i], []byte(out)))
 			}
 			b.WriteString(c.p.Footer(0))
 			script := "f() {\n" + b.String() + "\n}\nf\n" + c.print
@@ -80,7 +80,7 @@ func TestParsetTooFewNames(t *testing.T) {
 	p := &Parset{Names: []string{"a", "b"}}
 	var b strings.Builder
 	for i := range 3 {
-		b.WriteString(p.value(int64(i+1), nil, []byte("x\n")))
+		b.WriteString(p.Value(int64(i+1), nil, []byte("x\n")))
 	}
 	if got, want := b.String(), "a=x\nb=x\n"; got != want || p.Unnamed() != 1 {
 		t.Errorf("values %q, Unnamed %d; want %q, 1", got, p.Unnamed(), want)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 
-	"github.com/ration-run/ration/runner/reaper"
+	"github.com/ration-run/ration/internal/reaper"
 )
 
 // A program that may run as a container's PID 1 starts every child through

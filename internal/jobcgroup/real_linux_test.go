@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/internal/pdeath"
 	"github.com/ration-run/ration/internal/testutil"
-	"github.com/ration-run/ration/runner/internal/pdeath"
 )
 
 // helperEnv makes the test binary the helper of TestCreateReal.

@@ -8,10 +8,10 @@ import (
 	"io"
 	"os"
 
+	"github.com/ration-run/ration/internal/workerexec"
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/input"
 	"github.com/ration-run/ration/runner/worker"
-	"github.com/ration-run/ration/runner/workerexec"
 )
 
 // ration run --worker in Go: two long-lived Python workers answer the
@@ -20,7 +20,7 @@ import (
 // would.
 func Example() {
 	x, err := workerexec.New(worker.Config{
-		Command: []string{"python3", "../worker/examples/worker.py"},
+		Command: []string{"python3", "../../runner/worker/examples/worker.py"},
 		Stderr:  io.Discard,
 	})
 	if err != nil {

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/internal/pdeath"
 	"github.com/ration-run/ration/limits"
-	"github.com/ration-run/ration/runner/internal/pdeath"
 	"golang.org/x/sys/unix"
 )
 

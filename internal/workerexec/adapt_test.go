@@ -16,13 +16,13 @@ import (
 	"time"
 
 	"github.com/ration-run/ration/internal/testutil"
+	"github.com/ration-run/ration/internal/workerexec"
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/adapt"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
 	"github.com/ration-run/ration/runner/worker"
-	"github.com/ration-run/ration/runner/workerexec"
 )
 
 // moveTo returns an OnStart hook that moves each worker into cgroup dir.

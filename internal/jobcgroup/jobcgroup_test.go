@@ -3,7 +3,7 @@ package jobcgroup_test
 import (
 	"testing"
 
-	"github.com/ration-run/ration/runner/jobcgroup"
+	"github.com/ration-run/ration/internal/jobcgroup"
 )
 
 func TestDefaultReserve(t *testing.T) {

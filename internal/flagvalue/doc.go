@@ -1,0 +1,7 @@
+// Package flagvalue parses the values of ration's flags and environment
+// variables into the runner's settings: durations (Go's syntax, plain
+// seconds, and GNU parallel's units), --halt's policies, --termseq's
+// termination sequences and shards (I/N). Its errors quote the value and
+// say what is wanted, never the flag's name: the caller adds where the
+// value came from. Only the CLI parses flags, so the package is internal.
+package flagvalue

@@ -1,0 +1,72 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+)
+
+// checkGNU reports the first setting of c.GNU that c cannot run with, in
+// the Config's own terms: the rules the field docs state, which ration
+// run's flags also enforce (with the flags' names).
+func (c *Config) checkGNU() error {
+	g := &c.GNU
+	switch {
+	case g.Delay < 0 || g.TimeoutPercent < 0:
+		return errors.New("runner: negative GNU.Delay or GNU.TimeoutPercent")
+	case g.Pipe && !g.oneArg():
+		return errors.New("runner: GNU.Pipe needs one argument per job (GNU.Batch's MaxArgs <= 1, no MaxChars)")
+	case !g.Pipe && (g.Stdin != nil || g.SendSize != nil || g.PipeArg):
+		return errors.New("runner: GNU.Stdin, GNU.SendSize and GNU.PipeArg need GNU.Pipe")
+	case g.PipeArg && c.Retries > 1:
+		return errors.New("runner: GNU.PipeArg cannot be combined with Retries > 1: the block is given once")
+	}
+	if err := c.checkGNUOutput(); err != nil {
+		return err
+	}
+	return g.Exec.checkPlatform()
+}
+
+// checkGNUOutput reports the first of c.GNU's output settings that c
+// cannot run with.
+func (c *Config) checkGNUOutput() error {
+	g := &c.GNU
+	x := &g.Exec
+	switch {
+	case g.Ungroup && !c.LineBuffer:
+		return errors.New("runner: GNU.Ungroup needs LineBuffer")
+	case x.ResultsTable != "" && g.Results != "":
+		return errors.New("runner: GNU.Exec.ResultsTable and GNU.Results cannot be combined")
+	case x.Files && (g.Results != "" || x.ResultsTable != ""):
+		return errors.New("runner: GNU.Exec.Files and GNU.Results (or GNU.Exec.ResultsTable) cannot be combined")
+	case x.Files && c.DryRun:
+		return errors.New("runner: GNU.Exec.Files and DryRun cannot be combined")
+	case x.Files && x.Compress:
+		return errors.New("runner: GNU.Exec.Compress and GNU.Exec.Files cannot be combined: the kept files would not be compressed")
+	case x.Parset != nil && !c.KeepOrder:
+		return errors.New("runner: GNU.Exec.Parset needs KeepOrder (the values are assigned in input order)")
+	case x.Parset != nil && len(x.Parset.Names) == 0:
+		return errors.New("runner: GNU.Exec.Parset needs at least one name")
+	case x.Parset != nil && (x.Files || g.Results != "" || x.ResultsTable != "" || c.DryRun):
+		return errors.New("runner: GNU.Exec.Parset cannot be combined with GNU.Exec.Files, GNU.Results, GNU.Exec.ResultsTable or DryRun")
+	}
+	return nil
+}
+
+// checkPlatform reports the first setting of x that this system cannot
+// honour.
+func (x *GNUExec) checkPlatform() error {
+	switch {
+	case x.NiceSet && !NiceSupported:
+		return fmt.Errorf("runner: GNU.Exec.Nice: a niceness for jobs is supported on Linux only (not %s)", runtime.GOOS)
+	case x.NiceSet && (x.Nice < -20 || x.Nice > 19):
+		return fmt.Errorf("runner: GNU.Exec.Nice: %d is not a niceness (-20..19)", x.Nice)
+	case len(x.TermSeq) > 0 && runtime.GOOS == "windows":
+		return errors.New("runner: GNU.Exec.TermSeq is not supported on Windows, where a stopped job is killed at once")
+	case x.Gate.active() && !GateSupported:
+		return fmt.Errorf("runner: GNU.Exec.Gate reads /proc: Linux only (not %s)", runtime.GOOS)
+	case x.Gate.MaxLoad < 0 || x.Gate.MemFree < 0:
+		return errors.New("runner: negative GNU.Exec.Gate.MaxLoad or MemFree")
+	}
+	return nil
+}
