@@ -18,7 +18,7 @@ GOCYCLO     := $(TOOLS)/gocyclo-$(GOCYCLO_VERSION)/gocyclo
 MAX_CYCLO := 25
 MAX_LINES := 600
 
-.PHONY: all install build test vet tidy-check crossbuild lint bench clean
+.PHONY: all install build test test-v2 vet tidy-check crossbuild lint bench clean
 
 all: build
 
@@ -84,6 +84,12 @@ test: vet tidy-check crossbuild lint
 	echo "== go test ./pool without the race detector (tests that depend on task timings)"; \
 	$(GO) test -run 'TestMapShortTasksWindow|TestOrderedSlowHead' ./pool || fail=1; \
 	exit $$fail
+
+# The cgroup v2 lane (test/v2lane/README.md): Debian's kernel under QEMU
+# runs every test that uses a real cgroup and the pod scenarios; as root.
+# `make test-v2 RUN=TestX` runs only the tests -test.run TestX matches.
+test-v2:
+	RUN='$(RUN)' test/v2lane/lane.sh
 
 bench:
 	@$(MAKE) -C bench bench
