@@ -148,10 +148,14 @@ summary() {
 	kv=$(sed -n 1p "$out/guest.txt" 2>/dev/null)
 	ctl=$(sed -n 3p "$out/guest.txt" 2>/dev/null)
 	[ ${#failed[@]} = 0 ] || printf 'v2 lane: FAIL %s\n' "${failed[@]}"
-	[ ${#xfailed[@]} = 0 ] || printf 'v2 lane: expected failure %s (%s)\n' "${xfailed[@]}" "see test/v2lane/expect.txt"
+	[ ${#xfailed[@]} = 0 ] || printf 'v2 lane: expected failure %s (see test/v2lane/expect.txt)\n' "${xfailed[@]}"
 	[ ${#xpassed[@]} = 0 ] || printf 'v2 lane: %s passes now: remove it from test/v2lane/expect.txt\n' "${xpassed[@]}"
 	local extra=
-	[ "$xfail" = 0 ] || extra="$extra, $xfail expected failure (pod-OOM issue)"
+	# Each expected failure is labelled by its reason in expect.txt, up to
+	# the first colon.
+	[ "$xfail" = 0 ] || extra="$extra, $xfail expected failure$([ "$xfail" = 1 ] || echo s) ($(for t in "${xfailed[@]}"; do
+		awk -v t="$t" '$1 == t { $1 = ""; sub(/^ +/, ""); sub(/:.*/, ""); print }' "$here/expect.txt"
+	done | sort | uniq -c | awk '{ n = $1; $1 = ""; sub(/^ /, ""); printf "%s%s%s", sep, (n > 1 ? n " " : ""), $0; sep = "; " }'))"
 	[ "$xpass" = 0 ] || extra="$extra, $xpass expected failure passing"
 	echo "v2 lane: $pass passed, $fail failed$extra, kernel ${kv:-?}, cgroup2 controllers ${ctl:-?}, $(awk "BEGIN {printf \"%.1f\", $((SECONDS - start)) / 60}") min"
 	[ "$fail" = 0 ]

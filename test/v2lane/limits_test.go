@@ -77,7 +77,7 @@ func TestLimitsPodQuota(t *testing.T) {
 		c := &container{Name: "ctr", Pod: p, Memory: 512 << 20, OOMGroup: true}
 		m := limitsIn(t, c)
 		expect(t, m, "cpu_quota", nil)
-		expect(t, m, "cgroup_root_hides_parents", true)
+		expect(t, m, "ancestors_hidden", true)
 	})
 }
 
