@@ -24,7 +24,7 @@ cg=/sys/fs/cgroup
 	nproc
 	cat $cg/cgroup.controllers
 } >"$OUT/guest.txt"
-echo "+cpu +cpuset +memory +pids" >$cg/cgroup.subtree_control
+echo "+cpu +cpuset +memory +pids +hugetlb" >$cg/cgroup.subtree_control
 
 # one NAME DIR PATTERN BINARY runs BINARY from DIR as the only process of
 # a fresh child of the root, with -test.run PATTERN (or $RUN when set).

@@ -149,14 +149,14 @@ summary() {
 	ctl=$(sed -n 3p "$out/guest.txt" 2>/dev/null)
 	[ ${#failed[@]} = 0 ] || printf 'v2 lane: FAIL %s\n' "${failed[@]}"
 	[ ${#xfailed[@]} = 0 ] || printf 'v2 lane: expected failure %s (see test/v2lane/expect.txt)\n' "${xfailed[@]}"
-	[ ${#xpassed[@]} = 0 ] || printf 'v2 lane: %s passes now: remove it from test/v2lane/expect.txt\n' "${xpassed[@]}"
+	[ ${#xpassed[@]} = 0 ] || printf 'v2 lane: %s passed this run, though expected to fail: once it keeps passing, delete its line in test/v2lane/expect.txt\n' "${xpassed[@]}"
 	local extra=
 	# Each expected failure is labelled by its reason in expect.txt, up to
 	# the first colon.
 	[ "$xfail" = 0 ] || extra="$extra, $xfail expected failure$([ "$xfail" = 1 ] || echo s) ($(for t in "${xfailed[@]}"; do
 		awk -v t="$t" '$1 == t { $1 = ""; sub(/^ +/, ""); sub(/:.*/, ""); print }' "$here/expect.txt"
 	done | sort | uniq -c | awk '{ n = $1; $1 = ""; sub(/^ /, ""); printf "%s%s%s", sep, (n > 1 ? n " " : ""), $0; sep = "; " }'))"
-	[ "$xpass" = 0 ] || extra="$extra, $xpass expected failure passing"
+	[ "$xpass" = 0 ] || extra="$extra, $xpass expected failure passed"
 	echo "v2 lane: $pass passed, $fail failed$extra, kernel ${kv:-?}, cgroup2 controllers ${ctl:-?}, $(awk "BEGIN {printf \"%.1f\", $((SECONDS - start)) / 60}") min"
 	[ "$fail" = 0 ]
 }
