@@ -18,7 +18,7 @@ GOCYCLO     := $(TOOLS)/gocyclo-$(GOCYCLO_VERSION)/gocyclo
 MAX_CYCLO := 25
 MAX_LINES := 600
 
-.PHONY: all install build test vet tidy-check crossbuild lint api bench clean
+.PHONY: all install build test test-v2 vet tidy-check crossbuild lint api bench clean
 
 all: build
 
@@ -89,6 +89,12 @@ test: vet tidy-check crossbuild lint
 # types and methods (internal/apicount says what counts).
 api:
 	$(GO) run ./internal/apicount
+
+# The cgroup v2 lane (test/v2lane/README.md): Debian's kernel under QEMU
+# runs every test that uses a real cgroup and the pod scenarios; as root.
+# `make test-v2 RUN=TestX` runs only the tests -test.run TestX matches.
+test-v2:
+	RUN='$(RUN)' test/v2lane/lane.sh
 
 bench:
 	@$(MAKE) -C bench bench

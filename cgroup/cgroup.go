@@ -60,6 +60,14 @@ type Snapshot struct {
 	// alone (internal/runtime/cgroup), so it then finds none and sees no
 	// CPU quota at all: LeafCPUQuota is not what it sees.
 	CPUOutsideNamespace bool
+	// AncestorsHidden is set on cgroup v2 when the root of the mounted
+	// hierarchy is not the hierarchy's root but a cgroup of its own (it
+	// has cgroup.type, which only non-root cgroups have): a container in a
+	// cgroup namespace, as Kubernetes runs every one on v2, sees its own
+	// cgroup as the root. Limits of the cgroups above it, such as a pod's
+	// pod-level resources, cannot be read from there and are not in
+	// CPUQuota or MemoryLimit.
+	AncestorsHidden bool
 
 	// CPUQuota is the tightest CPU bandwidth limit over the walk from the
 	// process's cgroup up to the mount root, in CPUs (quota / period);
@@ -300,6 +308,9 @@ func (st *state) readControllers(s *Snapshot, lines []procCgroup, mounts []mount
 	if h := st.locate(lines, mounts, "cpu"); h != nil {
 		s.CPUVersion, s.CPUCgroup, s.CPUDir = h.version, h.cgPath, h.levels[0].dir
 		s.CPUOutsideNamespace = h.outside
+		if h.version == 2 {
+			_, s.AncestorsHidden = st.readFile(filepath.Join(h.levels[len(h.levels)-1].dir, "cgroup.type"))
+		}
 		st.readCPU(s, h)
 	}
 	if h := st.locate(lines, mounts, "cpuset"); h != nil {

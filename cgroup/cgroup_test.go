@@ -489,3 +489,26 @@ func TestReadLive(t *testing.T) {
 		}
 	}
 }
+
+// TestAncestorsHidden: a container's cgroup namespace shows its cgroup as
+// the mount's root, and the limits above it (a pod's) cannot be read. The
+// hierarchy's real root has no cgroup.type; a container's root has one.
+func TestAncestorsHidden(t *testing.T) {
+	for _, tt := range []struct {
+		fixture string
+		want    bool
+	}{
+		{"v2-container", true},
+		{"v2", false},
+		{"v2-nested", false},
+		{"v1", false},
+	} {
+		s, err := Reader{Root: filepath.Join("testdata", tt.fixture)}.Read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.AncestorsHidden != tt.want {
+			t.Errorf("%s: AncestorsHidden %v, want %v", tt.fixture, s.AncestorsHidden, tt.want)
+		}
+	}
+}

@@ -34,9 +34,9 @@ func TestDistributedRunSimulated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds ration and runs 2,000 jobs")
 	}
+	files := scaledDown(2000, 200)
 	const (
 		shards   = 4
-		files    = 2000
 		victim   = 0 // the shard that is interrupted: the smallest quota, so the slowest
 		jobSleep = "0.01"
 	)
@@ -207,6 +207,17 @@ func exitCode(err error) int {
 	default:
 		return -1000
 	}
+}
+
+// scaledDown returns n divided by $RATION_TEST_TIMESCALE (how many times
+// slower than a real machine the test's CPUs are, as in the emulated v2
+// lane), but not below least: the same checks on less work.
+func scaledDown(n, least int) int {
+	s, err := strconv.Atoi(os.Getenv("RATION_TEST_TIMESCALE"))
+	if err != nil || s <= 1 {
+		return n
+	}
+	return max(least, n/s)
 }
 
 // prebuiltEnv names the directory of commands built beforehand, for

@@ -56,6 +56,11 @@ type Decision struct {
 	// the Go runtime then sees no CPU quota at all, and AdjustGOMAXPROCS
 	// lowers GOMAXPROCS for it.
 	CPUOutsideNamespace bool `json:"cpu_outside_namespace"`
+	// AncestorsHidden is set when the cgroups above the process's
+	// container cannot be read (cgroup.Snapshot.AncestorsHidden): a limit
+	// there, such as a Kubernetes pod-level limit, is not seen, and only
+	// -j or RATION_JOBS can pass it in.
+	AncestorsHidden bool `json:"ancestors_hidden"`
 	// CPUSetCPUs is the number of CPUs in the cpuset, null when unknown;
 	// CPUSetList the list in kernel syntax.
 	CPUSetCPUs *int   `json:"cpuset_cpus"`
@@ -227,6 +232,7 @@ func mirror(s cgroup.Snapshot, source string, memPerJob int64) Decision {
 		HostCPUs:            s.HostCPUs,
 		MemoryCgroup:        s.MemoryCgroup,
 		CPUOutsideNamespace: s.CPUOutsideNamespace,
+		AncestorsHidden:     s.AncestorsHidden,
 		MemoryUsageBytes:    s.MemoryUsage,
 		HostMemoryBytes:     s.HostMemory,
 		MemPerJobBytes:      memPerJob,

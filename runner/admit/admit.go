@@ -244,7 +244,8 @@ type Gate struct {
 	samples     []int64 // ring of the latest finished peaks
 	next        int
 	window      int       // slow-start window; 0 once a peak is known
-	windowSince time.Time // when the window last changed (zero: no job started yet)
+	windowSince time.Time // when the window last changed or the working set last grew (zero: no job started yet)
+	settleWS    int64     // the working set that growth is measured from since windowSince
 	holds       int
 	starts      int
 	bound       Decision // the latest decision in which memory was binding
@@ -292,7 +293,7 @@ func (g *Gate) decideLocked(req Request, now time.Time) Decision {
 		return d
 	case n == 0:
 		if g.windowSince.IsZero() {
-			g.windowSince = now
+			g.windowSince, g.settleWS = now, ws
 		}
 		d.Start = true
 		d.Rule, d.Reason = RuleAlone, "no job runs: one job always starts"
@@ -357,11 +358,22 @@ func (g *Gate) slowStartHoldsLocked(n int, ws, usable int64, now time.Time) bool
 		return false
 	}
 	if g.windowSince.IsZero() {
-		g.windowSince = now // jobs were started without asking: settle from here
+		g.windowSince, g.settleWS = now, ws // jobs were started without asking: settle from here
+	}
+	// A working set still growing (by more than 1/64 of the usable memory
+	// since the settling began) means the running jobs have not shown
+	// their memory yet: short of CPU (a small CPU quota, a busy or
+	// emulated machine) they grow slowly, and a wall clock alone would
+	// widen the window before they do. Settling starts again from here.
+	switch {
+	case ws > g.settleWS+usable/64:
+		g.windowSince, g.settleWS = now, ws
+	case ws < g.settleWS:
+		g.settleWS = ws
 	}
 	if n >= g.window && now.Sub(g.windowSince) >= g.cfg.Settle && float64(ws) <= g.cfg.SlowStart*float64(usable) {
 		g.window *= 2
-		g.windowSince = now
+		g.windowSince, g.settleWS = now, ws
 	}
 	return n >= g.window
 }

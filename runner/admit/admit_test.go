@@ -231,6 +231,44 @@ func TestSlowStart(t *testing.T) {
 	})
 }
 
+// TestSlowStartWaitsForGrowthToStop: jobs short of CPU (a small CPU
+// quota, a busy or emulated machine) grow slowly, so a working set that
+// is low after Settle says nothing yet. The window doubles only once the
+// working set stopped growing for Settle.
+func TestSlowStartWaitsForGrowthToStop(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := New(Config{})
+		const limit = 128 * mib
+		ws := int64(10 * mib)
+		admit := func(running int) Decision {
+			return g.Admit(Request{Reading: Reading{Limit: limit, WorkingSet: ws}, Running: make([]int64, running), Limit: 4})
+		}
+		if d := admit(0); !d.Start {
+			t.Fatalf("first job: %s (%s)", d.Rule, d.Reason)
+		}
+		// The one job grows by 2 MiB every 200 ms for 3 s, far below 75%
+		// of the usable memory all along.
+		for range 15 {
+			time.Sleep(200 * time.Millisecond)
+			ws += 2 * mib
+			if d := admit(1); d.Start {
+				t.Fatalf("at %s working set, still growing: started a second job (%s)", FormatBytes(ws), d.Reason)
+			}
+		}
+		// Then it holds still: after Settle the window is 2.
+		for range 4 {
+			time.Sleep(200 * time.Millisecond)
+			if d := admit(1); d.Start {
+				t.Fatalf("started %v after the growth stopped, want %v: %s", 4*200*time.Millisecond, DefaultSettle, d.Reason)
+			}
+		}
+		time.Sleep(DefaultSettle)
+		if d := admit(1); !d.Start {
+			t.Fatalf("working set still for %v: %s (%s), want a start", DefaultSettle, d.Rule, d.Reason)
+		}
+	})
+}
+
 func TestStatsString(t *testing.T) {
 	g := New(Config{})
 	if s := g.Stats().String(); s != "memory never bound the jobs" {

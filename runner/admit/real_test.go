@@ -105,6 +105,11 @@ func TestRealAdmission(t *testing.T) {
 		t.Fatalf("second job once the first settled: %+v", d)
 	}
 	jobs = append(jobs, startJob(t, dir, "exec "+hold, true))
+	// The runner asks again every Config.Poll: the Gate sees the second
+	// job's growth when it happens, and settles from there.
+	if d := ask(); d.Start {
+		t.Fatalf("third job right after the second started: %+v", d)
+	}
 	now = now.Add(admit.DefaultSettle)
 	d := ask()
 	if d.Start || d.Rule != admit.RuleHeadroom || !d.MemoryBound || d.MemoryJobs != 2 {

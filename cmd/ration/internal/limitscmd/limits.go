@@ -160,6 +160,9 @@ func writeDecision(w io.Writer, d limits.Decision, memAuto bool, procs *gomaxpro
 	if s.CPUDir != "" {
 		line("cpu cgroup", "%s (%s)", s.CPUCgroup, s.CPUDir)
 	}
+	if d.AncestorsHidden {
+		line("above", "hidden: this cgroup is the root of a cgroup namespace, so limits above it (a pod-level limit) cannot be read; pass one in with -j or RATION_JOBS (from the downward API)")
+	}
 	if d.CPUQuota != nil {
 		line("cpu quota", "%s CPUs (%d/%d us) at %s (%s)", limits.FormatCPUs(*d.CPUQuota), d.CPUQuotaUs, d.CPUPeriodUs, d.CPUQuotaCgroup, d.CPUQuotaFile)
 		if d.LeafCPUQuota == nil || *d.LeafCPUQuota != *d.CPUQuota {
