@@ -41,7 +41,7 @@ func Main(m *testing.M, bins **testutil.Binaries) {
 	b.Close()
 	undo()
 	if code == 0 {
-		if err := goleak.Find(goleak.IgnoreTopFunction("github.com/ration-run/ration/runner/internal/pdeath.loop")); err != nil {
+		if err := goleak.Find(goleak.IgnoreTopFunction("github.com/ration-run/ration/internal/pdeath.loop")); err != nil {
 			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
 			code = 1
 		}

@@ -380,7 +380,7 @@ func TestLimitsMemoryAdmissionOff(t *testing.T) {
 // limits says that a limit above the container (a pod's) cannot be seen,
 // and how to pass one in.
 func TestLimitsAncestorsHidden(t *testing.T) {
-	root := filepath.Join("..", "..", "cgroup", "testdata", "v2-container")
+	root := filepath.Join("..", "..", "..", "..", "cgroup", "testdata", "v2-container")
 	code, out, errs := runLimits(t, "--fs-root", root)
 	if code != 0 || !strings.Contains(out, "above:") || !strings.Contains(out, "cannot be read; pass one in with -j or RATION_JOBS") {
 		t.Errorf("exit %d; no line saying the cgroups above are hidden:\n%s%s", code, out, errs)
@@ -389,7 +389,7 @@ func TestLimitsAncestorsHidden(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"ancestors_hidden": true`) {
 		t.Errorf("exit %d; JSON without ancestors_hidden true:\n%s%s", code, out, errs)
 	}
-	_, out, _ = runLimits(t, "--fs-root", filepath.Join("..", "..", "cgroup", "testdata", "v2"))
+	_, out, _ = runLimits(t, "--fs-root", filepath.Join("..", "..", "..", "..", "cgroup", "testdata", "v2"))
 	if strings.Contains(out, "above:") {
 		t.Errorf("the host's own hierarchy says its ancestors are hidden:\n%s", out)
 	}
