@@ -27,8 +27,12 @@ func (p pkgCount) Total() int { return p.Funcs + p.Types + p.Methods }
 
 // private reports whether the directory rel (slash-separated, relative to
 // the module root) is outside the public API: internal/, cmd/, examples,
-// testdata, and anything hidden or starting with _.
+// testdata, the test harnesses under test/ (they export nothing an
+// embedder imports), and anything hidden or starting with _.
 func private(rel string) bool {
+	if rel == "test" || strings.HasPrefix(rel, "test/") {
+		return true
+	}
 	for _, part := range strings.Split(rel, "/") {
 		switch {
 		case part == "internal", part == "cmd", part == "testdata",
