@@ -11,6 +11,8 @@ import (
 // text: plan parses them, so that every error names its flag the same way.
 type runFlags struct {
 	help bool
+	// shortHelp is -h: the summary of the flags, one line each.
+	shortHelp bool
 
 	// The flags of a group live in its file, with their plan and wiring:
 	// -j and the limits (jobs.go), the inputs (inputs.go), watching a run
@@ -68,7 +70,11 @@ func newRunFlagSet(f *runFlags) *pflag.FlagSet {
 	fs.BoolVar(&f.shell, "shell", false, "run the command through GNU parallel's shell ($PARALLEL_SHELL, else the shell ration was started from, else $SHELL, else sh), with each substituted input quoted (not with --worker, whose command always runs through sh -c)")
 
 	addGNUFlags(fs, f)
-	fs.BoolVarP(&f.help, "help", "h", false, "show this help")
+	fs.BoolVar(&f.help, "help", false, "show every flag in full (-h: one line each)")
+	// -h is the summary, --help the whole text, as ripgrep has them; its
+	// long name is hidden, -h is named on --help's line.
+	fs.BoolVarP(&f.shortHelp, "short-help", "h", false, "show the flags, one line each")
+	_ = fs.MarkHidden("short-help")
 	return fs
 }
 

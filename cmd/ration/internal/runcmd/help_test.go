@@ -90,3 +90,69 @@ func TestRunHelpFoldsAliases(t *testing.T) {
 		t.Errorf("help still has an entry \"same as --\":\n%s", help)
 	}
 }
+
+// TestRunShortHelp: `ration run -h` is the summary that reads in a
+// minute, as ripgrep's -h: the usage and one line per flag (the GNU
+// compatibility and --pipe groups as lists of names), every flag of every
+// group named, every line within 79 columns so that no terminal of 80
+// wraps it, at most 140 lines; it ends by pointing at --help.
+func TestRunShortHelp(t *testing.T) {
+	out, _, code := runCapture(t, "-h")
+	if code != 0 {
+		t.Fatalf("ration run -h: exit %d", code)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) > 140 {
+		t.Errorf("ration run -h has %d lines, want at most 140:\n%s", len(lines), out)
+	}
+	for _, l := range lines {
+		if n := len([]rune(l)); n > 79 || strings.HasSuffix(l, " ") {
+			t.Errorf("line of %d columns (or ending in a space): %q", n, l)
+		}
+	}
+	for _, g := range helpGroups() {
+		for _, name := range g.flags {
+			if name != "help" && !regexp.MustCompile(`--`+regexp.QuoteMeta(name)+`\b`).MatchString(out) {
+				t.Errorf("ration run -h does not name --%s", name)
+			}
+		}
+	}
+	if !strings.Contains(out, "ration run --help says what each flag does in full") {
+		t.Errorf("ration run -h does not point at --help:\n%s", out)
+	}
+	full, _, _ := runCapture(t, "--help")
+	if len(strings.Split(full, "\n")) <= len(lines) {
+		t.Errorf("--help (%d lines) is not the longer text", len(strings.Split(full, "\n")))
+	}
+}
+
+// runCapture runs `ration run` in-process with args and returns its
+// stdout, stderr and exit status.
+func runCapture(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := runMain(args, func(string) string { return "" }, strings.NewReader(""), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+// TestFirstClause: the gist of a flag's usage for `ration run -h`.
+func TestFirstClause(t *testing.T) {
+	for _, tt := range []struct {
+		in    string
+		width int
+		want  string
+	}{
+		{"read inputs from FILE, one per line; repeated, the files are combined", 51, "read inputs from FILE, one per line"},
+		{"--files: include hidden files and directories (names starting with '.')", 51, "include hidden files and directories"},
+		{"with --resume or --resume-failed: resume a joblog written by another command instead", 40, "resume a joblog written by another…"},
+		{"log FORMAT: auto (human on a terminal, else text), human, text or json", 51, "log FORMAT: auto, human, text or json"},
+		{"stop early at WHEN,COND: now or soon", 51, "stop early at WHEN,COND"},
+		{"stop a job (--timeout) with this SEQ of signals, e.g. TERM,200,KILL", 51, "stop a job with this SEQ of signals"},
+		{"names its fields ({name}); REGEXP is GNU's", 51, "names its fields"},
+		{"averyveryverylongwordwithoutanyspaceatallinit", 20, "averyveryverylongwo…"},
+	} {
+		if got := firstClause(tt.in, tt.width); got != tt.want {
+			t.Errorf("firstClause(%q, %d) = %q, want %q", tt.in, tt.width, got, tt.want)
+		}
+	}
+}

@@ -18,6 +18,8 @@ import (
 type runPlan struct {
 	// help asks for the help text; nothing else is planned.
 	help bool
+	// shortHelp asks for the summary (-h) rather than the whole text.
+	shortHelp bool
 	// bare: `ration run` with no argument at all, which reads command
 	// lines from stdin unless it is a terminal (errNoCommand).
 	bare bool
@@ -84,8 +86,8 @@ const errNoCommand = "no command given (usage: ration run [flags] -- COMMAND [AR
 // decision), and whether the metrics address can be bound, are checked by
 // wire.
 func plan(f runFlags, getenv func(string) string, args []string) (runPlan, error) {
-	p := runPlan{help: f.help, args: args}
-	if f.help {
+	p := runPlan{help: f.help || f.shortHelp, shortHelp: f.shortHelp, args: args}
+	if p.help {
 		return p, nil
 	}
 	// GNU's --version, --minversion, --number-of-cores... print and exit.

@@ -74,7 +74,7 @@ func planCases() []planCase {
 	c := func(args ...string) []string { return args }
 	rows := []planCase{
 		// Help: nothing else is planned.
-		{args: c("-h"), want: func(p *runPlan) { *p = runPlan{help: true} }},
+		{args: c("-h"), want: func(p *runPlan) { *p = runPlan{help: true, shortHelp: true} }},
 		{args: c("--help", "--bogus-after-help-is-not-parsed-as-a-flag"), err: "unknown flag: --bogus-after-help-is-not-parsed-as-a-flag"},
 		{args: c("--help", "echo"), want: func(p *runPlan) { *p = runPlan{help: true} }},
 

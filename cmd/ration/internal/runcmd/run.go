@@ -64,8 +64,14 @@ func Main(h *signalHub, args []string, getenv func(string) string, stdin io.Read
 		if p.cli.info != infoNone {   // GNU's --version, --minversion, ...
 			return out.Exit(runGNUInfo(p.cli, out))
 		}
-		fmt.Fprintf(out, "%s\n", runUsage)
-		if err := printRunHelp(out, fs); err != nil && !out.Closed() {
+		print := func() error {
+			fmt.Fprintf(out, "%s\n", runUsage)
+			return printRunHelp(out, fs)
+		}
+		if p.shortHelp {
+			print = func() error { return printShortHelp(out, fs) }
+		}
+		if err := print(); err != nil && !out.Closed() {
 			return fail(stderr, "ration run", err)
 		}
 		return out.Exit(0)
