@@ -7,9 +7,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/joblog"
-	"github.com/ration-run/ration/internal/template"
 )
 
 // openJoblog opens the joblog (package joblog: locked against a second

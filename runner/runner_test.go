@@ -14,12 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/internal/testutil"
 	"github.com/ration-run/ration/pool"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
 	"github.com/ration-run/ration/runner/joblog"
-	"github.com/ration-run/ration/internal/template"
 	"go.uber.org/goleak"
 )
 

@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/ration-run/ration/cgroup"
-	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/internal/jobcgroup"
+	"github.com/ration-run/ration/limits"
 )
 
 // JobCgroupEnv turns the jobs' own memory cgroup off when set to 0,
