@@ -33,7 +33,7 @@
 // # Out of memory
 //
 // With Config.Memory (ration's memory cgroup), each attempt waits for the
-// memory admission of package admit before it starts: it starts alone,
+// memory admission of package internal/memory before it starts: it starts alone,
 // or while one more job fits in the limit (the kernel's working set, the
 // finished jobs' peaks and the running jobs' RSS; slow start before the
 // first peak is known; a hold while PSI shows memory pressure). The pool

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ration-run/ration/internal/memory"
 	"github.com/ration-run/ration/runner/event"
-	"github.com/ration-run/ration/runner/internal/oomkill"
 	"github.com/ration-run/ration/runner/jobcgroup"
 	"github.com/ration-run/ration/runner/reaper"
 )
@@ -48,7 +48,7 @@ type ProcessExecutor struct {
 	Cgroup *jobcgroup.Group
 
 	paths   sync.Map // argv[0] -> looked-up path, to look PATH up once
-	victims oomkill.Victims
+	victims memory.Victims
 	bufs    sync.Pool // *[]byte, for copying the jobs' output
 
 	stdinOnce sync.Once

@@ -41,7 +41,7 @@ build() {
 	local flags=(-trimpath -ldflags=-s\ -w)
 	go build "${flags[@]}" -o "$bin/ration" ./cmd/ration
 	go build "${flags[@]}" -o "$bin/goworker" ./runner/worker/examples/goworker
-	for p in cgroup limits runner/admit runner/jobcgroup runner/internal/pdeath runner/worker runner/workerexec cmd/ration; do
+	for p in cgroup limits internal/memory runner/jobcgroup runner/internal/pdeath runner/worker runner/workerexec cmd/ration; do
 		go test -c "${flags[@]}" -o "$bin/tests/${p//\//-}.test" "./$p"
 	done
 	# charts is a module of its own; its distributed-run test puts ration

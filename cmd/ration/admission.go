@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/internal/memory"
 	"github.com/ration-run/ration/limits"
-	"github.com/ration-run/ration/runner/admit"
 	"github.com/ration-run/ration/runner/jobcgroup"
 )
 
@@ -47,14 +47,14 @@ func memoryBinding(d limits.Decision, getenv func(string) string) string {
 // cgroup cannot be read, the limits come from a snapshot (--fs-root), or
 // RATION_MEM_ADMISSION turns it off: then jobs start as the CPU policy
 // allows.
-func memorySampler(fsRoot string, getenv func(string) string, jobs *jobcgroup.Group) *admit.Sampler {
+func memorySampler(fsRoot string, getenv func(string) string, jobs *jobcgroup.Group) *memory.Sampler {
 	if envOff(getenv, memoryAdmissionEnv) || fsRoot != "" {
 		return nil
 	}
 	if jobs != nil {
-		return admit.SamplerFor(jobs.Dir, jobs.Version)
+		return memory.SamplerFor(jobs.Dir, jobs.Version)
 	}
-	s, err := admit.NewSampler(cgroup.Reader{})
+	s, err := memory.NewSampler(cgroup.Reader{})
 	if err != nil || !s.Limited() {
 		return nil
 	}

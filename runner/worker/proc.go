@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/ration-run/ration/cgroup"
-	"github.com/ration-run/ration/runner/internal/oomkill"
+	"github.com/ration-run/ration/internal/memory"
 	"github.com/ration-run/ration/runner/reaper"
 	"github.com/shirou/gopsutil/v4/process"
 )
@@ -106,7 +106,7 @@ func (p *Pool) startProc(slot int) (*proc, error) {
 		closeAll()
 		return nil, fmt.Errorf("worker: starting %s: %w", c.Command[0], err)
 	}
-	oomkill.PreferAsVictim(cmd.Process.Pid)
+	memory.PreferAsVictim(cmd.Process.Pid)
 	inR.Close()
 	outW.Close()
 	errW.Close()
