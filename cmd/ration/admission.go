@@ -4,7 +4,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/ration-run/ration/cgroup"
 	"github.com/ration-run/ration/internal/memory"
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner/jobcgroup"
@@ -54,12 +53,5 @@ func memorySampler(fsRoot string, getenv func(string) string, jobs *jobcgroup.Gr
 	if jobs != nil {
 		return memory.SamplerFor(jobs.Dir, jobs.Version)
 	}
-	s, err := memory.NewSampler(cgroup.Reader{})
-	if err != nil || !s.Limited() {
-		return nil
-	}
-	if _, _, err := s.Sample(); err != nil {
-		return nil
-	}
-	return s
+	return ownMemorySampler()
 }

@@ -181,6 +181,7 @@ func GroupRuns(procRoot string, pids []int, pgid int) bool {
 // line.
 type procState struct {
 	state    byte // field 3: R, S, D, Z, X, ...
+	ppid     int
 	pgrp     int
 	rssPages int64
 }
@@ -208,6 +209,10 @@ func parseProcState(s string) (procState, error) {
 	if len(f[0]) != 1 {
 		return procState{}, fmt.Errorf("state %q: not one letter", f[0])
 	}
+	ppid, err := strconv.Atoi(f[1])
+	if err != nil {
+		return procState{}, fmt.Errorf("ppid %q: %w", f[1], err)
+	}
 	pgrp, err := strconv.Atoi(f[2])
 	if err != nil {
 		return procState{}, fmt.Errorf("pgrp %q: %w", f[2], err)
@@ -216,5 +221,5 @@ func parseProcState(s string) (procState, error) {
 	if err != nil || rssPages < 0 {
 		return procState{}, fmt.Errorf("rss %q: not a page count", f[21])
 	}
-	return procState{state: f[0][0], pgrp: pgrp, rssPages: rssPages}, nil
+	return procState{state: f[0][0], ppid: ppid, pgrp: pgrp, rssPages: rssPages}, nil
 }

@@ -1,0 +1,76 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ration-run/ration/internal/testutil"
+)
+
+// TestMemoryGuardE2E: ration in a real 64 MiB memory cgroup, its jobs in
+// the same cgroup (RATION_JOB_CGROUP=0, as where cgroupfs is read-only),
+// -j 2, one job of the five needs 128 MiB. With the memory guard
+// (RATION_MEM_GUARD=1) ration stops that job before the kernel's OOM
+// killer fires: the cgroup's oom_kill stays 0 (on cgroup v2 with
+// memory.oom.group, a kernel OOM kill would have taken ration and every
+// running job), the job is re-queued once, stopped again running alone and
+// reported as OOM-killed, and the other jobs complete, each in the joblog.
+// Without it (RATION_MEM_GUARD=0) the kernel kills instead.
+func TestMemoryGuardE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	t.Parallel()
+	bin := buildRation(t)
+	ownCgroup(t)
+	python, prog := memJob(t)
+	for _, guard := range []bool{true, false} {
+		t.Run(fmt.Sprintf("guard=%v", guard), func(t *testing.T) {
+			t.Parallel() // each in its own memory cgroup
+			cg, _ := testutil.MemoryCgroup(t, 64<<20)
+			jl := filepath.Join(t.TempDir(), "joblog")
+			env := []string{"RATION_JOB_CGROUP=0", "RATION_MEM_GUARD=0"}
+			if guard {
+				env[1] = "RATION_MEM_GUARD=1"
+			}
+			inputs := []string{"1", "2", "big", "4", "5"}
+			args := []string{"-j", "2", "--joblog", jl, "--", python, prog, "{}", "5", "0.2", ":::"}
+			p := accStart(t, bin, nil, env, []string{cg}, append(args, inputs...)...)
+			code := p.wait(60 * time.Second)
+			stdout, stderr := p.stdout.String(), p.stderr.String()
+			accCgroupEmpty(t, cg)
+			if code != 1 {
+				t.Errorf("exit %d, want 1 (the job that does not fit)", code)
+			}
+			for _, id := range []string{"1", "2", "4", "5"} {
+				if !strings.Contains(stdout, "done "+id+"\n") {
+					t.Errorf("job %s did not complete", id)
+				}
+			}
+			if !strings.Contains(stderr, "OOM-killed while running alone") {
+				t.Errorf("stderr does not say the job was OOM-killed while running alone")
+			}
+			es := accJoblog(t, jl)
+			ok, failed := accCount(t, es)
+			if len(es) != len(inputs) || ok != len(inputs)-1 || failed != 1 {
+				t.Errorf("joblog: %d lines, %d ok, %d failed; want %d, %d, 1", len(es), ok, failed, len(inputs), len(inputs)-1)
+			}
+			kills := testutil.OOMKills(t, cg)
+			stops := strings.Count(stderr, "memory guard: stopped the largest job")
+			switch {
+			case guard && (kills != 0 || stops != 2):
+				t.Errorf("oom_kill %d, guard stops %d; want 0 and 2 (the job and its re-queued attempt)", kills, stops)
+			case !guard && (kills < 2 || stops != 0):
+				t.Errorf("oom_kill %d, guard stops %d; want at least 2 and 0", kills, stops)
+			}
+			if t.Failed() {
+				t.Logf("stderr:\n%s", stderr)
+			}
+		})
+	}
+}
