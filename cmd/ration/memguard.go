@@ -130,3 +130,13 @@ func (w *wiring) startMemoryGuard() *memory.Guard {
 	w.log.Debug("memory guard", "event", "memory_guard", "why", o.Note)
 	return g
 }
+
+// oomProtectionPlan says, for `ration limits`, whether a group kill can
+// take ration and which defence ration run uses (o, from oomProtection).
+func oomProtectionPlan(o oomProtectionJSON) string {
+	kill := "no group kill"
+	if o.GroupKill {
+		kill = "a group kill can take ration"
+	}
+	return fmt.Sprintf("%s; defence: %s (%s)", kill, o.Defence, o.Note)
+}
