@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,6 +68,77 @@ func TestMemoryGuardE2E(t *testing.T) {
 				t.Errorf("oom_kill %d, guard stops %d; want 0 and 2 (the job and its re-queued attempt)", kills, stops)
 			case !guard && (kills < 2 || stops != 0):
 				t.Errorf("oom_kill %d, guard stops %d; want at least 2 and 0", kills, stops)
+			}
+			if t.Failed() {
+				t.Logf("stderr:\n%s", stderr)
+			}
+		})
+	}
+}
+
+// TestMemoryGuardWorkerE2E: the same with --worker: two Python workers
+// share ration's real 64 MiB memory cgroup, and one of 12 tasks allocates
+// 256 MiB. With the memory guard the worker running it is the one
+// stopped, before the kernel's OOM killer fires (oom_kill 0), and the
+// task is quarantined as after an OOM kill, once stopped running alone;
+// the other 11 succeed, each in the joblog.
+func TestMemoryGuardWorkerE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	t.Parallel()
+	bin := buildRation(t)
+	ownCgroup(t)
+	py, err := filepath.Abs(filepath.Join("..", "..", "runner", "worker", "examples", "worker.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, guard := range []bool{true, false} {
+		t.Run(fmt.Sprintf("guard=%v", guard), func(t *testing.T) {
+			t.Parallel() // each in its own memory cgroup
+			cg, _ := testutil.MemoryCgroup(t, 64<<20)
+			jl := filepath.Join(t.TempDir(), "joblog")
+			env := []string{"RATION_JOB_CGROUP=0", "RATION_MEM_GUARD=0"}
+			if guard {
+				env[1] = "RATION_MEM_GUARD=1"
+			}
+			const hog = 5
+			inputs := make([]string, 12)
+			for i := range inputs {
+				inputs[i] = fmt.Sprintf("sleep:40:task-%d", i)
+			}
+			inputs[hog] = "alloc:256"
+			args := []string{"--worker", "python3 " + py, "-j", "2", "--joblog", jl, "--term-timeout", "1s", ":::"}
+			p := accStart(t, bin, nil, env, []string{cg}, append(args, inputs...)...)
+			code := p.wait(120 * time.Second)
+			stdout, stderr := p.stdout.String(), p.stderr.String()
+			accCgroupEmpty(t, cg)
+			if code != 1 {
+				t.Errorf("exit %d, want 1 (the quarantined task)", code)
+			}
+			if !strings.Contains(stderr, "OOM-killed while running alone") {
+				t.Errorf("stderr does not say the hog was OOM-killed while running alone")
+			}
+			for i, in := range inputs {
+				if i != hog && !strings.Contains(stdout, in+"\n") {
+					t.Errorf("task %q did not complete", in)
+				}
+			}
+			es := accJoblog(t, jl)
+			ok, failed := accCount(t, es)
+			if len(es) != len(inputs) || ok != len(inputs)-1 || failed != 1 {
+				t.Errorf("joblog: %d lines, %d ok, %d failed; want %d, %d, 1", len(es), ok, failed, len(inputs), len(inputs)-1)
+			}
+			kills := testutil.OOMKills(t, cg)
+			stops := strings.Count(stderr, "memory guard: stopped the largest job")
+			switch {
+			case guard && (kills != 0 || stops < 1):
+				t.Errorf("oom_kill %d, guard stops %d; want 0 and at least 1", kills, stops)
+			case !guard && (kills < 1 || stops != 0):
+				t.Errorf("oom_kill %d, guard stops %d; want at least 1 and 0", kills, stops)
 			}
 			if t.Failed() {
 				t.Logf("stderr:\n%s", stderr)

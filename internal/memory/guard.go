@@ -16,7 +16,7 @@ const (
 	guardMinMargin   = 8 << 20
 	guardMaxMargin   = 128 << 20
 	guardGrowth      = 4 << 30 // bytes a second
-	guardMinInterval = time.Millisecond
+	guardMinInterval = 2 * time.Millisecond
 	guardMaxInterval = 100 * time.Millisecond
 )
 
