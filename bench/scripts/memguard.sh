@@ -12,11 +12,13 @@
 #       and failed, joblog lines, the cgroup's oom_kill (on cgroup v2 with
 #       memory.oom.group each would have been a group kill) and guard stops
 #
-# GUARD=0 runs the stress without the guard (the kernel's OOM killer acts).
+# GUARD=0 runs the stress without the guard (the kernel's OOM killer acts);
+# KEEP=DIR keeps each run's stderr and joblog there.
 # Cgroups are made below this shell's own and removed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=$(mktemp -d)
+keep=${KEEP:-}
 trap 'rm -rf "$bin"' EXIT
 go build -o "$bin/ration" ./cmd/ration
 if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
@@ -80,6 +82,7 @@ for i in range(1, 201):
 		printf 'run %d: exit %d, done %d, joblog %d lines (%d failed), oom_kill %s, guard stops %d\n' "$r" "$code" \
 			"$(grep -c '^done' "$out")" "$(($(wc -l < "$jl") - 1))" "$(awk -F'\t' 'NR > 1 && ($7 != 0 || $8 != 0)' "$jl" | wc -l)" \
 			"$(oomkills "$cg")" "$(grep -c 'memory guard: stopped' "$err" || true)"
+		[ -z "$keep" ] || cp "$err" "$jl" "$keep/"
 		rmdir "$cg"
 	done
 }

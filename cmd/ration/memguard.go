@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"github.com/ration-run/ration/cgroup"
 	"github.com/ration-run/ration/internal/memory"
 	"github.com/ration-run/ration/limits"
+	"github.com/ration-run/ration/runner"
 )
 
 // memoryGuardEnv turns ration's memory guard (memory.Guard) on when set
@@ -139,4 +141,19 @@ func oomProtectionPlan(o oomProtectionJSON) string {
 		kill = "a group kill can take ration"
 	}
 	return fmt.Sprintf("%s; defence: %s (%s)", kill, o.Defence, o.Note)
+}
+
+// guardAdmission keeps the memory admission below the guard's line (g
+// nil: no guard): its margin is at least the guard's share of the limit,
+// or the admission would start jobs that the guard then stops.
+func guardAdmission(cfg *runner.Config, g *memory.Guard) {
+	if g == nil || cfg.Memory == nil {
+		return
+	}
+	rd, _, err := cfg.Memory.Sample()
+	if err != nil || rd.Limit <= 0 {
+		return
+	}
+	share := float64(memory.GuardMargin(rd.Limit)) / float64(rd.Limit)
+	cfg.Admit.Margin = max(cmp.Or(cfg.Admit.Margin, memory.DefaultMargin), share)
 }

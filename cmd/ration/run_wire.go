@@ -269,6 +269,7 @@ func (w *wiring) observe(cfg *runner.Config, ref *runnerRef) error {
 	w.guard = w.startMemoryGuard()
 	w.adapt.guard = w.guard
 	cfg.Memory = memorySampler(p.limits.FSRoot, p.limits.Getenv, w.jobs) // memory admission, in both modes
+	guardAdmission(cfg, w.guard)
 	if w.jobs != nil {
 		w.adapt.jobs = w.jobs
 		if cfg.Adapt != nil && cfg.Adapt.MemoryLimit > 0 {

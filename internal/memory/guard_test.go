@@ -9,10 +9,10 @@ import (
 
 func TestGuardMargin(t *testing.T) {
 	for _, tc := range []struct{ limit, want int64 }{
-		{64 << 20, 8 << 20},
-		{200 << 20, 8 << 20},
-		{1 << 30, (1 << 30) / 25},
-		{16 << 30, 128 << 20},
+		{64 << 20, 16 << 20},
+		{200 << 20, 16 << 20},
+		{1 << 30, 64 << 20},
+		{16 << 30, 256 << 20},
 	} {
 		if got := GuardMargin(tc.limit); got != tc.want {
 			t.Errorf("GuardMargin(%d) = %d; want %d", tc.limit, got, tc.want)
@@ -21,15 +21,15 @@ func TestGuardMargin(t *testing.T) {
 }
 
 func TestGuardInterval(t *testing.T) {
-	const limit = 200 << 20 // margin 8 MiB: the line is at 192 MiB
+	const limit = 200 << 20 // margin 16 MiB: the line is at 184 MiB
 	for _, tc := range []struct {
 		used int64
 		want time.Duration
 	}{
-		{0, 46875 * time.Microsecond},           // 192 MiB at 4 GiB/s
-		{150 << 20, 10253906 * time.Nanosecond}, // 42 MiB at 4 GiB/s
-		{191 << 20, guardMinInterval},
-		{192 << 20, guardMinInterval},
+		{0, 44921875 * time.Nanosecond},        // 184 MiB at 4 GiB/s
+		{150 << 20, 8300781 * time.Nanosecond}, // 34 MiB at 4 GiB/s
+		{183 << 20, guardMinInterval},
+		{184 << 20, guardMinInterval},
 		{250 << 20, guardMinInterval},
 	} {
 		if got := guardInterval(limit, tc.used); got != tc.want {
