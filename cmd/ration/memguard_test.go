@@ -8,12 +8,13 @@ import (
 
 	"github.com/ration-run/ration/cgroup"
 	"github.com/ration-run/ration/internal/memory"
+	"github.com/ration-run/ration/runner"
 )
 
 // podSampler returns a Sampler of a copy of the cgroup v2 snapshot
-// cgroup/testdata/v2 (memory.max on system.slice, ration in
-// system.slice/app.service), with memory.oom.group written on ration's
-// cgroup when oomGroup is not "".
+// cgroup/testdata/v2 (ration in system.slice/app.service, whose memory.max
+// is 512 MiB), with memory.oom.group written on ration's cgroup when
+// oomGroup is not "".
 func podSampler(t *testing.T, oomGroup string) *memory.Sampler {
 	t.Helper()
 	root := t.TempDir()
@@ -78,6 +79,35 @@ func TestOOMProtection(t *testing.T) {
 		}
 		if plan := oomProtectionPlan(o); !strings.Contains(plan, "defence: "+tc.want) {
 			t.Errorf("%s: ration limits says %q", tc.name, plan)
+		}
+	}
+}
+
+// TestGuardAdmission: with the guard, the memory admission keeps at least
+// the guard's margin free (a 16th of 512 MiB: 6.25% > the admission's 5%),
+// or it would start jobs that the guard then stops; a larger margin asked
+// for stays, and without a guard nothing changes.
+func TestGuardAdmission(t *testing.T) {
+	s := podSampler(t, "1")
+	g, err := memory.NewGuard(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		guard  *memory.Guard
+		margin float64
+		want   float64
+	}{
+		{"guard", g, 0, 1.0 / 16},
+		{"guard, a larger margin asked for", g, 0.1, 0.1},
+		{"no guard", nil, 0, 0},
+	} {
+		cfg := &runner.Config{Memory: s}
+		cfg.Admit.Margin = tc.margin
+		guardAdmission(cfg, tc.guard)
+		if cfg.Admit.Margin != tc.want {
+			t.Errorf("%s: admission margin %v; want %v", tc.name, cfg.Admit.Margin, tc.want)
 		}
 	}
 }
