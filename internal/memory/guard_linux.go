@@ -20,6 +20,10 @@ import (
 // would take a job that fits.
 const guardGrace = 200 * time.Millisecond
 
+// pfExiting is PF_EXITING of /proc/PID/stat's flags: the process is being
+// torn down, its memory being freed.
+const pfExiting = 0x4
+
 // Run guards the cgroup until ctx ends. It returns an error at once when
 // the cgroup's charge cannot be read; later read errors wait for the next
 // reading.
@@ -118,6 +122,7 @@ func (g *Guard) stop(now time.Time, limit, used int64, stopped map[int]time.Time
 	selfPgrp := syscall.Getpgrp()
 	rss := map[int]int64{}
 	children := map[int]bool{} // groups led or joined by a child of ration
+	exiting := false           // a process is on its way out, freeing its memory
 	page := int64(os.Getpagesize())
 	for _, pid := range pids {
 		if pid == g.self {
@@ -129,6 +134,12 @@ func (g *Guard) stop(now time.Time, limit, used int64, stopped map[int]time.Time
 		}
 		st, err := parseProcState(string(b))
 		if err != nil || st.state == 'Z' || st.state == 'X' || st.pgrp == selfPgrp {
+			continue
+		}
+		if st.flags&pfExiting != 0 {
+			// Killed (by the kernel's OOM killer, when the guard came
+			// late) or exiting: its memory is on its way back.
+			exiting = true
 			continue
 		}
 		rss[st.pgrp] += st.rssPages * page
@@ -143,9 +154,13 @@ func (g *Guard) stop(now time.Time, limit, used int64, stopped map[int]time.Time
 			return // its memory is on its way back
 		}
 	}
+	if exiting {
+		return
+	}
 	var groups []jobGroup
 	for pg := range children {
-		if _, ok := stopped[pg]; !ok {
+		// A group with no resident memory frees none.
+		if _, ok := stopped[pg]; !ok && rss[pg] > 0 {
 			groups = append(groups, jobGroup{pgid: pg, rss: rss[pg]})
 		}
 	}

@@ -182,6 +182,7 @@ func GroupRuns(procRoot string, pids []int, pgid int) bool {
 type procState struct {
 	state    byte // field 3: R, S, D, Z, X, ...
 	ppid     int
+	flags    uint64 // field 9: PF_* (PF_EXITING: on its way out)
 	pgrp     int
 	rssPages int64
 }
@@ -217,9 +218,13 @@ func parseProcState(s string) (procState, error) {
 	if err != nil {
 		return procState{}, fmt.Errorf("pgrp %q: %w", f[2], err)
 	}
+	flags, err := strconv.ParseUint(f[6], 10, 64)
+	if err != nil {
+		return procState{}, fmt.Errorf("flags %q: %w", f[6], err)
+	}
 	rssPages, err := strconv.ParseInt(f[21], 10, 64)
 	if err != nil || rssPages < 0 {
 		return procState{}, fmt.Errorf("rss %q: not a page count", f[21])
 	}
-	return procState{state: f[0][0], ppid: ppid, pgrp: pgrp, rssPages: rssPages}, nil
+	return procState{state: f[0][0], ppid: ppid, pgrp: pgrp, flags: flags, rssPages: rssPages}, nil
 }
