@@ -4,7 +4,7 @@
 # on this host's cgroup (v1 or v2), as root:
 #
 #   bench/scripts/memguard.sh cpu [SECONDS]   ration's CPU time over an idle run
-#       (one job holding 1 MiB) and one held next to the limit (170 MiB of
+#       (one job holding 1 MiB) and one held next to the limit (160 MiB of
 #       200), with the guard on and off (default 60 s each, run side by side)
 #   bench/scripts/memguard.sh stress [REPS]   REPS (default 5) runs of 200 jobs
 #       of random sizes in 200 MiB, one in ten of 250 to 400 MiB allocated
@@ -43,7 +43,7 @@ cpu() {
 	local secs=${1:-60}
 	one() { # name guard mib
 		local cg pid t0 t1 st
-		cg=$(newcg "$1")
+		cg=$(newcg "$1-$2")
 		(echo $BASHPID > "$cg/cgroup.procs"; RATION_JOB_CGROUP=0 RATION_MEM_GUARD=$2 exec "$bin/ration" run -j 1 --no-bar -- \
 			python3 -c "import time; b=bytearray($3<<20); time.sleep($secs+3)" ::: 1 >/dev/null 2>&1) &
 		pid=$!
@@ -56,7 +56,7 @@ cpu() {
 			"$(echo "($t1-$t0)/$(getconf CLK_TCK)" | bc -l)" "$secs" "$(echo "100*($t1-$t0)/$(getconf CLK_TCK)/$secs" | bc -l)" "$(oomkills "$cg")"
 		rmdir "$cg"
 	}
-	one idle 0 1 & one idle 1 1 & one near-limit 0 170 & one near-limit 1 170 & wait
+	one idle 0 1 & one idle 1 1 & one near-limit 0 160 & one near-limit 1 160 & wait
 }
 
 stress() {
