@@ -20,8 +20,9 @@ import (
 // killer fires: the cgroup's oom_kill stays 0 (on cgroup v2 with
 // memory.oom.group, a kernel OOM kill would have taken ration and every
 // running job), the job is re-queued once, stopped again running alone and
-// reported as OOM-killed, and the other jobs complete, each in the joblog.
-// Without it (RATION_MEM_GUARD=0) the kernel kills instead.
+// reported as OOM-killed, and the other jobs complete, each in the joblog,
+// which --resume then finds complete. Without it (RATION_MEM_GUARD=0) the
+// kernel kills instead.
 func TestMemoryGuardE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -71,6 +72,17 @@ func TestMemoryGuardE2E(t *testing.T) {
 			}
 			if t.Failed() {
 				t.Logf("stderr:\n%s", stderr)
+			}
+			if !guard {
+				return
+			}
+			// Nothing finished is lost: --resume runs none of them again.
+			p = accStart(t, bin, nil, env, []string{cg}, append([]string{"--resume"}, append(args, inputs...)...)...)
+			if code := p.wait(60 * time.Second); code != 0 || p.stdout.Len() != 0 {
+				t.Errorf("--resume: exit %d, stdout %q; want 0 and nothing run", code, p.stdout.String())
+			}
+			if es := accJoblog(t, jl); len(es) != len(inputs) {
+				t.Errorf("joblog after --resume: %d lines, want %d", len(es), len(inputs))
 			}
 		})
 	}
