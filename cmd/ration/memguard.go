@@ -101,10 +101,34 @@ func ownMemorySampler() *memory.Sampler {
 	return s
 }
 
+// guardRun is a running memory guard.
+type guardRun struct {
+	g    *memory.Guard
+	done chan struct{} // closed when Run returned
+	end  context.CancelFunc
+}
+
+// get returns the guard; nil for a nil r (none runs).
+func (r *guardRun) get() *memory.Guard {
+	if r == nil {
+		return nil
+	}
+	return r.g
+}
+
+// stop stops the guard and waits for it; a nil r does nothing.
+func (r *guardRun) stop() {
+	if r == nil {
+		return
+	}
+	r.end()
+	<-r.done
+}
+
 // startMemoryGuard starts ration's memory guard where oomProtection says
-// it is the defence (the jobs share ration's cgroup: w.jobs is nil), and
-// returns it, nil otherwise; w.stopGuard stops it.
-func (w *wiring) startMemoryGuard() *memory.Guard {
+// it is the defence (the jobs share ration's cgroup: w.jobs is nil), nil
+// otherwise.
+func (w *wiring) startMemoryGuard() *guardRun {
 	p := w.plan
 	if w.jobs != nil || p.limits.FSRoot != "" || p.cfg.DryRun {
 		return nil
@@ -121,16 +145,15 @@ func (w *wiring) startMemoryGuard() *memory.Guard {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
+	r := &guardRun{g: g, done: make(chan struct{}), end: cancel}
 	go func() {
-		defer close(done)
+		defer close(r.done)
 		if err := g.Run(ctx); err != nil {
 			w.log.Warn("memory guard stopped", "event", "memory_guard", "err", err)
 		}
 	}()
-	w.stopGuard = func() { cancel(); <-done }
 	w.log.Debug("memory guard", "event", "memory_guard", "why", o.Note)
-	return g
+	return r
 }
 
 // oomProtectionPlan says, for `ration limits`, whether a group kill can

@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 
 	"github.com/ration-run/ration/internal/logs"
-	"github.com/ration-run/ration/internal/memory"
 	"github.com/ration-run/ration/internal/progress"
 	"github.com/ration-run/ration/internal/watchdog"
 	"github.com/ration-run/ration/limits"
@@ -24,23 +23,21 @@ import (
 
 // wiring is a planned run built: the runner and everything around it.
 type wiring struct {
-	plan   *runPlan
-	stderr io.Writer
-	reaper *reaper.Reaper
-	jobs   *jobcgroup.Group // the jobs' memory cgroup; nil: none
-	guard  *memory.Guard    // ration's memory guard; nil: none
-	// stopGuard stops the guard; nil: none runs.
-	stopGuard func()
-	log       *slog.Logger
-	say       sayer
-	decision  limits.Decision
-	obs       *observation
-	adapt     *adaptation
-	bar       *progress.Bar // nil: no bar (a nil Bar does nothing)
-	runner    *runner.Runner
-	args      *input.Inputs // nil until opened
-	stopped   bool          // the adaptation and the observation were stopped
-	hub       *signalHub    // main's signal handling; nil: the run's own
+	plan     *runPlan
+	stderr   io.Writer
+	reaper   *reaper.Reaper
+	jobs     *jobcgroup.Group // the jobs' memory cgroup; nil: none
+	guard    *guardRun        // ration's memory guard; nil: none
+	log      *slog.Logger
+	say      sayer
+	decision limits.Decision
+	obs      *observation
+	adapt    *adaptation
+	bar      *progress.Bar // nil: no bar (a nil Bar does nothing)
+	runner   *runner.Runner
+	args     *input.Inputs // nil until opened
+	stopped  bool          // the adaptation and the observation were stopped
+	hub      *signalHub    // main's signal handling; nil: the run's own
 }
 
 // runnerRef is the runner as the stall watchdog sees it: the watchdog is
@@ -267,9 +264,9 @@ func (w *wiring) observe(cfg *runner.Config, ref *runnerRef) error {
 	cfg.Observer = obs
 	w.jobs = w.jobCgroup()
 	w.guard = w.startMemoryGuard()
-	w.adapt.guard = w.guard
+	w.adapt.guard = w.guard.get()
 	cfg.Memory = memorySampler(p.limits.FSRoot, p.limits.Getenv, w.jobs) // memory admission, in both modes
-	guardAdmission(cfg, w.guard)
+	guardAdmission(cfg, w.guard.get())
 	if w.jobs != nil {
 		w.adapt.jobs = w.jobs
 		if cfg.Adapt != nil && cfg.Adapt.MemoryLimit > 0 {
@@ -279,8 +276,8 @@ func (w *wiring) observe(cfg *runner.Config, ref *runnerRef) error {
 	switch {
 	case p.worker.command == "":
 		cfg.OOMKills = oomCounter(p.limits.FSRoot, w.jobs)
-		if w.guard != nil {
-			cfg.OOMKills = w.guard.Counter(cfg.OOMKills) // its stops are OOM kills
+		if g := w.guard.get(); g != nil {
+			cfg.OOMKills = g.Counter(cfg.OOMKills) // its stops are OOM kills
 		}
 		if w.reaper.Active() || w.jobs != nil {
 			cfg.Executor = &runner.ProcessExecutor{Reaper: w.reaper, Cgroup: w.jobs}
@@ -313,9 +310,7 @@ func (w *wiring) stop() {
 		return
 	}
 	w.stopped = true
-	if w.stopGuard != nil {
-		w.stopGuard()
-	}
+	w.guard.stop()
 	if w.adapt != nil {
 		w.adapt.stop()
 	}
