@@ -44,15 +44,25 @@ func (g *Guard) Run(ctx context.Context) error {
 	var limit int64
 	var limitAt time.Time
 	stopped := map[int]time.Time{} // groups stopped whose memory may not be freed yet
+	// How late the readings came: one later than the margin takes to fill
+	// leaves the kernel to act first (a busy machine's scheduler).
+	var readings int
+	var due time.Time
+	var late time.Duration
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
+			g.log.Debug("memory guard ended", "event", "memory_guard", "readings", readings, "stops", g.kills.Load(), "most_late", late)
 			return nil
 		case <-t.C:
 		}
 		now := time.Now()
+		readings++
+		if !due.IsZero() {
+			late = max(late, now.Sub(due))
+		}
 		if now.Sub(limitAt) >= time.Second { // a resized pod is seen
 			if st, err := cgroup.ReadMemStat(g.dir, g.version); err == nil {
 				limit = st.Limit
@@ -61,6 +71,7 @@ func (g *Guard) Run(ctx context.Context) error {
 		}
 		used, err := readCount(f, buf)
 		if err != nil || limit <= 0 {
+			due = now.Add(guardMaxInterval)
 			t.Reset(guardMaxInterval)
 			continue
 		}
@@ -71,7 +82,9 @@ func (g *Guard) Run(ctx context.Context) error {
 				g.stop(now, limit, used, stopped)
 			}
 		}
-		t.Reset(guardInterval(limit, used))
+		d := guardInterval(limit, used)
+		due = now.Add(d)
+		t.Reset(d)
 	}
 }
 
