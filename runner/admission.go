@@ -8,25 +8,25 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ration-run/ration/runner/admit"
+	"github.com/ration-run/ration/internal/memory"
 	"github.com/ration-run/ration/runner/event"
 )
 
-// admission applies package admit to a run: before each attempt starts it
+// admission applies package memory to a run: before each attempt starts it
 // asks the Gate whether the memory the jobs share has room for one more
 // (Config.Memory; without it every attempt starts at once), and when an
 // attempt ends it attributes an OOM kill (also through a shell, exit 137)
-// and decides whether the OOM-killed job runs again (admit.OOMRetry).
+// and decides whether the OOM-killed job runs again (memory.OOMRetry).
 //
 // A job held for memory holds its pool slot (the CPU policy's bound) but
 // is not counted as running: the Gate counts only the attempts it let
 // start, and the decisions are taken one at a time, so each one sees the
 // starts before it.
 type admission struct {
-	gate    *admit.Gate    // nil: no memory admission
-	sampler *admit.Sampler // nil with gate
-	proc    string         // the /proc to read jobs' RSS from
-	tracker admit.Tracker
+	gate    *memory.Gate    // nil: no memory admission
+	sampler *memory.Sampler // nil with gate
+	proc    string          // the /proc to read jobs' RSS from
+	tracker memory.Tracker
 
 	decide sync.Mutex // one decision at a time, held across the cgroup reads
 
@@ -34,7 +34,7 @@ type admission struct {
 	// an attempt ended since), the jobs' RSS by process group at rssAt.
 	fresh   time.Time
 	dirty   bool
-	reading admit.Reading
+	reading memory.Reading
 	rss     map[int]int64
 	rssAt   time.Time
 
@@ -54,7 +54,7 @@ func newAdmission(cfg Config) *admission {
 		below: map[int64]int{}, seen: map[int64]int64{}, oomPeaks: map[int64][]int64{}}
 	if cfg.Memory != nil {
 		a.sampler = cfg.Memory
-		a.gate = admit.New(cfg.Admit)
+		a.gate = memory.New(cfg.Admit)
 	}
 	return a
 }
@@ -106,7 +106,7 @@ func (r *Runner) waitToStart(ctx context.Context, j *job) bool {
 // admitOne asks the Gate about job seq with the memory cgroup and the
 // running attempts' RSS read now; a Start counts the attempt as running
 // before the next question is asked.
-func (r *Runner) admitOne(seq int64, size int, again bool) admit.Decision {
+func (r *Runner) admitOne(seq int64, size int, again bool) memory.Decision {
 	a := r.adm
 	a.decide.Lock()
 	defer a.decide.Unlock()
@@ -122,7 +122,7 @@ func (r *Runner) admitOne(seq int64, size int, again bool) admit.Decision {
 	}
 	a.mu.Unlock()
 	reading := a.reading
-	d := a.gate.Admit(admit.Request{Reading: reading, Running: running, Limit: size, Again: again})
+	d := a.gate.Admit(memory.Request{Reading: reading, Running: running, Limit: size, Again: again})
 	if d.Start {
 		a.started(seq, r.oom.base())
 	}
@@ -149,7 +149,7 @@ func (a *admission) sample(pids []int, now time.Time) {
 	if a.fresh.IsZero() || age > sampleMaxAge || (a.dirty && age > dirtyMaxAge) {
 		reading, _, err := a.sampler.Sample()
 		if err != nil {
-			reading = admit.Reading{} // unknown: memory holds nothing
+			reading = memory.Reading{} // unknown: memory holds nothing
 		}
 		a.reading, a.fresh, a.dirty = reading, now, false
 	}
@@ -160,17 +160,17 @@ func (a *admission) sample(pids []int, now time.Time) {
 	if a.rssAt.IsZero() || now.Sub(a.rssAt) > sampleMaxAge {
 		// Each job runs in its own process group (its PID's): its RSS is
 		// the group's, a shell's children included. Only the processes
-		// of the memory cgroup are read (see admit.GroupRSSOf); all of
+		// of the memory cgroup are read (see memory.GroupRSSOf); all of
 		// /proc only when its process list cannot be read.
 		procs, _ := a.procs()
-		a.rss = admit.GroupRSSOf(a.proc, procs, pids)
+		a.rss = memory.GroupRSSOf(a.proc, procs, pids)
 		a.rssAt = now
 		return
 	}
 	for _, pid := range pids {
 		if _, ok := a.rss[pid]; !ok && pid > 0 {
 			// Started since the scan: its leader's RSS until the next one.
-			if n, err := admit.ProcessRSS(a.proc, pid); err == nil {
+			if n, err := memory.ProcessRSS(a.proc, pid); err == nil {
 				a.rss[pid] = n
 			}
 		}
@@ -207,7 +207,7 @@ func (a *admission) procs() ([]int, error) {
 			return pids, nil
 		}
 	}
-	return admit.ProcessIDs(a.proc)
+	return memory.ProcessIDs(a.proc)
 }
 
 // started counts an attempt of job seq as running from now, when the
@@ -221,7 +221,7 @@ func (a *admission) started(seq int64, oomKills int64) {
 
 // attemptEnded ends the attempt of j that ended as res: it no longer
 // counts as running, its peak teaches the Gate one job's need, and it is
-// attributed (admit.Attribute): it reports whether the attempt was
+// attributed (memory.Attribute): it reports whether the attempt was
 // OOM-killed, and whether no other job ran then (alone). An OOM kill is
 // counted for the job's re-queue decision (oomRequeue).
 func (r *Runner) attemptEnded(j *job, res AttemptResult, timedOut bool) (oom, alone bool) {
@@ -244,12 +244,12 @@ func (r *Runner) attemptEnded(j *job, res AttemptResult, timedOut bool) (oom, al
 	r.mu.Lock()
 	r.wakeLocked() // a held job may fit now
 	r.mu.Unlock()
-	e := admit.End{ExitCode: res.ExitCode, Signal: res.Signal, Stopped: res.Stopped || timedOut}
+	e := memory.End{ExitCode: res.ExitCode, Signal: res.Signal, Stopped: res.Stopped || timedOut}
 	now := int64(-1)
 	if r.oom.read != nil && e.Failed() && !e.Stopped && res.Cause == event.CauseNone {
 		base := a.tracker.Base(int(seq))
 		if res.Signal == int(syscall.SIGKILL) || res.ExitCode == 128+int(syscall.SIGKILL) {
-			// The counter may lag the kill a little: re-read (oomkill.Rose).
+			// The counter may lag the kill a little: re-read (memory.Rose).
 			r.oom.rose(base)
 		}
 		now = r.oom.kills()
@@ -300,19 +300,20 @@ func (a *admission) oomKilled(seq, peak int64, requeue, alone bool) {
 // has retried already); a later one fails the job when it ran alone or
 // was the bound's. A re-queued job then waits for fewer other jobs than
 // half of others (readyBelow).
-func (r *Runner) oomVerdict(seq int64, others int, firstFree bool) admit.Verdict {
+func (r *Runner) oomVerdict(seq int64, others int, firstFree bool) memory.Verdict {
 	a := r.adm
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.kills[seq]++
 	k := a.kills[seq]
-	rule := admit.OOMRetry{MaxKills: admit.DefaultOOMAttempts}
+	rule := memory.OOMRetry{MaxKills: memory.DefaultOOMAttempts}
 	if a.gate != nil {
 		rule = a.gate.OOMRetry()
 	}
-	v := rule.Decide(admit.OOMKill{Kills: k, Others: others})
-	if !v.Requeue && k == 1 && firstFree {
-		v = admit.Verdict{Requeue: true, Reason: "first OOM kill: re-queued once (" + v.Reason + ")"}
+	kill := memory.OOMKill{Kills: k, Others: others}
+	v := rule.Decide(kill)
+	if firstFree {
+		v = rule.DecideFirstFree(kill, "re-queued")
 	}
 	if v.Requeue {
 		delete(a.verdicts, seq)
@@ -364,7 +365,7 @@ func (r *Runner) memoryBound() string {
 	st := r.adm.gate.Stats()
 	// Slow start holds jobs before anything is known of their memory:
 	// that is caution, not memory binding (it never follows a peak).
-	if st.BoundDecisions == 0 || st.Bound.Rule == admit.RuleSlowStart {
+	if st.BoundDecisions == 0 || st.Bound.Rule == memory.RuleSlowStart {
 		return ""
 	}
 	return st.String()

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ration-run/ration/runner/admit"
+	"github.com/ration-run/ration/internal/memory"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
 )
@@ -187,7 +187,7 @@ func TestAdmissionSlowStart(t *testing.T) {
 	barrier := `if [ "$(grep -c '^S' ` + log + `)" -eq 1 ]; then sleep 0.3; else i=0; ` +
 		`while [ "$(grep -c '^S' ` + log + `)" -lt 4 ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done; fi`
 	r, err := New(Config{Command: []string{"sh", "-c", stamped(log, "{}", barrier)}, Input: input.Args([]string{"a", "b", "c", "d"}),
-		Jobs: 3, Observer: &rec, Memory: admit.SamplerFor(memFixture(t, 1, ""), 1), Admit: admit.Config{Settle: time.Hour}})
+		Jobs: 3, Observer: &rec, Memory: memory.SamplerFor(memFixture(t, 1, ""), 1), Admit: memory.Config{Settle: time.Hour}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestAdmissionPressure(t *testing.T) {
 	var rec recorder
 	log := filepath.Join(t.TempDir(), "log")
 	r, err := New(Config{Command: []string{"sh", "-c", stamped(log, "{}", "sleep 0.2")}, Input: input.Args([]string{"a", "b", "c"}),
-		Jobs: 2, Observer: &rec, Memory: admit.SamplerFor(dir, 2)})
+		Jobs: 2, Observer: &rec, Memory: memory.SamplerFor(dir, 2)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func TestAdmissionRSSOnlyOwnCgroup(t *testing.T) {
 	}
 	stat("100", "100", "1000") // the job's leader, in the cgroup
 	stat("200", "100", "5000") // a process of its group in another cgroup
-	a := newAdmission(Config{Memory: admit.SamplerFor(dir, 1)})
+	a := newAdmission(Config{Memory: memory.SamplerFor(dir, 1)})
 	a.proc = proc
 	a.sample([]int{100}, time.Now())
 	if got, want := a.rss[100], int64(1000*os.Getpagesize()); got != want {

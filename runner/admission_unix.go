@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ration-run/ration/runner/admit"
+	"github.com/ration-run/ration/internal/memory"
 )
 
 // groupGoneWait is how long groupGone waits for the rest of a group to
@@ -31,7 +31,7 @@ func (a *admission) groupGone(pgid int) bool {
 			return true
 		}
 		// Zombies answer kill(2) too.
-		if pids, err := a.procs(); err == nil && !admit.GroupRuns(a.proc, pids, pgid) {
+		if pids, err := a.procs(); err == nil && !memory.GroupRuns(a.proc, pids, pgid) {
 			return true
 		}
 		if time.Now().After(deadline) {

@@ -7,9 +7,9 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/ration-run/ration/internal/memory"
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner/adapt"
-	"github.com/ration-run/ration/runner/admit"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
 )
@@ -153,9 +153,9 @@ type Config struct {
 	// OOMKills, when set, reads the oom_kill counter of the memory cgroup
 	// the jobs run in (cgroup.OOMKills of ration's own memory cgroup). An
 	// attempt that failed while the counter rose and whose process group
-	// is gone was OOM-killed (event.CauseOOM; admit.Attribute: SIGKILL, or
+	// is gone was OOM-killed (event.CauseOOM; memory.Attribute: SIGKILL, or
 	// exit 137 from a shell whose child was SIGKILLed): the job is
-	// re-queued without counting against Retries (admit.OOMRetry: the
+	// re-queued without counting against Retries (memory.OOMRetry: the
 	// first kill always, a later one unless it ran alone or it was the
 	// Admit.OOMAttempts'th), and that retry waits until fewer than the
 	// pool size of other jobs run, so it runs at the concurrency the
@@ -165,14 +165,14 @@ type Config struct {
 	// jobs start plus a few times after each SIGKILL.
 	OOMKills func() (int64, error)
 	// Memory, when set, reads the memory cgroup the jobs share
-	// (admit.NewSampler of ration's own): before each attempt starts, a
-	// memory admission gate (package admit, configured by Admit) checks
+	// (memory.NewSampler of ration's own): before each attempt starts, a
+	// memory admission gate (package internal/memory, configured by Admit) checks
 	// that one more job fits, and holds it until one does. Nil: attempts
 	// start as soon as the pool has room.
-	Memory *admit.Sampler
+	Memory *memory.Sampler
 	// Admit tunes the memory admission (its zero value: admit's
 	// defaults); the OOM re-queue bound applies also without Memory.
-	Admit admit.Config
+	Admit memory.Config
 	// SpillBytes is the output of one stream of one job held in memory
 	// before it goes to a temporary file in TempDir (0: DefaultSpill;
 	// TempDir "": os.TempDir()).

@@ -35,8 +35,8 @@
 // and table, --tag's prefix, --_parset's assignments) are package
 // internal/gnu's.
 //
-// runner imports pool, limits, its own event, input, joblog, adapt and
-// admit, and internal/{gnu,template,reaper,jobcgroup,pdeath}; never
+// runner imports pool, limits, its own event, input, joblog and adapt,
+// and internal/{memory,gnu,template,reaper,jobcgroup,pdeath}; never
 // runner/worker, internal/workerexec (which import it) or the CLI's
 // packages (internal/flagvalue and the observers).
 //
@@ -53,7 +53,7 @@
 // # Out of memory
 //
 // With Config.Memory (ration's memory cgroup), each attempt waits for the
-// memory admission of package admit before it starts: it starts alone,
+// memory admission of package internal/memory before it starts: it starts alone,
 // or while one more job fits in the limit (the kernel's working set, the
 // finished jobs' peaks and the running jobs' RSS; slow start before the
 // first peak is known; a hold while PSI shows memory pressure). The pool
@@ -62,10 +62,10 @@
 // With Config.OOMKills, an attempt that failed while the memory cgroup's
 // oom_kill counter rose, and whose process group is gone, is OOM-killed
 // (event.CauseOOM): SIGKILL, or exit 137 from a shell whose child was
-// SIGKILLed (admit.Attribute; the jobs that ran then are named as
+// SIGKILLed (memory.Attribute; the jobs that ran then are named as
 // candidates). The job is re-queued without counting against Retries:
 // the first kill always, a later one unless it ran alone or it was the
-// third (admit.OOMRetry). The re-queued attempt waits until fewer other
+// third (memory.OOMRetry). The re-queued attempt waits until fewer other
 // jobs run than half of those at the kill and than the pool size (the
 // controller with HalveOnJobOOM halves it on the JobRetried event), and
 // no new job starts meanwhile. (A worker pool re-dispatches a task whose

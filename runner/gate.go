@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ration-run/ration/runner/admit"
+	"github.com/ration-run/ration/internal/memory"
 )
 
 // StartGate are GNU parallel's --load, --noswap and --memfree: states of
@@ -38,7 +38,7 @@ type StartGate struct {
 	// and queued again (memFreeWatch, ErrMemFree).
 	MemFree int64
 	// Memory reads ration's memory cgroup for MemFree (nil: none).
-	Memory *admit.Sampler
+	Memory *memory.Sampler
 }
 
 // active reports whether g checks anything.
@@ -162,19 +162,9 @@ func (s *gateState) decide(g *StartGate, now time.Time) bool {
 	return open
 }
 
-// memFree is the free memory --memfree compares: MemAvailable, and at
-// most the memory cgroup's headroom.
+// memFree is the free memory --memfree compares (memory.Free).
 func memFree(g *StartGate, m machine) (int64, bool) {
-	free, ok := m.memAvailable, m.haveMem
-	if g.Memory != nil {
-		if rd, _, err := g.Memory.Sample(); err == nil && rd.Limit > 0 {
-			room := max(rd.Limit-rd.WorkingSet, 0)
-			if !ok || room < free {
-				free, ok = room, true
-			}
-		}
-	}
-	return free, ok
+	return memory.Free(m.memAvailable, m.haveMem, g.Memory)
 }
 
 // ErrMemFree is the error of an attempt stopped because free memory fell

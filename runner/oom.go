@@ -5,8 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ration-run/ration/runner/admit"
-	"github.com/ration-run/ration/runner/internal/oomkill"
+	"github.com/ration-run/ration/internal/memory"
 )
 
 // oomBaseMaxAge is how old an OOM-kill count may be to serve as a job's
@@ -61,8 +60,8 @@ func (c *oomCounter) kills() int64 {
 	return n
 }
 
-// rose reports whether the counter rose above base (oomkill.Rose).
-func (c *oomCounter) rose(base int64) bool { return oomkill.Rose(c.kills, base) }
+// rose reports whether the counter rose above base (memory.Rose).
+func (c *oomCounter) rose(base int64) bool { return memory.Rose(c.kills, base) }
 
 // waitUntil waits, with rj marked as waiting (not counted as running by
 // othersRunningLocked), until ready (called under r.mu) holds; it is
@@ -96,13 +95,13 @@ func (r *Runner) waitUntil(ctx context.Context, rj *runningJob, ready func() boo
 }
 
 // waitForRoom waits until fewer other jobs run than both the pool size
-// and below (admit.OOMRetry's Ready rule), so that a job re-queued after
+// and below (memory.OOMRetry's Ready rule), so that a job re-queued after
 // an OOM kill runs at the concurrency lowered in reaction to it, not
 // beside as many jobs as the one that was killed. It returns false when
 // the run stops first.
 func (r *Runner) waitForRoom(ctx context.Context, rj *runningJob, below int) bool {
 	return r.waitUntil(ctx, rj, func() bool {
-		return admit.OOMRetry{}.Ready(r.othersRunningLocked(rj), min(r.size, max(below, 1)))
+		return memory.OOMRetry{}.Ready(r.othersRunningLocked(rj), min(r.size, max(below, 1)))
 	})
 }
 

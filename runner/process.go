@@ -13,9 +13,9 @@ import (
 	"sync"
 
 	"github.com/ration-run/ration/internal/jobcgroup"
+	"github.com/ration-run/ration/internal/memory"
 	"github.com/ration-run/ration/internal/reaper"
 	"github.com/ration-run/ration/runner/event"
-	"github.com/ration-run/ration/runner/internal/oomkill"
 )
 
 // ProcessExecutor runs each attempt as a new process in its own process
@@ -48,7 +48,7 @@ type ProcessExecutor struct {
 	Cgroup *jobcgroup.Group
 
 	paths   sync.Map // argv[0] -> looked-up path, to look PATH up once
-	victims oomkill.Victims
+	victims memory.Victims
 	bufs    sync.Pool // *[]byte, for copying the jobs' output
 
 	stdinOnce sync.Once

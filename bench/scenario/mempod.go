@@ -35,14 +35,23 @@ print("done", sys.argv[1], flush=True)
 type memPodContender struct {
 	name  string
 	args  []string // nil: not available
+	env   []string // added to the environment
 	why   string
 	fixed bool
 }
+
+// memPodGuard is the contender that runs as ration does where it cannot
+// give its jobs a memory cgroup (a pod's read-only cgroupfs): the jobs
+// share its cgroup, and its memory guard stops a job before the kernel's
+// OOM killer would (on cgroup v2 with memory.oom.group, a kill there
+// takes ration and every job).
+const memPodGuard = "ration run (defaults, jobs in ration's cgroup: memory guard)"
 
 func memPodContenders(e *env, job []string) []memPodContender {
 	cs := []memPodContender{
 		{name: "ration run (defaults)", args: concat([]string{e.ration, "run", "--"}, job, []string{"{}"})},
 		{name: "ration run --mem-per-job auto"},
+		{name: memPodGuard, args: concat([]string{e.ration, "run", "--"}, job, []string{"{}"}), env: []string{"RATION_JOB_CGROUP=0", "RATION_MEM_GUARD=1"}},
 	}
 	if e.has("--mem-per-job") {
 		cs[1].args = concat([]string{e.ration, "run", "--mem-per-job", "auto", "--"}, job, []string{"{}"})
@@ -95,7 +104,7 @@ func memoryPod(ctx context.Context, e *env, _ calibration) (section, error) {
 			continue
 		}
 		e.log("  %s", c.name)
-		r := run(ctx, e.h, spec{Name: c.name, Args: c.args, Stdin: seqInput(n), MemLimit: memPodLimit, Timeout: timeout})
+		r := run(ctx, e.h, spec{Name: c.name, Args: c.args, Env: c.env, Stdin: seqInput(n), MemLimit: memPodLimit, Timeout: timeout})
 		done := countIn(r.Done, 1, n)
 		e.log("    %.1fs exit=%d done=%d peak=%.0fMiB oomkills=%d", sec(r.Wall), r.Exit, done, mib(r.PeakMem), r.OOMKills)
 		runs = append(runs, memPodRun{c: c, r: r, done: done})
@@ -150,9 +159,13 @@ func memoryPod(ctx context.Context, e *env, _ calibration) (section, error) {
 			fmt.Fprintf(&b, "%s, last lines of stderr:\n\n```\n%s\n```\n\n", pr.c.name, clip(s, 1500))
 		}
 	}
-	if i := slicesIndexName(runs, "ration run (defaults)"); i >= 0 && runs[i].c.args != nil {
+	for _, name := range []string{"ration run (defaults)", memPodGuard} {
+		i := slicesIndexName(runs, name)
+		if i < 0 || runs[i].c.args == nil {
+			continue
+		}
 		pr := runs[i]
-		b.WriteString("**Acceptance** (ration run, defaults):\n\n")
+		fmt.Fprintf(&b, "**Acceptance** (%s):\n\n", name)
 		fmt.Fprintf(&b, "- completes every job: %s (%d of %d)\n", pass(pr.done == n), pr.done, n)
 		fmt.Fprintf(&b, "- at most %d OOM kills: %s (%d)\n", memPodMaxKills, pass(pr.r.OOMKills <= memPodMaxKills), pr.r.OOMKills)
 		if best > 0 {

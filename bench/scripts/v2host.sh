@@ -41,7 +41,7 @@ build() {
 	local flags=(-trimpath -ldflags=-s\ -w)
 	go build "${flags[@]}" -o "$bin/ration" ./cmd/ration
 	go build "${flags[@]}" -o "$bin/goworker" ./runner/worker/examples/goworker
-	for p in cgroup limits runner/admit internal/jobcgroup internal/pdeath runner/worker internal/workerexec cmd/ration cmd/ration/internal/limitscmd cmd/ration/internal/runcmd cmd/ration/internal/semcmd; do
+	for p in cgroup limits internal/memory internal/jobcgroup internal/pdeath runner/worker internal/workerexec cmd/ration cmd/ration/internal/limitscmd cmd/ration/internal/runcmd cmd/ration/internal/semcmd; do
 		go test -c "${flags[@]}" -o "$bin/tests/${p//\//-}.test" "./$p"
 	done
 	# charts is a module of its own; its distributed-run test puts ration

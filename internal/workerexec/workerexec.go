@@ -39,7 +39,7 @@ const DefaultStopTimeout = 5 * time.Second
 // Worker breakage is the pool's business: a broken worker is replaced and
 // its task re-dispatched inside one attempt; a task that broke too many
 // workers, or whose worker was OOM-killed while it ran alone (package
-// worker's OOM rule, the runner's admit.OOMRetry), comes back
+// worker's OOM rule, the runner's memory.OOMRetry), comes back
 // Quarantined, with the cause of the last break. The
 // attempt's PID and the job's slot in events are the worker's (the last
 // one, after re-dispatches), its exit code 0 on success, 1 for a task

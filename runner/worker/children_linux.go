@@ -14,7 +14,7 @@ import (
 // gopsutil's Children reads the stat file of every process on the machine
 // instead, for every process of the tree, after every task: its cost grew
 // with the host's process count, and each read holds that process's
-// memory for its length (see admit.GroupRSSOf). Without those lists (a
+// memory for its length (see memory.GroupRSSOf). Without those lists (a
 // kernel built without CONFIG_PROC_CHILDREN) it falls back to gopsutil.
 func childrenOf(p *process.Process) ([]*process.Process, error) {
 	if _, err := os.Stat("/proc/thread-self/children"); err != nil {

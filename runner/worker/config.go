@@ -48,7 +48,7 @@ type Config struct {
 	// OOM-killed is not counted against MaxBreaks; it is re-dispatched once
 	// fewer tasks are in flight, and quarantined once it was killed while
 	// no other task was in flight or at its OOMAttempts-th OOM kill (see
-	// the package documentation); 0 means admit.DefaultOOMAttempts (3).
+	// the package documentation); 0 means memory.DefaultOOMAttempts (3).
 	OOMAttempts int
 	// MaxTasks retires a worker after that many tasks, MaxRSS once the
 	// resident set of its process tree exceeds that many bytes after a

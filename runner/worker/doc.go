@@ -51,7 +51,7 @@
 // # OOM kills
 //
 // A task whose worker was OOM-killed follows the runner's rule for a job
-// (admit.OOMRetry, with the same constants) instead of Config.MaxBreaks:
+// (memory.OOMRetry, with the same constants) instead of Config.MaxBreaks:
 //
 //  1. It is re-dispatched only once the tasks in flight, counted as busy
 //     workers (retiring workers of a recreation that still finish their
@@ -70,7 +70,7 @@
 //  3. It is quarantined (cause OOM, [QuarantinedError.Reason] says why)
 //     once it was killed while no other task was in flight (it does not
 //     fit alone), or at its Config.OOMAttempts-th OOM kill (3 by default,
-//     admit.DefaultOOMAttempts), whichever comes first. The first kill is
+//     memory.DefaultOOMAttempts), whichever comes first. The first kill is
 //     always re-dispatched, as another process may have caused it.
 //
 // # Systemic breakage and recreation

@@ -85,7 +85,7 @@ type QuarantinedError struct {
 	Last       *BreakError
 	LastStderr []string // the last lines the last broken worker wrote on stderr
 	// Reason says why a task whose worker was OOM-killed was not
-	// dispatched again (admit.OOMRetry); "" for other causes.
+	// dispatched again (memory.OOMRetry); "" for other causes.
 	Reason string
 }
 

@@ -3,25 +3,21 @@ package worker
 import (
 	"context"
 
-	"github.com/ration-run/ration/runner/admit"
+	"github.com/ration-run/ration/internal/memory"
 )
 
-// oomVerdict applies admit.OOMRetry to the kills-th OOM kill of a task,
+// oomVerdict applies memory.OOMRetry.DecideFirstFree to the kills-th OOM kill of a task,
 // seen while others other tasks were in flight. The first kill is always
 // re-dispatched (the kernel may have been pushed over the limit by a
 // process that is not a task), as the runner does for a job.
-func (p *Pool) oomVerdict(kills, others int) admit.Verdict {
-	v := admit.OOMRetry{MaxKills: p.cfg.OOMAttempts}.Decide(admit.OOMKill{Kills: kills, Others: others})
-	if !v.Requeue && kills == 1 {
-		v = admit.Verdict{Requeue: true, Reason: "first OOM kill: re-dispatched once (" + v.Reason + ")"}
-	}
-	return v
+func (p *Pool) oomVerdict(kills, others int) memory.Verdict {
+	return memory.OOMRetry{MaxKills: p.cfg.OOMAttempts}.DecideFirstFree(memory.OOMKill{Kills: kills, Others: others}, "re-dispatched")
 }
 
 // waitRoom waits until an OOM-killed task may be dispatched again: until
 // the tasks in flight (busy workers, retiring ones included, and OOM
 // re-dispatches let go before it) are fewer than both the pool's size and
-// below (admit.OOMRetry.Ready). While it waits no worker takes a first
+// below (memory.OOMRetry.Ready). While it waits no worker takes a first
 // attempt, so the number in flight really drops. On a nil return the
 // attempt is counted in oomClaimed, and the caller must dispatch it (take
 // uncounts it) or call unclaim. It returns the pool's or ctx's error when
@@ -31,7 +27,7 @@ func (p *Pool) waitRoom(ctx context.Context, below int) error {
 	p.oomHeld++
 	p.signalLocked()
 	for {
-		if (admit.OOMRetry{}).Ready(p.busyLocked()+p.oomClaimed, min(p.size, below)) {
+		if (memory.OOMRetry{}).Ready(p.busyLocked()+p.oomClaimed, min(p.size, below)) {
 			p.oomHeld--
 			p.oomClaimed++
 			p.signalLocked()

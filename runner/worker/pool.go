@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ration-run/ration/runner/admit"
+	"github.com/ration-run/ration/internal/memory"
 	"github.com/ration-run/ration/runner/event"
 )
 
@@ -137,7 +137,7 @@ func New(ctx context.Context, cfg Config) (*Pool, error) {
 		}
 	}
 	def(&cfg.MaxBreaks, DefaultMaxBreaks)
-	def(&cfg.OOMAttempts, admit.DefaultOOMAttempts)
+	def(&cfg.OOMAttempts, memory.DefaultOOMAttempts)
 	def(&cfg.MaxRecreations, DefaultMaxRecreations)
 	def(&cfg.StderrLines, DefaultStderrLines)
 	def(&cfg.MaxLine, DefaultMaxLine)

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"encoding/json"
+
 	"github.com/ration-run/ration/internal/pdeath"
 
 	"bufio"
@@ -15,10 +16,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ration-run/ration/cgroup"
-	"github.com/ration-run/ration/internal/reaper"
-	"github.com/ration-run/ration/runner/internal/oomkill"
 	"github.com/shirou/gopsutil/v4/process"
+
+	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/internal/memory"
+	"github.com/ration-run/ration/internal/reaper"
 )
 
 // lineMsg is one line read from a worker's stdout, or the reason reading
@@ -110,7 +112,7 @@ func (p *Pool) startProc(slot int) (*proc, error) {
 		closeAll()
 		return nil, fmt.Errorf("worker: starting %s: %w", c.Command[0], err)
 	}
-	oomkill.PreferAsVictim(cmd.Process.Pid)
+	memory.PreferAsVictim(cmd.Process.Pid)
 	inR.Close()
 	outW.Close()
 	errW.Close()

@@ -5,8 +5,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ration-run/ration/internal/memory"
 	"github.com/ration-run/ration/runner/event"
-	"github.com/ration-run/ration/runner/internal/oomkill"
 )
 
 // workerEnd is how serve ended.
@@ -248,7 +248,7 @@ func (p *Pool) exitBreak(w *worker, pr *proc, base int64, when string) *BreakErr
 	code, sig := pr.status()
 	b := &BreakError{Slot: w.slot, PID: pr.pid, ExitCode: code, Signal: sig, When: when}
 	switch {
-	case sig == syscall.SIGKILL && base >= 0 && oomkill.Rose(pr.oomKills, base):
+	case sig == syscall.SIGKILL && base >= 0 && memory.Rose(pr.oomKills, base):
 		b.Cause = event.CauseOOM
 	case sig != 0:
 		b.Cause = event.CauseSignal

@@ -4,10 +4,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/ration-run/ration/cgroup"
 	"github.com/ration-run/ration/internal/jobcgroup"
+	"github.com/ration-run/ration/internal/memory"
 	"github.com/ration-run/ration/limits"
-	"github.com/ration-run/ration/runner/admit"
 )
 
 // MemoryAdmissionEnv turns the memory admission off when set to 0, false
@@ -47,19 +46,12 @@ func MemoryBinding(d limits.Decision, getenv func(string) string) string {
 // cgroup cannot be read, the limits come from a snapshot (--fs-root), or
 // RATION_MEM_ADMISSION turns it off: then jobs start as the CPU policy
 // allows.
-func MemorySampler(fsRoot string, getenv func(string) string, jobs *jobcgroup.Group) *admit.Sampler {
+func MemorySampler(fsRoot string, getenv func(string) string, jobs *jobcgroup.Group) *memory.Sampler {
 	if EnvOff(getenv, MemoryAdmissionEnv) || fsRoot != "" {
 		return nil
 	}
 	if jobs != nil {
-		return admit.SamplerFor(jobs.Dir, jobs.Version)
+		return memory.SamplerFor(jobs.Dir, jobs.Version)
 	}
-	s, err := admit.NewSampler(cgroup.Reader{})
-	if err != nil || !s.Limited() {
-		return nil
-	}
-	if _, _, err := s.Sample(); err != nil {
-		return nil
-	}
-	return s
+	return OwnMemorySampler()
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ration-run/ration/cmd/ration/internal/cli"
 	"github.com/ration-run/ration/limits"
 )
 
@@ -108,15 +109,18 @@ func limitsMain(args []string, getenv func(string) string, stdout, stderr io.Wri
 	}
 	var procs *gomaxprocsJSON
 	var jobsCg *jobsCgroupJSON // what ration run would do for its jobs; not for a snapshot
+	var oomProt *cli.OOMProtectionJSON
 	if d.FSRoot == "" {
 		jobsCg = jobCgroupJSON(d.Snapshot, getenv)
+		prot := cli.OOMProtection(cli.OwnMemorySampler(), jobsCg.None == "", getenv)
+		oomProt = &prot
 		// What ration run does with the same limits (runcmd's wire.go, decide):
 		// done to this process, which runs where ration run would.
 		_, note := limits.AdjustGOMAXPROCS(d)
 		procs = &gomaxprocsJSON{N: runtime.GOMAXPROCS(0), Note: note}
 	}
 	if !f.json {
-		writeDecision(stdout, d, f.memPerJob.Auto, procs, jobsCg, memoryBinding(d, getenv))
+		writeDecision(stdout, d, f.memPerJob.Auto, procs, jobsCg, oomProt, memoryBinding(d, getenv))
 		return 0
 	}
 	enc := json.NewEncoder(stdout)
@@ -125,8 +129,9 @@ func limitsMain(args []string, getenv func(string) string, stdout, stderr io.Wri
 	out := struct {
 		limits.Decision
 		*gomaxprocsJSON
-		JobsCgroup *jobsCgroupJSON `json:"jobs_cgroup,omitempty"`
-	}{Decision: d, gomaxprocsJSON: procs, JobsCgroup: jobsCg}
+		JobsCgroup    *jobsCgroupJSON        `json:"jobs_cgroup,omitempty"`
+		OOMProtection *cli.OOMProtectionJSON `json:"oom_protection,omitempty"`
+	}{Decision: d, gomaxprocsJSON: procs, JobsCgroup: jobsCg, OOMProtection: oomProt}
 	if err := enc.Encode(out); err != nil {
 		return fail(stderr, "ration limits", err)
 	}
@@ -141,9 +146,10 @@ type gomaxprocsJSON struct {
 }
 
 // writeDecision prints the inputs one per line, then the decision;
-// memAuto is --mem-per-job auto, procs the GOMAXPROCS and jobsCg the jobs'
-// cgroup (nil: not shown), binding the memory binding line.
-func writeDecision(w io.Writer, d limits.Decision, memAuto bool, procs *gomaxprocsJSON, jobsCg *jobsCgroupJSON, binding string) {
+// memAuto is --mem-per-job auto, procs the GOMAXPROCS, jobsCg the jobs'
+// cgroup and prot the OOM protection (nil: not shown), binding the memory
+// binding line.
+func writeDecision(w io.Writer, d limits.Decision, memAuto bool, procs *gomaxprocsJSON, jobsCg *jobsCgroupJSON, prot *cli.OOMProtectionJSON, binding string) {
 	s := d.Snapshot
 	line := func(k, format string, a ...any) { fmt.Fprintf(w, "%-16s %s\n", k+":", fmt.Sprintf(format, a...)) }
 	if d.FSRoot != "" {
@@ -220,6 +226,9 @@ func writeDecision(w io.Writer, d limits.Decision, memAuto bool, procs *gomaxpro
 	line("memory binding", "%s", binding)
 	if jobsCg != nil {
 		line("jobs' cgroup", "%s", jobCgroupPlan(jobsCg))
+	}
+	if prot != nil {
+		line("oom protection", "%s", cli.OOMProtectionPlan(*prot))
 	}
 	line("jobs", "%d (%s, decided by %s)", d.Jobs, d.JobsSource, d.DecidedBy)
 	line("reason", "%s", d.Reason)

@@ -14,9 +14,9 @@ import (
 
 	"github.com/ration-run/ration/cgroup"
 	"github.com/ration-run/ration/internal/flagvalue"
+	"github.com/ration-run/ration/internal/memory"
 	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/runner"
-	"github.com/ration-run/ration/runner/admit"
 	"github.com/ration-run/ration/runner/joblog"
 )
 
@@ -385,11 +385,11 @@ func parseGNUSize(s string) (int64, error) {
 
 // gateMemory is the reader of ration's memory cgroup for --memfree, nil
 // when ration is in none with a limit (or reads a --fs-root snapshot).
-func gateMemory(p *runPlan) *admit.Sampler {
+func gateMemory(p *runPlan) *memory.Sampler {
 	if p.cfg.GNU.Exec.Gate.MemFree <= 0 || p.limits.FSRoot != "" {
 		return nil
 	}
-	s, err := admit.NewSampler(cgroup.Reader{})
+	s, err := memory.NewSampler(cgroup.Reader{})
 	if err != nil || !s.Limited() {
 		return nil
 	}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/ration-run/ration/cmd/ration/internal/cli"
 	"github.com/ration-run/ration/internal/jobcgroup"
+	"github.com/ration-run/ration/internal/memory"
 	"github.com/ration-run/ration/runner"
-	"github.com/ration-run/ration/runner/admit"
 )
 
 // The names this package's files use for what ration's commands share
@@ -38,7 +38,7 @@ func sigName(s os.Signal) string    { return cli.SigName(s) }
 func handleSignals(h *signalHub, r *runner.Runner, stderr io.Writer, say func(slog.Level, string, string, ...any), status func(), termTimeout, grace time.Duration) (stop func() os.Signal) {
 	return cli.HandleSignals(h, r, stderr, say, status, termTimeout, grace)
 }
-func memorySampler(fsRoot string, getenv func(string) string, jobs *jobcgroup.Group) *admit.Sampler {
+func memorySampler(fsRoot string, getenv func(string) string, jobs *jobcgroup.Group) *memory.Sampler {
 	return cli.MemorySampler(fsRoot, getenv, jobs)
 }
 func parentShell(getenv func(string) string) string { return cli.ParentShell(getenv) }

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ration-run/ration/cmd/ration/internal/cli"
 	"github.com/ration-run/ration/internal/cmdcheck"
 	"github.com/ration-run/ration/internal/jobcgroup"
 	"github.com/ration-run/ration/internal/logs"
@@ -28,6 +29,7 @@ type wiring struct {
 	stderr   io.Writer
 	reaper   *reaper.Reaper
 	jobs     *jobcgroup.Group // the jobs' memory cgroup; nil: none
+	guard    *guardRun        // ration's memory guard; nil: none
 	log      *slog.Logger
 	say      sayer
 	decision limits.Decision
@@ -173,7 +175,10 @@ func (w *wiring) observe(cfg *runner.Config, ref *runnerRef) error {
 	}
 	cfg.Observer = obs
 	w.jobs = w.jobCgroup()
+	w.guard = w.startMemoryGuard()
+	w.adapt.guard = w.guard.get()
 	cfg.Memory = memorySampler(p.limits.FSRoot, p.limits.Getenv, w.jobs) // memory admission, in both modes
+	cli.GuardAdmission(cfg, w.guard.get())
 	if w.jobs != nil {
 		w.adapt.jobs = w.jobs
 		if cfg.Adapt != nil && cfg.Adapt.MemoryLimit > 0 {
@@ -183,6 +188,9 @@ func (w *wiring) observe(cfg *runner.Config, ref *runnerRef) error {
 	switch {
 	case p.worker.command == "":
 		cfg.OOMKills = oomCounter(p.limits.FSRoot, w.jobs)
+		if g := w.guard.get(); g != nil {
+			cfg.OOMKills = g.Counter(cfg.OOMKills) // its stops are OOM kills
+		}
 		if w.reaper.Active() || w.jobs != nil {
 			cfg.Executor = &runner.ProcessExecutor{Reaper: w.reaper, Cgroup: w.jobs}
 		}
@@ -238,6 +246,7 @@ func (w *wiring) stop() {
 		return
 	}
 	w.stopped = true
+	w.guard.stop()
 	if w.adapt != nil {
 		w.adapt.stop()
 	}

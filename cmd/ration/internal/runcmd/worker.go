@@ -15,6 +15,7 @@ import (
 	"github.com/ration-run/ration/cgroup"
 	"github.com/ration-run/ration/internal/flagvalue"
 	"github.com/ration-run/ration/internal/jobcgroup"
+	"github.com/ration-run/ration/internal/memory"
 	"github.com/ration-run/ration/internal/metrics"
 	"github.com/ration-run/ration/internal/reaper"
 	"github.com/ration-run/ration/internal/workerexec"
@@ -58,6 +59,7 @@ type adaptation struct {
 	interval time.Duration
 	watch    adapt.DecideFunc // nil: no watching
 	jobs     *jobcgroup.Group // the jobs' memory cgroup, which the watch resizes; set before start
+	guard    *memory.Guard    // ration's memory guard, whose stops the workers' OOM counter counts; nil: none
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 }
@@ -134,6 +136,9 @@ func (a *adaptation) workerExecutor(w workerPlan, memAuto bool, d limits.Decisio
 	var oom func() (int64, error) // nil: each worker's own cgroup's (worker.Config.OOMKills)
 	if jobs != nil {
 		oom = oomCounter("", jobs)
+	}
+	if a.guard != nil {
+		oom = a.guard.Counter(oomCounter("", nil)) // the workers share ration's cgroup
 	}
 	e, err := workerexec.New(worker.Config{
 		Reaper: rp, Cgroup: jobs, OOMKills: oom,

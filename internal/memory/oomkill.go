@@ -1,7 +1,7 @@
-// Package oomkill holds what the job runner and the worker pool both need
+// The OOM-kill helpers hold what the job runner and the worker pool both need
 // to survive the kernel's OOM killer and to tell its kills from other
 // SIGKILLs. oom_score_adj is Linux's: elsewhere Prefer does nothing.
-package oomkill
+package memory
 
 import (
 	"strconv"

@@ -1,6 +1,6 @@
 //go:build linux
 
-package admit_test
+package memory_test
 
 import (
 	"bufio"
@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ration-run/ration/internal/memory"
 	"github.com/ration-run/ration/internal/testutil"
-	"github.com/ration-run/ration/runner/admit"
 )
 
 // job is a real process started in a memory cgroup from its first
@@ -66,10 +66,10 @@ func TestRealAdmission(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Unix(1e9, 0)
-	g := admit.New(admit.Config{Now: func() time.Time { return now }})
-	s := admit.SamplerFor(dir, version)
+	g := memory.New(memory.Config{Now: func() time.Time { return now }})
+	s := memory.SamplerFor(dir, version)
 	var jobs []*job
-	ask := func() admit.Decision {
+	ask := func() memory.Decision {
 		t.Helper()
 		r, _, err := s.Sample()
 		if err != nil {
@@ -79,7 +79,7 @@ func TestRealAdmission(t *testing.T) {
 		for _, j := range jobs {
 			pgs = append(pgs, j.cmd.Process.Pid)
 		}
-		rss, err := admit.GroupRSS("/proc", pgs)
+		rss, err := memory.GroupRSS("/proc", pgs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,20 +87,20 @@ func TestRealAdmission(t *testing.T) {
 		for i, pg := range pgs {
 			running[i] = rss[pg]
 		}
-		d := g.Admit(admit.Request{Reading: r, Running: running, Limit: 8})
+		d := g.Admit(memory.Request{Reading: r, Running: running, Limit: 8})
 		t.Logf("limit %d MiB, working set %d MiB, running %v: start=%v %s", r.Limit>>20, r.WorkingSet>>20, running, d.Start, d.Reason)
 		return d
 	}
 	hold := py + ` -c 'import sys; b = bytearray(60 << 20); print("ready", flush=True); sys.stdin.read()'`
 
-	if d := ask(); !d.Start || d.Rule != admit.RuleAlone {
+	if d := ask(); !d.Start || d.Rule != memory.RuleAlone {
 		t.Fatalf("first job: %+v", d)
 	}
 	jobs = append(jobs, startJob(t, dir, "exec "+hold, true))
-	if d := ask(); d.Start || d.Rule != admit.RuleSlowStart {
+	if d := ask(); d.Start || d.Rule != memory.RuleSlowStart {
 		t.Fatalf("second job before the first settled: %+v", d)
 	}
-	now = now.Add(admit.DefaultSettle)
+	now = now.Add(memory.DefaultSettle)
 	if d := ask(); !d.Start || d.MemoryJobs != 2 {
 		t.Fatalf("second job once the first settled: %+v", d)
 	}
@@ -110,9 +110,9 @@ func TestRealAdmission(t *testing.T) {
 	if d := ask(); d.Start {
 		t.Fatalf("third job right after the second started: %+v", d)
 	}
-	now = now.Add(admit.DefaultSettle)
+	now = now.Add(memory.DefaultSettle)
 	d := ask()
-	if d.Start || d.Rule != admit.RuleHeadroom || !d.MemoryBound || d.MemoryJobs != 2 {
+	if d.Start || d.Rule != memory.RuleHeadroom || !d.MemoryBound || d.MemoryJobs != 2 {
 		t.Fatalf("third job: %+v", d)
 	}
 	if got := g.Stats().String(); !strings.HasPrefix(got, "memory bound 2 of 8 jobs: ") {
@@ -134,7 +134,7 @@ func TestRealAdmission(t *testing.T) {
 
 	// A job through a shell that needs 300 MiB: the shell reports its
 	// child's SIGKILL as 137; the counter rose and the group is gone.
-	var tr admit.Tracker
+	var tr memory.Tracker
 	_, before, _ := s.Sample()
 	tr.Started(7, before)
 	tr.Started(8, before) // the holder, running beside it
@@ -143,12 +143,12 @@ func TestRealAdmission(t *testing.T) {
 	_, after, _ := s.Sample()
 	exit := hog.cmd.ProcessState.ExitCode()
 	gone := syscall.Kill(-hog.cmd.Process.Pid, 0) == syscall.ESRCH
-	a := tr.Ended(7, after, admit.End{ExitCode: exit, GroupGone: gone})
+	a := tr.Ended(7, after, memory.End{ExitCode: exit, GroupGone: gone})
 	t.Logf("hog: exit %d, oom_kill %d -> %d: %+v", exit, before, after, a)
 	if exit != 137 || !a.OOM || len(a.Candidates) != 2 || !strings.Contains(a.Reason, "exit 137") {
 		t.Errorf("shell-wrapped OOM kill: exit %d, %+v", exit, a)
 	}
-	v := g.OOMRetry().Decide(admit.OOMKill{Kills: 1, Others: 1})
+	v := g.OOMRetry().Decide(memory.OOMKill{Kills: 1, Others: 1})
 	if !v.Requeue {
 		t.Errorf("first kill beside another job: %+v", v)
 	}

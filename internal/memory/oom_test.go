@@ -1,4 +1,4 @@
-package admit
+package memory
 
 import (
 	"slices"
@@ -106,5 +106,24 @@ func TestTracker(t *testing.T) {
 	}
 	if a := tr.Ended(3, 2, End{GroupGone: true}); a.OOM {
 		t.Errorf("job 3 succeeded: %+v", a)
+	}
+}
+
+func TestOOMRetryDecideFirstFree(t *testing.T) {
+	rule := OOMRetry{MaxKills: 3}
+	for _, tc := range []struct {
+		k           OOMKill
+		wantRequeue bool
+		wantReason  string
+	}{
+		{OOMKill{Kills: 1, Others: 0}, true, "first OOM kill: re-queued once (OOM-killed while running alone (kill 1): it does not fit in the memory limit)"},
+		{OOMKill{Kills: 2, Others: 0}, false, "OOM-killed while running alone (kill 2): it does not fit in the memory limit"},
+		{OOMKill{Kills: 1, Others: 2}, true, "OOM-killed beside 2 other jobs (kill 1 of at most 3): re-queued until fewer jobs run"},
+		{OOMKill{Kills: 3, Others: 1}, false, "OOM-killed 3 times (the bound is 3), the last time beside 1 other job"},
+	} {
+		v := rule.DecideFirstFree(tc.k, "re-queued")
+		if v.Requeue != tc.wantRequeue || v.Reason != tc.wantReason {
+			t.Errorf("DecideFirstFree(%+v) = %+v; want requeue %v, %q", tc.k, v, tc.wantRequeue, tc.wantReason)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package admit
+package memory
 
 import (
 	"errors"

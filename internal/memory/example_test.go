@@ -1,19 +1,19 @@
-package admit_test
+package memory_test
 
 import (
 	"fmt"
 
-	"github.com/ration-run/ration/runner/admit"
+	"github.com/ration-run/ration/internal/memory"
 )
 
 // A runner asks before each start. Here 200 MiB are shared, 10 MiB of it
 // not by jobs, and finished jobs peaked at 60 MiB: three run, and memory
 // holds the fourth although the CPU policy would run 8.
 func ExampleGate() {
-	g := admit.New(admit.Config{})
+	g := memory.New(memory.Config{})
 	g.Finished(60 << 20)
-	d := g.Admit(admit.Request{
-		Reading: admit.Reading{Limit: 200 << 20, WorkingSet: 190 << 20},
+	d := g.Admit(memory.Request{
+		Reading: memory.Reading{Limit: 200 << 20, WorkingSet: 190 << 20},
 		Running: []int64{60 << 20, 60 << 20, 60 << 20},
 		Limit:   8,
 	})
@@ -27,9 +27,9 @@ func ExampleGate() {
 // The OOM rules: a job killed beside others is re-queued and waits until
 // fewer jobs run than the halved size; killed alone, it fails.
 func ExampleOOMRetry() {
-	var p admit.OOMRetry
-	fmt.Println(p.Decide(admit.OOMKill{Kills: 1, Others: 7}).Requeue, p.Ready(7, 4), p.Ready(3, 4))
-	fmt.Println(p.Decide(admit.OOMKill{Kills: 2, Others: 0}).Reason)
+	var p memory.OOMRetry
+	fmt.Println(p.Decide(memory.OOMKill{Kills: 1, Others: 7}).Requeue, p.Ready(7, 4), p.Ready(3, 4))
+	fmt.Println(p.Decide(memory.OOMKill{Kills: 2, Others: 0}).Reason)
 	// Output:
 	// true false true
 	// OOM-killed while running alone (kill 2): it does not fit in the memory limit

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package oomkill
+package memory
 
 // victimScore: there is no oom_score_adj outside Linux.
 func victimScore() (int, bool) { return 0, false }

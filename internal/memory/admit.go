@@ -1,9 +1,15 @@
-// Package admit decides, before each job starts, whether the memory the
-// jobs share has room for one more, and what to do with a job the kernel's
-// OOM killer took. It holds policy only: the runner reads the memory
-// cgroup (package cgroup), the jobs' resident memory and their exits, and
-// passes them in; a [Gate] answers. Nothing here starts, stops or waits
-// for anything, so every rule is a table test.
+// Package memory owns ration's memory policy, for process jobs (package
+// runner) and workers (package runner/worker) alike: the admission that
+// decides, before each job starts, whether the memory the jobs share has
+// room for one more ([Gate]); the OOM rules that attribute a kill and
+// decide whether the killed job runs again ([Attribute], [OOMRetry]); the
+// free memory that --memfree compares ([Free]); the oom_score_adj that
+// makes the kernel take a child rather than ration ([Victims]); and the
+// guard that stops a job before the kernel's OOM killer fires on a cgroup
+// ration shares with its jobs ([Guard]). The rules hold policy only: the
+// caller reads the memory cgroup (package cgroup), the jobs' resident
+// memory and their exits, and passes them in, so every rule is a table
+// test. It must not import runner or pool.
 //
 // # Admission
 //
@@ -79,7 +85,7 @@
 // A Gate is safe for concurrent use, never calls out while holding its lock
 // (it calls nothing at all but Config.Now), and reads the time only through
 // Config.Now.
-package admit
+package memory
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package admit
+package memory
 
 import (
 	"fmt"
@@ -46,6 +46,18 @@ func (p OOMRetry) Decide(k OOMKill) Verdict {
 		return Verdict{Reason: fmt.Sprintf("OOM-killed %d times (the bound is %d), the last time beside %s", k.Kills, maxKills, plural(k.Others, "other job"))}
 	}
 	return Verdict{Requeue: true, Reason: fmt.Sprintf("OOM-killed beside %s (kill %d of at most %d): re-queued until fewer jobs run", plural(k.Others, "other job"), k.Kills, maxKills)}
+}
+
+// DecideFirstFree is Decide, except that a first kill always runs the job
+// again, again saying how ("re-queued", "re-dispatched"): the kernel may
+// have been pushed over the limit by a process that is not a job. The job
+// runner and the worker pool apply this one rule.
+func (p OOMRetry) DecideFirstFree(k OOMKill, again string) Verdict {
+	v := p.Decide(k)
+	if !v.Requeue && k.Kills == 1 {
+		v = Verdict{Requeue: true, Reason: "first OOM kill: " + again + " once (" + v.Reason + ")"}
+	}
+	return v
 }
 
 // Ready reports whether a re-queued job may start again: only when the jobs

@@ -1,4 +1,4 @@
-package admit
+package memory
 
 import (
 	"errors"
@@ -181,6 +181,8 @@ func GroupRuns(procRoot string, pids []int, pgid int) bool {
 // line.
 type procState struct {
 	state    byte // field 3: R, S, D, Z, X, ...
+	ppid     int
+	flags    uint64 // field 9: PF_* (PF_EXITING: on its way out)
 	pgrp     int
 	rssPages int64
 }
@@ -208,13 +210,21 @@ func parseProcState(s string) (procState, error) {
 	if len(f[0]) != 1 {
 		return procState{}, fmt.Errorf("state %q: not one letter", f[0])
 	}
+	ppid, err := strconv.Atoi(f[1])
+	if err != nil {
+		return procState{}, fmt.Errorf("ppid %q: %w", f[1], err)
+	}
 	pgrp, err := strconv.Atoi(f[2])
 	if err != nil {
 		return procState{}, fmt.Errorf("pgrp %q: %w", f[2], err)
+	}
+	flags, err := strconv.ParseUint(f[6], 10, 64)
+	if err != nil {
+		return procState{}, fmt.Errorf("flags %q: %w", f[6], err)
 	}
 	rssPages, err := strconv.ParseInt(f[21], 10, 64)
 	if err != nil || rssPages < 0 {
 		return procState{}, fmt.Errorf("rss %q: not a page count", f[21])
 	}
-	return procState{state: f[0][0], pgrp: pgrp, rssPages: rssPages}, nil
+	return procState{state: f[0][0], ppid: ppid, pgrp: pgrp, flags: flags, rssPages: rssPages}, nil
 }

@@ -1,4 +1,4 @@
-package oomkill
+package memory
 
 import (
 	"os"

@@ -1,0 +1,63 @@
+package runcmd
+
+import (
+	"context"
+
+	"github.com/ration-run/ration/cmd/ration/internal/cli"
+	"github.com/ration-run/ration/internal/memory"
+)
+
+// guardRun is a running memory guard.
+type guardRun struct {
+	g    *memory.Guard
+	done chan struct{} // closed when Run returned
+	end  context.CancelFunc
+}
+
+// get returns the guard; nil for a nil r (none runs).
+func (r *guardRun) get() *memory.Guard {
+	if r == nil {
+		return nil
+	}
+	return r.g
+}
+
+// stop stops the guard and waits for it; a nil r does nothing.
+func (r *guardRun) stop() {
+	if r == nil {
+		return
+	}
+	r.end()
+	<-r.done
+}
+
+// startMemoryGuard starts ration's memory guard where oomProtection says
+// it is the defence (the jobs share ration's cgroup: w.jobs is nil), nil
+// otherwise.
+func (w *wiring) startMemoryGuard() *guardRun {
+	p := w.plan
+	if w.jobs != nil || p.limits.FSRoot != "" || p.cfg.DryRun {
+		return nil
+	}
+	s := cli.OwnMemorySampler()
+	o := cli.OOMProtection(s, false, p.limits.Getenv)
+	if o.Defence != cli.DefenceGuard {
+		w.log.Debug("no memory guard", "event", "memory_guard", "defence", o.Defence, "why", o.Note)
+		return nil
+	}
+	g, err := memory.NewGuard(s, w.log)
+	if err != nil {
+		w.log.Warn("no memory guard", "event", "memory_guard", "err", err)
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &guardRun{g: g, done: make(chan struct{}), end: cancel}
+	go func() {
+		defer close(r.done)
+		if err := g.Run(ctx); err != nil {
+			w.log.Warn("memory guard stopped", "event", "memory_guard", "err", err)
+		}
+	}()
+	w.log.Debug("memory guard", "event", "memory_guard", "why", o.Note)
+	return r
+}

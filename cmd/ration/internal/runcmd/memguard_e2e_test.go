@@ -1,0 +1,160 @@
+//go:build linux
+
+package runcmd
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ration-run/ration/internal/testutil"
+)
+
+// TestMemoryGuardE2E: ration in a real 64 MiB memory cgroup, its jobs in
+// the same cgroup (RATION_JOB_CGROUP=0, as where cgroupfs is read-only),
+// -j 2, one job of the five needs 128 MiB. With the memory guard
+// (RATION_MEM_GUARD=1) ration stops that job before the kernel's OOM
+// killer fires: the cgroup's oom_kill stays 0 (on cgroup v2 with
+// memory.oom.group, a kernel OOM kill would have taken ration and every
+// running job), the job is re-queued once, stopped again running alone and
+// reported as OOM-killed, and the other jobs complete, each in the joblog,
+// which --resume then finds complete. Without it (RATION_MEM_GUARD=0) the
+// kernel kills instead.
+func TestMemoryGuardE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	t.Parallel()
+	bin := buildRation(t)
+	ownCgroup(t)
+	python, prog := memJob(t)
+	for _, guard := range []bool{true, false} {
+		t.Run(fmt.Sprintf("guard=%v", guard), func(t *testing.T) {
+			t.Parallel() // each in its own memory cgroup
+			cg, _ := testutil.MemoryCgroup(t, 64<<20)
+			jl := filepath.Join(t.TempDir(), "joblog")
+			env := []string{"RATION_JOB_CGROUP=0", "RATION_MEM_GUARD=0"}
+			if guard {
+				env[1] = "RATION_MEM_GUARD=1"
+			}
+			inputs := []string{"1", "2", "big", "4", "5"}
+			args := []string{"-j", "2", "--joblog", jl, "--", python, prog, "{}", "5", "0.2", ":::"}
+			p := accStart(t, bin, nil, env, []string{cg}, append(args, inputs...)...)
+			code := p.wait(60 * time.Second)
+			stdout, stderr := p.stdout.String(), p.stderr.String()
+			accCgroupEmpty(t, cg)
+			if code != 1 {
+				t.Errorf("exit %d, want 1 (the job that does not fit)", code)
+			}
+			for _, id := range []string{"1", "2", "4", "5"} {
+				if !strings.Contains(stdout, "done "+id+"\n") {
+					t.Errorf("job %s did not complete", id)
+				}
+			}
+			if !strings.Contains(stderr, "OOM-killed while running alone") {
+				t.Errorf("stderr does not say the job was OOM-killed while running alone")
+			}
+			es := accJoblog(t, jl)
+			ok, failed := accCount(t, es)
+			if len(es) != len(inputs) || ok != len(inputs)-1 || failed != 1 {
+				t.Errorf("joblog: %d lines, %d ok, %d failed; want %d, %d, 1", len(es), ok, failed, len(inputs), len(inputs)-1)
+			}
+			kills := testutil.OOMKills(t, cg)
+			stops := strings.Count(stderr, "memory guard: stopped the largest job")
+			switch {
+			case guard && (kills != 0 || stops != 2):
+				t.Errorf("oom_kill %d, guard stops %d; want 0 and 2 (the job and its re-queued attempt)", kills, stops)
+			case !guard && (kills < 2 || stops != 0):
+				t.Errorf("oom_kill %d, guard stops %d; want at least 2 and 0", kills, stops)
+			}
+			if t.Failed() {
+				t.Logf("stderr:\n%s", stderr)
+			}
+			if !guard {
+				return
+			}
+			// Nothing finished is lost: --resume runs none of them again.
+			p = accStart(t, bin, nil, env, []string{cg}, append([]string{"--resume"}, append(args, inputs...)...)...)
+			if code := p.wait(60 * time.Second); code != 0 || p.stdout.Len() != 0 {
+				t.Errorf("--resume: exit %d, stdout %q; want 0 and nothing run", code, p.stdout.String())
+			}
+			if es := accJoblog(t, jl); len(es) != len(inputs) {
+				t.Errorf("joblog after --resume: %d lines, want %d", len(es), len(inputs))
+			}
+		})
+	}
+}
+
+// TestMemoryGuardWorkerE2E: the same with --worker: two Python workers
+// share ration's real 64 MiB memory cgroup, and one of 12 tasks allocates
+// 256 MiB. With the memory guard the worker running it is the one
+// stopped, before the kernel's OOM killer fires (oom_kill 0), and the
+// task is quarantined as after an OOM kill, once stopped running alone;
+// the other 11 succeed, each in the joblog.
+func TestMemoryGuardWorkerE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	t.Parallel()
+	bin := buildRation(t)
+	ownCgroup(t)
+	py, err := filepath.Abs(filepath.Join("..", "..", "runner", "worker", "examples", "worker.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, guard := range []bool{true, false} {
+		t.Run(fmt.Sprintf("guard=%v", guard), func(t *testing.T) {
+			t.Parallel() // each in its own memory cgroup
+			cg, _ := testutil.MemoryCgroup(t, 64<<20)
+			jl := filepath.Join(t.TempDir(), "joblog")
+			env := []string{"RATION_JOB_CGROUP=0", "RATION_MEM_GUARD=0"}
+			if guard {
+				env[1] = "RATION_MEM_GUARD=1"
+			}
+			const hog = 5
+			inputs := make([]string, 12)
+			for i := range inputs {
+				inputs[i] = fmt.Sprintf("sleep:40:task-%d", i)
+			}
+			inputs[hog] = "alloc:256"
+			args := []string{"--worker", "python3 " + py, "-j", "2", "--joblog", jl, "--term-timeout", "1s", ":::"}
+			p := accStart(t, bin, nil, env, []string{cg}, append(args, inputs...)...)
+			code := p.wait(120 * time.Second)
+			stdout, stderr := p.stdout.String(), p.stderr.String()
+			accCgroupEmpty(t, cg)
+			if code != 1 {
+				t.Errorf("exit %d, want 1 (the quarantined task)", code)
+			}
+			if !strings.Contains(stderr, "OOM-killed while running alone") {
+				t.Errorf("stderr does not say the hog was OOM-killed while running alone")
+			}
+			for i, in := range inputs {
+				if i != hog && !strings.Contains(stdout, in+"\n") {
+					t.Errorf("task %q did not complete", in)
+				}
+			}
+			es := accJoblog(t, jl)
+			ok, failed := accCount(t, es)
+			if len(es) != len(inputs) || ok != len(inputs)-1 || failed != 1 {
+				t.Errorf("joblog: %d lines, %d ok, %d failed; want %d, %d, 1", len(es), ok, failed, len(inputs), len(inputs)-1)
+			}
+			kills := testutil.OOMKills(t, cg)
+			stops := strings.Count(stderr, "memory guard: stopped the largest job")
+			switch {
+			case guard && (kills != 0 || stops < 1):
+				t.Errorf("oom_kill %d, guard stops %d; want 0 and at least 1", kills, stops)
+			case !guard && (kills < 1 || stops != 0):
+				t.Errorf("oom_kill %d, guard stops %d; want at least 1 and 0", kills, stops)
+			}
+			if t.Failed() {
+				t.Logf("stderr:\n%s", stderr)
+			}
+		})
+	}
+}

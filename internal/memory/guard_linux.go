@@ -1,0 +1,192 @@
+package memory
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/ration-run/ration/cgroup"
+)
+
+// guardGrace is how long the guard waits for a stopped group's memory to
+// be freed before it stops another: the kernel frees a killed process's
+// memory as it exits, within milliseconds, and a second stop meanwhile
+// would take a job that fits.
+const guardGrace = 200 * time.Millisecond
+
+// pfExiting is PF_EXITING of /proc/PID/stat's flags: the process is being
+// torn down, its memory being freed.
+const pfExiting = 0x4
+
+// Run guards the cgroup until ctx ends. It returns an error at once when
+// the cgroup's charge cannot be read; later read errors wait for the next
+// reading.
+func (g *Guard) Run(ctx context.Context) error {
+	name := "memory.usage_in_bytes"
+	if g.version == 2 {
+		name = "memory.current"
+	}
+	f, err := os.Open(filepath.Join(g.dir, name))
+	if err != nil {
+		return fmt.Errorf("memory guard: %w", err)
+	}
+	defer f.Close()
+	buf := make([]byte, 32)
+	if _, err := readCount(f, buf); err != nil {
+		return fmt.Errorf("memory guard: %w", err)
+	}
+	var limit int64
+	var limitAt time.Time
+	stopped := map[int]time.Time{} // groups stopped whose memory may not be freed yet
+	// How late the readings came: one later than the margin takes to fill
+	// leaves the kernel to act first (a busy machine's scheduler).
+	var readings int
+	var due time.Time
+	var late time.Duration
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			g.log.Debug("memory guard ended", "event", "memory_guard", "readings", readings, "stops", g.kills.Load(), "most_late", late)
+			return nil
+		case <-t.C:
+		}
+		now := time.Now()
+		readings++
+		if !due.IsZero() {
+			late = max(late, now.Sub(due))
+		}
+		if now.Sub(limitAt) >= time.Second { // a resized pod is seen
+			if st, err := cgroup.ReadMemStat(g.dir, g.version); err == nil {
+				limit = st.Limit
+			}
+			limitAt = now
+		}
+		used, err := readCount(f, buf)
+		if err != nil || limit <= 0 {
+			due = now.Add(guardMaxInterval)
+			t.Reset(guardMaxInterval)
+			continue
+		}
+		if line := limit - GuardMargin(limit); used > line {
+			// Page cache on the file LRUs is reclaimed before any OOM kill.
+			used = max(used-g.fileLRU(), 0)
+			if used > line {
+				g.stop(now, limit, used, stopped)
+			}
+		}
+		d := guardInterval(limit, used)
+		due = now.Add(d)
+		t.Reset(d)
+	}
+}
+
+// readCount reads a file holding one byte count from its start.
+func readCount(f *os.File, buf []byte) (int64, error) {
+	n, err := f.ReadAt(buf, 0)
+	if n == 0 {
+		return 0, fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	return strconv.ParseInt(string(bytes.TrimSpace(buf[:n])), 10, 64)
+}
+
+// fileLRU returns the page cache on the file LRUs of the cgroup (active
+// and inactive), which reclaim frees before the OOM killer fires; 0 when
+// memory.stat cannot be read.
+func (g *Guard) fileLRU() int64 {
+	b, err := os.ReadFile(filepath.Join(g.dir, "memory.stat"))
+	if err != nil {
+		return 0
+	}
+	active, inactive := []byte("active_file "), []byte("inactive_file ")
+	if g.version == 1 {
+		active, inactive = []byte("total_active_file "), []byte("total_inactive_file ")
+	}
+	var n int64
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		line := sc.Bytes()
+		for _, k := range [][]byte{active, inactive} {
+			if v, ok := bytes.CutPrefix(line, k); ok {
+				if c, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+					n += c
+				}
+			}
+		}
+	}
+	return n
+}
+
+// stop SIGKILLs the largest process group of ration's children (see
+// pickVictim) unless one it stopped within guardGrace still runs.
+func (g *Guard) stop(now time.Time, limit, used int64, stopped map[int]time.Time) {
+	pids, err := cgroup.Procs(g.leaf)
+	if err != nil {
+		g.log.Warn("memory guard: cannot list the jobs", "err", err)
+		return
+	}
+	selfPgrp := syscall.Getpgrp()
+	rss := map[int]int64{}
+	children := map[int]bool{} // groups led or joined by a child of ration
+	exiting := false           // a process is on its way out, freeing its memory
+	page := int64(os.Getpagesize())
+	for _, pid := range pids {
+		if pid == g.self {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(g.proc, strconv.Itoa(pid), "stat"))
+		if err != nil {
+			continue // exited
+		}
+		st, err := parseProcState(string(b))
+		if err != nil || st.state == 'Z' || st.state == 'X' || st.pgrp == selfPgrp {
+			continue
+		}
+		if st.flags&pfExiting != 0 {
+			// Killed (by the kernel's OOM killer, when the guard came
+			// late) or exiting: its memory is on its way back.
+			exiting = true
+			continue
+		}
+		rss[st.pgrp] += st.rssPages * page
+		if st.ppid == g.self {
+			children[st.pgrp] = true
+		}
+	}
+	for pg, at := range stopped {
+		if _, runs := rss[pg]; !runs {
+			delete(stopped, pg)
+		} else if now.Sub(at) < guardGrace {
+			return // its memory is on its way back
+		}
+	}
+	if exiting {
+		return
+	}
+	var groups []jobGroup
+	for pg := range children {
+		// A group with no resident memory frees none.
+		if _, ok := stopped[pg]; !ok && rss[pg] > 0 {
+			groups = append(groups, jobGroup{pgid: pg, rss: rss[pg]})
+		}
+	}
+	pgid, ok := pickVictim(groups)
+	if !ok {
+		return
+	}
+	g.kills.Add(1) // before the kill: the job's end must see it
+	err = syscall.Kill(-pgid, syscall.SIGKILL)
+	if err != nil {
+		g.kills.Add(-1) // gone meanwhile: no job's end is this kill's
+	}
+	stopped[pgid] = now
+	g.log.Warn("memory guard: stopped the largest job before the kernel's OOM killer could take ration with it",
+		"event", "memory_guard", "pgid", pgid, "rss", rss[pgid], "used", used, "limit", limit, "margin", GuardMargin(limit), "err", err)
+}
