@@ -7,9 +7,9 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/ration-run/ration/internal/adapt"
 	"github.com/ration-run/ration/internal/memory"
 	"github.com/ration-run/ration/limits"
-	"github.com/ration-run/ration/runner/adapt"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
 )

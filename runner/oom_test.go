@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ration-run/ration/runner/adapt"
+	"github.com/ration-run/ration/internal/adapt"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
 )

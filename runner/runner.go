@@ -12,9 +12,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ration-run/ration/internal/adapt"
 	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/pool"
-	"github.com/ration-run/ration/runner/adapt"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/joblog"
 )

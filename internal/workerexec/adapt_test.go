@@ -15,11 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ration-run/ration/internal/adapt"
 	"github.com/ration-run/ration/internal/testutil"
 	"github.com/ration-run/ration/internal/workerexec"
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner"
-	"github.com/ration-run/ration/runner/adapt"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
 	"github.com/ration-run/ration/runner/worker"

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ration-run/ration/internal/adapt"
 	"github.com/ration-run/ration/limits"
-	"github.com/ration-run/ration/runner/adapt"
 	"github.com/ration-run/ration/runner/event"
 )
 

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/internal/adapt"
 	"github.com/ration-run/ration/internal/flagvalue"
 	"github.com/ration-run/ration/internal/jobcgroup"
 	"github.com/ration-run/ration/internal/memory"
@@ -20,7 +21,6 @@ import (
 	"github.com/ration-run/ration/internal/reaper"
 	"github.com/ration-run/ration/internal/workerexec"
 	"github.com/ration-run/ration/limits"
-	"github.com/ration-run/ration/runner/adapt"
 	"github.com/ration-run/ration/runner/worker"
 )
 

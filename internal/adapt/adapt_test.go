@@ -11,8 +11,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/ration-run/ration/internal/adapt"
 	"github.com/ration-run/ration/limits"
-	"github.com/ration-run/ration/runner/adapt"
 	"github.com/ration-run/ration/runner/event"
 	"go.uber.org/goleak"
 )
