@@ -1,6 +1,6 @@
 package pool_test
 
-// Regression tests: each failed on the code before its fix.
+// Edge cases of Map, Go and TryGo: each test failed on the code before its fix.
 
 import (
 	"context"

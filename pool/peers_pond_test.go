@@ -1,7 +1,7 @@
 package pool_test
 
 // Ports of github.com/alitto/pond/v2@v2.7.1's pool_test.go (continued, with
-// pond's other test files, in peers_pond_more_test.go) to ration's API, so
+// pond's other test files, in peers_pond_groups_test.go) to ration's API, so
 // that what pond's suite checks stays checked. NewPool(n) -> New(n), whose
 // queue is QueueSlack long unless set with Queue (the ports of pond's
 // queue-size tests run with both, see eachQueue); Submit + StopAndWait ->

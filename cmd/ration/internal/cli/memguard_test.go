@@ -18,7 +18,7 @@ import (
 func podSampler(t *testing.T, oomGroup string) *memory.Sampler {
 	t.Helper()
 	root := t.TempDir()
-	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "..", "cgroup", "testdata", "v2"))); err != nil {
+	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "..", "..", "..", "cgroup", "testdata", "v2"))); err != nil {
 		t.Fatal(err)
 	}
 	if oomGroup != "" {

@@ -104,7 +104,7 @@ func TestMemoryGuardWorkerE2E(t *testing.T) {
 	t.Parallel()
 	bin := buildRation(t)
 	ownCgroup(t)
-	py, err := filepath.Abs(filepath.Join("..", "..", "runner", "worker", "examples", "worker.py"))
+	py, err := filepath.Abs(filepath.Join("..", "..", "..", "..", "runner", "worker", "examples", "worker.py"))
 	if err != nil {
 		t.Fatal(err)
 	}
