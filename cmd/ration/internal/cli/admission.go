@@ -17,14 +17,32 @@ const MemoryAdmissionEnv = "RATION_MEM_ADMISSION"
 // EnvOff reports whether the environment variable name (read through
 // getenv, os.Getenv when nil) turns something off: 0, false, off or no.
 func EnvOff(getenv func(string) string, name string) bool {
+	_, off := envSwitch(getenv, name)
+	return off
+}
+
+// EnvOn reports whether the environment variable name (read through
+// getenv, os.Getenv when nil) turns something on: 1, true, on or yes.
+func EnvOn(getenv func(string) string, name string) bool {
+	on, _ := envSwitch(getenv, name)
+	return on
+}
+
+// envSwitch reads the environment variable name through getenv
+// (os.Getenv when nil) as a switch: on for 1, true, on or yes, off for 0,
+// false, off or no, in any case and with blanks around; neither when
+// unset or anything else.
+func envSwitch(getenv func(string) string, name string) (on, off bool) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
 	switch strings.ToLower(strings.TrimSpace(getenv(name))) {
+	case "1", "true", "on", "yes":
+		return true, false
 	case "0", "false", "off", "no":
-		return true
+		return false, true
 	}
-	return false
+	return false, false
 }
 
 // MemoryBinding is the "memory binding" line of ration limits for d, as

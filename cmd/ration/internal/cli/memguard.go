@@ -3,8 +3,6 @@ package cli
 import (
 	"cmp"
 	"fmt"
-	"os"
-	"strings"
 
 	"github.com/ration-run/ration/cgroup"
 	"github.com/ration-run/ration/internal/memory"
@@ -18,19 +16,6 @@ import (
 // cgroup) and an OOM kill there is a group kill (memory.oom.group), which
 // would take ration with every job.
 const MemoryGuardEnv = "RATION_MEM_GUARD"
-
-// EnvOn reports whether the environment variable name (read through
-// getenv, os.Getenv when nil) turns something on: 1, true, on or yes.
-func EnvOn(getenv func(string) string, name string) bool {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	switch strings.ToLower(strings.TrimSpace(getenv(name))) {
-	case "1", "true", "on", "yes":
-		return true
-	}
-	return false
-}
 
 // The defences of OOMProtectionJSON.Defence.
 const (

@@ -9,12 +9,15 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// namesOnly are the groups of helpGroups whose flags `ration run -h`
-// names without saying what each does: GNU parallel's options a user
-// coming from it already knows, and --pipe's, which come together.
-var namesOnly = map[string]bool{
-	"GNU parallel compatibility":              true,
-	"Standard input cut into blocks (--pipe)": true,
+// namesOnly reports whether `ration run -h` names the flags of the group
+// titled title without saying what each does: GNU parallel's options a
+// user coming from it already knows, and --pipe's, which come together.
+func namesOnly(title string) bool {
+	switch title {
+	case "GNU parallel compatibility", "Standard input cut into blocks (--pipe)":
+		return true
+	}
+	return false
 }
 
 // printShortHelp writes `ration run -h`: the usage, what ration run does,
@@ -36,7 +39,7 @@ func printShortHelp(w io.Writer, fs *pflag.FlagSet) error {
 			continue // --help itself: the last line says it
 		}
 		fmt.Fprintf(w, "\n%s:\n", g.title)
-		if namesOnly[g.title] {
+		if namesOnly(g.title) {
 			var names []string
 			for _, name := range g.flags {
 				names = append(names, "--"+name)
