@@ -76,7 +76,7 @@ func openedInput(f *os.File, path string, values func(io.Reader) input.Seq) inpu
 	return func(yield func(string, error) bool) {
 		defer f.Close()
 		for rec, err := range values(f) {
-			// input.Open puts the source's name (-a path) before the
+			// gnuinput.Open puts the source's name (-a path) before the
 			// error: the *PathError's name of the file would repeat it.
 			var pe *os.PathError
 			if errors.As(err, &pe) && pe.Path == path {
