@@ -101,10 +101,10 @@ func writeManifest(f manifestFlags, stdout, stderr io.Writer) (int, error) {
 		sep = 0
 	}
 	files, err := input.Files(input.FilesOptions{Patterns: f.files, Excludes: f.excludes, Hidden: f.hidden, GitIgnore: f.gitignore,
-		Warn: func(err error) { fmt.Fprintf(stderr, "ration manifest: warning: %v\n", err) },
+		Warn: func(err error) { fmt.Fprintf(stderr, "ration manifest: warning: %v\n", cli.FilesError(err)) },
 		Skip: skipOutput(f.output)})
 	if err != nil {
-		return 0, err
+		return 0, cli.FilesError(err)
 	}
 	out, commit := stdout, func() error { return nil }
 	if f.output != "-" {
@@ -127,7 +127,7 @@ func writeManifest(f manifestFlags, stdout, stderr io.Writer) (int, error) {
 	}
 	bw := bufio.NewWriterSize(out, 256<<10)
 	n := 0
-	for p, err := range files {
+	for p, err := range cli.FilesSeq(files) {
 		if err != nil {
 			return n, err
 		}

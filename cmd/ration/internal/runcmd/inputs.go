@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ration-run/ration/cmd/ration/internal/cli"
 	"github.com/ration-run/ration/internal/flagvalue"
 	"github.com/ration-run/ration/internal/gnuinput"
 	"github.com/ration-run/ration/runner"
@@ -227,13 +228,13 @@ func (w *wiring) inputs(cfg *runner.Config, stdin io.Reader) error {
 			Excludes:  in.excludes,
 			Hidden:    in.hidden,
 			GitIgnore: in.gitignore,
-			Warn:      func(err error) { w.say.say(slog.LevelWarn, "ration run: warning: ", err.Error()) },
+			Warn:      func(err error) { w.say.say(slog.LevelWarn, "ration run: warning: ", cli.FilesError(err).Error()) },
 			Skip:      ownOutput(cfg),
 		})
 		if err != nil {
-			return err
+			return cli.FilesError(err)
 		}
-		srcs = append(srcs, gnuinput.Source{Values: files}) // its errors name --files and the pattern
+		srcs = append(srcs, gnuinput.Source{Values: cli.FilesSeq(files)}) // its errors name --files and the pattern
 	case inputManifest:
 		srcs = append(srcs, gnuinput.Source{Name: "--manifest", Values: manifestShard(cfg, &in)})
 	}
