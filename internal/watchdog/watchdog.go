@@ -18,6 +18,9 @@
 //     look slow. No warning is given before MinFinished jobs succeeded.
 //
 // WriteTable formats the table the same way for SIGUSR1.
+//
+// It belongs to the command line: it imports runner/event and
+// internal/jobtable of this module, and no library package may import it.
 package watchdog
 
 import (

@@ -2,6 +2,9 @@
 // a manifest file, so that the shards of a run read their byte range of it
 // (ration run --manifest FILE --shard I/N) instead of each walking the
 // whole set.
+//
+// It imports runner/input and cmd/ration/internal/cli; it must not import
+// another command's package.
 package manifestcmd
 
 import (
