@@ -10,7 +10,6 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -120,8 +119,8 @@ func matchesAny(patterns []string, rel string) bool {
 // list runs go list -deps -json over the module's packages.
 func list(t *testing.T) map[string]pkg {
 	t.Helper()
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	cmd := exec.Command(gobin, "list", "-e", "-deps", "-json", "./...")
+	// go test puts its own go first on the test's PATH.
+	cmd := exec.Command("go", "list", "-e", "-deps", "-json", "./...")
 	cmd.Dir = filepath.Join("..", "..")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
