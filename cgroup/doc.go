@@ -81,4 +81,8 @@
 // runtime-spec, protobuf, logrus, dbus and ebpf into a small binary. For
 // the same reason the real-cgroup tests create and remove their child
 // cgroups with plain mkdir and rmdir rather than cgroup1.New.
+//
+// It imports no other package of this module (the standard library,
+// containerd/cgroups and x/sys only): the rest of ration reads the kernel's
+// budget through it.
 package cgroup

@@ -126,7 +126,7 @@ func ReadMemStat(dir string, version int) (MemStat, error) {
 		// (psi=0): the same as no PSI, and no warning.
 		f.unsupportedIsMissing = true
 		f.optional("memory.pressure", func(d string) error {
-			p, err := ParsePressure(d)
+			p, err := parsePressure(d)
 			if err == nil {
 				m.Pressure = p
 			}
@@ -304,7 +304,7 @@ func parseMemoryStat(data string) (map[string]int64, error) {
 	return m, nil
 }
 
-// ParsePressure parses a PSI file (memory.pressure, /proc/pressure/memory):
+// parsePressure parses a PSI file (memory.pressure, /proc/pressure/memory):
 //
 //	some avg10=0.12 avg60=0.05 avg300=0.00 total=636659
 //	full avg10=0.00 avg60=0.00 avg300=0.00 total=88408
@@ -314,7 +314,7 @@ func parseMemoryStat(data string) (map[string]int64, error) {
 // a zero Full. Unknown "key=value" fields are ignored, so a future field
 // does not break the reading; averages outside 0 to 100, negative totals,
 // unknown line names and repeated lines are errors.
-func ParsePressure(data string) (Pressure, error) {
+func parsePressure(data string) (Pressure, error) {
 	var p Pressure
 	seen := map[string]bool{}
 	for i, l := range strings.Split(data, "\n") {

@@ -259,15 +259,15 @@ func TestParsePressure(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParsePressure(tt.in)
+			got, err := parsePressure(tt.in)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, errMalformed) {
-					t.Fatalf("ParsePressure(%q) = %+v, %v; want an error containing %q", tt.in, got, err, tt.wantErr)
+					t.Fatalf("parsePressure(%q) = %+v, %v; want an error containing %q", tt.in, got, err, tt.wantErr)
 				}
 				return
 			}
 			if err != nil || got != tt.want {
-				t.Fatalf("ParsePressure(%q) =\n  %+v, %v\nwant\n  %+v", tt.in, got, err, tt.want)
+				t.Fatalf("parsePressure(%q) =\n  %+v, %v\nwant\n  %+v", tt.in, got, err, tt.want)
 			}
 		})
 	}
@@ -304,7 +304,7 @@ func FuzzParsePressure(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		p, err := ParsePressure(s)
+		p, err := parsePressure(s)
 		if err != nil {
 			if !errors.Is(err, errMalformed) {
 				t.Fatalf("error %v does not wrap errMalformed", err)
@@ -314,11 +314,11 @@ func FuzzParsePressure(f *testing.F) {
 		for _, l := range []PressureLine{p.Some, p.Full} {
 			for _, a := range []float64{l.Avg10, l.Avg60, l.Avg300} {
 				if !(a >= 0 && a <= 100) {
-					t.Fatalf("ParsePressure(%q): average %v out of range", s, a)
+					t.Fatalf("parsePressure(%q): average %v out of range", s, a)
 				}
 			}
 			if l.Total < 0 {
-				t.Fatalf("ParsePressure(%q): negative total", s)
+				t.Fatalf("parsePressure(%q): negative total", s)
 			}
 		}
 	})

@@ -107,4 +107,7 @@
 // never raises GOMAXPROCS above the runtime's choice and leaves it alone
 // when the GOMAXPROCS environment variable or GODEBUG=containermaxprocs=0
 // is set.
+//
+// Of this module it imports package cgroup only; it must not import runner,
+// pool or the command line's packages.
 package limits

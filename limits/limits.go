@@ -253,7 +253,7 @@ func mirror(s cgroup.Snapshot, source string, memPerJob int64) Decision {
 	}
 	if n := s.CPUSetCount(); n > 0 {
 		d.CPUSetCPUs = ptr(n)
-		d.CPUSetList = FormatCPUList(s.CPUSet)
+		d.CPUSetList = formatCPUList(s.CPUSet)
 	}
 	if s.MemoryLimit > 0 {
 		d.MemoryLimitBytes = ptr(s.MemoryLimit)

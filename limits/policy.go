@@ -39,7 +39,7 @@ func (b cpuBudget) by() string     { return b.inputs[b.dec].key }
 // own, so the sentence names every input without a chain of "=".
 func effectiveCPUs(s cgroup.Snapshot) cpuBudget {
 	host := max(s.HostCPUs, 1)
-	cpuset := FormatCPUList(s.CPUSet)
+	cpuset := formatCPUList(s.CPUSet)
 	var ins []input
 	if s.CPUQuota > 0 {
 		ins = append(ins, input{"cpu_quota", s.CPUQuota, fmt.Sprintf("cgroup v%d CPU quota %s CPUs (%d/%d us) at %s",
@@ -266,9 +266,9 @@ func FormatCPUs(v float64) string {
 	return strconv.FormatFloat(math.Floor(v*100+1e-7)/100, 'f', 2, 64)
 }
 
-// FormatCPUList renders sorted CPU numbers in the kernel's list syntax,
+// formatCPUList renders sorted CPU numbers in the kernel's list syntax,
 // the inverse of cgroup.ParseCPUList: [0 1 2 3 8] -> "0-3,8".
-func FormatCPUList(cpus []int) string {
+func formatCPUList(cpus []int) string {
 	var b strings.Builder
 	for i := 0; i < len(cpus); {
 		j := i

@@ -125,9 +125,9 @@ func FuzzFormatCPUList(f *testing.F) {
 		if err != nil {
 			return
 		}
-		again, err := cgroup.ParseCPUList(FormatCPUList(cpus))
+		again, err := cgroup.ParseCPUList(formatCPUList(cpus))
 		if err != nil || !slices.Equal(again, cpus) {
-			t.Fatalf("FormatCPUList(%v) = %q does not parse back: %v %v", cpus, FormatCPUList(cpus), again, err)
+			t.Fatalf("formatCPUList(%v) = %q does not parse back: %v %v", cpus, formatCPUList(cpus), again, err)
 		}
 	})
 }

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/ration-run/ration/internal/gnu"
+	"github.com/ration-run/ration/internal/gnuinput"
 	"github.com/ration-run/ration/internal/template"
-	"github.com/ration-run/ration/runner/input"
 )
 
 // GNU are the options of GNU parallel's input model and bookkeeping: input
@@ -16,17 +16,17 @@ import (
 // replacement strings, and what a job's output is tagged with or written
 // to. The zero value runs one job per input of Config.Input, as before.
 type GNU struct {
-	// Args, when set, yields the arguments of the run (input.Open's All)
+	// Args, when set, yields the arguments of the run (gnuinput.Open's All)
 	// instead of Config.Input; each argument may have several fields.
-	Args input.ArgSeq
+	Args gnuinput.ArgSeq
 	// Batch says how many arguments a job takes (-n, -N, -L, -X, -m,
 	// --xargs, -s). Its Measure and Keep are the runner's: Measure is the
 	// command's Measurer when MaxChars is set, Keep is Config.Shard.
-	Batch input.BatchOptions
+	Batch gnuinput.BatchOptions
 	// NoFields is -N0: every job takes one argument and none of its fields
 	// (the command runs as written, once per argument).
 	NoFields bool
-	// Pipe is --pipe: every argument is a block of stdin (input.Blocks)
+	// Pipe is --pipe: every argument is a block of stdin (gnuinput.Blocks)
 	// that is the job's stdin (Attempt.Stdin) and none of its fields; the
 	// command runs as written. Batch must take one argument per job;
 	// Stdin, SendSize and PipeArg need it (New refuses them without).
@@ -49,7 +49,7 @@ type GNU struct {
 	// instead of the hash of its fields: --cat's and --fifo's arguments
 	// are names of files made per process, so the shard must hash the
 	// block each stands for. It is asked once per argument, as it is read.
-	InShard func(a input.Arg) bool
+	InShard func(a gnuinput.Arg) bool
 	// PipeArg, with Pipe, makes a job's input its one field, so {} is it
 	// (--cat, --fifo: the name of a file Stdin's hook makes, which then
 	// returns a nil stdin: /dev/null). The block is given once: not with
@@ -109,11 +109,11 @@ func (c *Config) templateOptions() template.Options {
 
 // args yields the run's arguments: Config.GNU.Args, else Config.Input's
 // inputs as one-field arguments.
-func (r *Runner) args() input.ArgSeq {
+func (r *Runner) args() gnuinput.ArgSeq {
 	if r.cfg.GNU.Args != nil {
 		return r.cfg.GNU.Args
 	}
-	return func(yield func(input.Arg, error) bool) {
+	return func(yield func(gnuinput.Arg, error) bool) {
 		if r.cfg.Input == nil {
 			return
 		}
@@ -122,7 +122,7 @@ func (r *Runner) args() input.ArgSeq {
 				yield(nil, err)
 				return
 			}
-			if !yield(input.Arg{in}, nil) {
+			if !yield(gnuinput.Arg{in}, nil) {
 				return
 			}
 		}
@@ -141,14 +141,14 @@ func (r *Runner) batches() iter.Seq2[item, error] {
 		opts.Measure = r.tmpl.Measurer()
 	}
 	if r.cfg.Shard.Count > 1 {
-		opts.Keep = func(a input.Arg) bool { return r.cfg.Shard.Contains(a.Key()) }
+		opts.Keep = func(a gnuinput.Arg) bool { return r.cfg.Shard.Contains(a.Key()) }
 		if g.InShard != nil {
 			opts.Keep = g.InShard
 		}
 	}
 	one := g.oneArg()
 	return func(yield func(item, error) bool) {
-		for b, err := range input.Batches(r.args(), opts) {
+		for b, err := range gnuinput.Batches(r.args(), opts) {
 			if err != nil {
 				yield(item{}, err)
 				return
@@ -170,7 +170,7 @@ func (r *Runner) batches() iter.Seq2[item, error] {
 
 // argsString is the arguments of a job as events and --dry-run's worker
 // lines show them: every field, separated by spaces.
-func argsString(args []input.Arg) string {
+func argsString(args []gnuinput.Arg) string {
 	if len(args) == 1 && len(args[0]) == 1 {
 		return args[0][0]
 	}

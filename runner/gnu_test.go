@@ -12,20 +12,21 @@ import (
 	"time"
 
 	"github.com/ration-run/ration/internal/gnu"
+	"github.com/ration-run/ration/internal/gnuinput"
 	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
 	"github.com/ration-run/ration/runner/joblog"
 )
 
-// gnuArgs opens ::: groups as input.Open does for the CLI.
-func gnuArgs(t *testing.T, opts input.Options, groups ...[]string) input.ArgSeq {
+// gnuArgs opens ::: groups as gnuinput.Open does for the CLI.
+func gnuArgs(t *testing.T, opts gnuinput.Options, groups ...[]string) gnuinput.ArgSeq {
 	t.Helper()
-	var srcs []input.Source
+	var srcs []gnuinput.Source
 	for _, g := range groups {
-		srcs = append(srcs, input.Source{Name: ":::", Values: input.Args(g)})
+		srcs = append(srcs, gnuinput.Source{Name: ":::", Values: input.Args(g)})
 	}
-	in, err := input.Open(srcs, opts)
+	in, err := gnuinput.Open(srcs, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func sortedLines(s string) []string {
 // with {1} and {2} its fields.
 func TestGNUProductAndPositions(t *testing.T) {
 	sum, out, _, err := run(t, Config{Command: []string{"echo", "{2}-{1}"},
-		GNU: GNU{Args: gnuArgs(t, input.Options{}, []string{"a", "b"}, []string{"x", "y"})}})
+		GNU: GNU{Args: gnuArgs(t, gnuinput.Options{}, []string{"a", "b"}, []string{"x", "y"})}})
 	if err != nil || sum.Succeeded != 4 {
 		t.Fatalf("%+v %v", sum, err)
 	}
@@ -59,7 +60,7 @@ func TestGNUBatchesJoblog(t *testing.T) {
 	dir := t.TempDir()
 	jl := filepath.Join(dir, "jl")
 	_, out, _, err := run(t, Config{Command: []string{"echo"}, Jobs: 1, KeepOrder: true, Joblog: jl,
-		GNU: GNU{Args: gnuArgs(t, input.Options{}, nums(5)), Batch: input.BatchOptions{MaxArgs: 2}}})
+		GNU: GNU{Args: gnuArgs(t, gnuinput.Options{}, nums(5)), Batch: gnuinput.BatchOptions{MaxArgs: 2}}})
 	if err != nil || out != "1 2\n3 4\n5\n" {
 		t.Fatalf("out %q, %v", out, err)
 	}
@@ -92,7 +93,7 @@ func TestGNUBatchesJoblog(t *testing.T) {
 // TestGNUNoFields: -N0 runs the command as written once per argument.
 func TestGNUNoFields(t *testing.T) {
 	sum, out, _, err := run(t, Config{Command: []string{"echo", "hi"}, Input: input.Args(nums(3)),
-		GNU: GNU{NoFields: true, Batch: input.BatchOptions{MaxArgs: 1}}})
+		GNU: GNU{NoFields: true, Batch: gnuinput.BatchOptions{MaxArgs: 1}}})
 	if err != nil || sum.Succeeded != 3 || out != "hi\nhi\nhi\n" {
 		t.Errorf("%+v %q %v", sum, out, err)
 	}
@@ -102,7 +103,7 @@ func TestGNUNoFields(t *testing.T) {
 // without a newline included, and stderr's too.
 func TestGNUTag(t *testing.T) {
 	_, out, _, err := run(t, Config{Command: []string{"sh", "-c", `printf 'l1\nl2' ; echo e >&2`, "sh"}, Jobs: 1, KeepOrder: true,
-		GNU: GNU{Args: gnuArgs(t, input.Options{}, []string{"a"}, []string{"b"}), Tag: true}})
+		GNU: GNU{Args: gnuArgs(t, gnuinput.Options{}, []string{"a"}, []string{"b"}), Tag: true}})
 	if err != nil || !strings.Contains(out, "a b\tl1\na b\tl2") || !strings.Contains(out, "a b\te\n") {
 		t.Errorf("--tag: %q %v", out, err)
 	}
@@ -140,7 +141,7 @@ func TestGNUTagCarriageReturn(t *testing.T) {
 func TestGNUResults(t *testing.T) {
 	dir := t.TempDir()
 	_, out, _, err := run(t, Config{Command: []string{"sh", "-c", `echo out $1 $2; echo err $1 $2 >&2`, "sh"},
-		GNU: GNU{Args: gnuArgs(t, input.Options{}, []string{"a/b", `c\d`}, []string{"x"}), Results: dir}})
+		GNU: GNU{Args: gnuArgs(t, gnuinput.Options{}, []string{"a/b", `c\d`}, []string{"x"}), Results: dir}})
 	if err != nil || out != "" {
 		t.Fatalf("out %q, %v", out, err)
 	}
@@ -155,7 +156,7 @@ func TestGNUResults(t *testing.T) {
 			t.Errorf("%s: %q %v, want %q", c.path, b, err, c.body)
 		}
 	}
-	if got := gnu.ResultsDir("R", []input.Arg{{"1", "2"}}, []string{"f1", ""}); got != filepath.Join("R", "f1", "1", "2", "2") {
+	if got := gnu.ResultsDir("R", []gnuinput.Arg{{"1", "2"}}, []string{"f1", ""}); got != filepath.Join("R", "f1", "1", "2", "2") {
 		t.Errorf("header names: %s", got)
 	}
 }

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/ration-run/ration/internal/gnu"
+	"github.com/ration-run/ration/internal/gnuinput"
 	"github.com/ration-run/ration/internal/template"
-	"github.com/ration-run/ration/runner/input"
 )
 
 // attemptWriters returns the writers of one attempt of j: its output
@@ -98,7 +98,7 @@ func parseTag(cfg *Config) (*template.Template, error) {
 func openResults(root string, it item, names []string) ([2]*os.File, error) {
 	args := it.args
 	if args == nil {
-		args = []input.Arg{{it.input}}
+		args = []gnuinput.Arg{{it.input}}
 	}
 	dir := gnu.ResultsDir(root, args, names)
 	return gnu.CreateResults(dir, [3]string{filepath.Join(dir, "stdout"), filepath.Join(dir, "stderr"), filepath.Join(dir, "seq")}, it.seq)

@@ -7,9 +7,9 @@ import (
 	"iter"
 	"time"
 
+	"github.com/ration-run/ration/internal/gnuinput"
 	"github.com/ration-run/ration/pool"
 	"github.com/ration-run/ration/runner/event"
-	"github.com/ration-run/ration/runner/input"
 	"github.com/ration-run/ration/runner/joblog"
 )
 
@@ -21,7 +21,7 @@ type item struct {
 	// fields are the flat list of the arguments' fields (nil: the one
 	// field input); args are the arguments (nil: input alone).
 	fields []string
-	args   []input.Arg
+	args   []gnuinput.Arg
 	read   time.Time
 	// pos is its place among the items pulled, 0-based: its place in
 	// the order -k prints in.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ration-run/ration/internal/adapt"
+	"github.com/ration-run/ration/internal/jobtable"
 	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/pool"
 	"github.com/ration-run/ration/runner/event"
@@ -291,7 +292,7 @@ func (r *Runner) Rows() []event.Row {
 }
 
 // WriteStatus writes the SIGUSR1 report to w: one line of counters, then
-// the running-jobs table (event.WriteTable, as the stall watchdog writes
+// the running-jobs table (jobtable.WriteTable, as the stall watchdog writes
 // it), then, with an executor that is a StatusWriter, its own processes
 // (ration run --worker: the workers). The report goes out in one Write
 // call.
@@ -302,7 +303,7 @@ func (r *Runner) WriteStatus(w io.Writer) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "ration: %d running, %d done, %d failed, %d stopped; pool size %d, busy %d, completed %d\n",
 		len(rows), r.succeeded.Load(), r.failed.Load(), r.killed.Load(), st.Size, st.Busy, st.Completed)
-	_ = event.WriteTable(&b, rows, now) // a bytes.Buffer does not fail
+	_ = jobtable.WriteTable(&b, rows, now) // a bytes.Buffer does not fail
 	if sw, ok := r.exec.(StatusWriter); ok {
 		_ = sw.WriteStatus(&b, now)
 	}

@@ -30,6 +30,9 @@
 // tests' TestMain and helpers. Each command parses its flags into a plain
 // struct, plans from them and the environment without I/O (one usage
 // error naming the flag, or a plan), then does its work.
+//
+// It imports only its commands' packages (cmd/ration/internal/...), cobra
+// and pflag, and internal/closedpipe; nothing imports it.
 package main
 
 import (

@@ -23,6 +23,9 @@
 // change bounds at once the last value applied is always the current one:
 // one goroutine at a time applies, and it loops until the applied size is the
 // wanted size. Resize may therefore call back into the Controller.
+//
+// It imports cgroup, limits and runner/event; it must not import runner or
+// runner/worker (both import it) nor the command line's packages.
 package adapt
 
 import (

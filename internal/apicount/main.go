@@ -9,6 +9,9 @@
 //
 // It prints one line per package and a total; with a maximum, it exits 1
 // when the API is larger.
+//
+// It imports the standard library only: it reads the module's source, not
+// its packages.
 package main
 
 import (

@@ -4,6 +4,9 @@
 // SIGPIPE (a write to the closed pipe fails with EPIPE instead), so each
 // command would otherwise exit with the status of whatever error it made
 // of the failed write.
+//
+// It belongs to the command line: it imports the standard library only, and
+// no library package may import it.
 package closedpipe
 
 import (

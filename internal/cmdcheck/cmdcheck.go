@@ -2,6 +2,9 @@
 // that a mistake made once on the command line is said once, in one line,
 // instead of once per job: a program that cannot be found, and shell
 // syntax in a command that runs without a shell.
+//
+// It belongs to the command line: of this module it imports
+// internal/template only, and no library package may import it.
 package cmdcheck
 
 import (

@@ -26,4 +26,7 @@
 // The table of the fields of `ration limits --json` in docs/limits.md must
 // name every field ration prints, live and for every snapshot under
 // cgroup/testdata, and only those.
+//
+// It is tests only: of this module it imports internal/testutil, and nothing
+// imports it.
 package doccheck

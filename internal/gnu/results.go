@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ration-run/ration/runner/input"
+	"github.com/ration-run/ration/internal/gnuinput"
 )
 
 // ResultsDir is the directory of a job's --results files, as GNU parallel
@@ -17,7 +17,7 @@ import (
 // parallel, the fields of each argument come in the order of their names,
 // numerically first, then by bytes (HeaderOrder): with --header the
 // names need not be in column order.
-func ResultsDir(root string, args []input.Arg, names []string) string {
+func ResultsDir(root string, args []gnuinput.Arg, names []string) string {
 	parts := []string{root}
 	for _, a := range args {
 		type pair struct{ name, v string }

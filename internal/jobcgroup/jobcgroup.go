@@ -34,6 +34,9 @@
 // subtree. A container usually mounts its cgroups read-only; then
 // [Create] fails with the reason and the jobs share ration's cgroup as
 // before. Linux only: elsewhere Create fails with errors.ErrUnsupported.
+//
+// It imports cgroup, limits and internal/pdeath; it must not import runner
+// or runner/worker (both import it) nor the command line's packages.
 package jobcgroup
 
 import (

@@ -20,6 +20,9 @@
 // itself only (worker breaks, pool recreation, stalls) and logs no job
 // record, failures included (see NewObserver). --quiet and --debug
 // together are a usage error.
+//
+// It belongs to the command line: of this module it imports runner/event
+// only, and no library package may import it.
 package logs
 
 import (

@@ -21,6 +21,10 @@
 //	started = succeeded + failed + quarantined + stopped + running
 //
 // holds once every event has been observed.
+//
+// It belongs to the command line: it imports cgroup, limits, runner/event
+// and Prometheus' client, and no library package may import it, so that an
+// embedder never pulls in Prometheus.
 package metrics
 
 import (

@@ -22,6 +22,8 @@
 // v1 memory cgroup of its own (the jobs' cgroup of package jobcgroup): on
 // Linux a new process inherits both from the thread that forks it, not
 // from the whole process.
+//
+// It imports the standard library only.
 package pdeath
 
 import (

@@ -13,6 +13,9 @@
 // drawing happens only on the timer, at least four times a second on a
 // terminal, so the bar moves (rate, ETA, elapsed) while no job finishes,
 // and a run of a million short jobs does not redraw a million times.
+//
+// It belongs to the command line: it imports runner, limits and
+// runner/event, and no library package may import it.
 package progress
 
 import (

@@ -25,4 +25,6 @@
 // what make it safe); on other systems the Reaper is always inactive and
 // starts and waits like os/exec and syscall do. On Windows, which has no
 // ForkExec and no wait4, it offers Start and Wait only.
+//
+// It imports the standard library and x/sys only.
 package reaper

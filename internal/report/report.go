@@ -54,6 +54,9 @@
 // took 700 MB (TestReportMemoryBounded checks 400,000 lines under 128 MB). The joblog
 // must be readable twice (an io.ReaderAt); a pipe has to be copied to a
 // file first, as `ration report -` does.
+//
+// It belongs to the command line (ration report): of this module it imports
+// runner/joblog only, and no library package may import it.
 package report
 
 import (

@@ -19,6 +19,9 @@
 //
 // On systems without flock (Windows) every function returns an error
 // wrapping errors.ErrUnsupported.
+//
+// It belongs to the command line (ration sem): it imports the standard
+// library only, and no library package may import it.
 package sem
 
 import (

@@ -10,7 +10,7 @@ const numLen = 10
 // Measurer measures the command line of a job while its fields are added
 // one at a time, as GNU parallel measures it for -X, -m and -s: the length
 // of the line a shell would read, every substituted value quoted by Quote
-// and words separated by one space. Its Add is what input.Batches asks to
+// and words separated by one space. Its Add is what gnuinput.Batches asks to
 // keep a line within -s. A Measurer is not safe for concurrent use; make
 // one per batching stream.
 type Measurer struct {

@@ -37,6 +37,9 @@
 // GNU parallel's perl expressions ({= ... =}) and rush's replacement
 // strings ({^suffix}, {@regexp}, {:}, {%.} ...) are rejected by Parse with
 // an error wrapping ErrUnsupported, never left in the command literally.
+//
+// It imports the standard library only; runner, internal/gnu,
+// internal/cmdcheck and the command line import it.
 package template
 
 import (

@@ -18,6 +18,9 @@
 //     look slow. No warning is given before MinFinished jobs succeeded.
 //
 // WriteTable formats the table the same way for SIGUSR1.
+//
+// It belongs to the command line: it imports runner/event and
+// internal/jobtable of this module, and no library package may import it.
 package watchdog
 
 import (
@@ -33,6 +36,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ration-run/ration/internal/jobtable"
 	"github.com/ration-run/ration/runner/event"
 )
 
@@ -226,7 +230,7 @@ func (w *Watchdog) check(now time.Time) {
 	for _, r := range slow {
 		w.log.Warn("slow job", "event", "slow_job", "seq", r.Seq, "slot", r.Slot, "pid", r.PID,
 			"running", now.Sub(r.Started).Round(time.Millisecond), "median", median,
-			"factor", w.opts.SlowFactor, "input", event.Clip(r.Input, 200), "last_line", event.Clip(r.LastLine, 200))
+			"factor", w.opts.SlowFactor, "input", jobtable.Clip(r.Input, 200), "last_line", jobtable.Clip(r.LastLine, 200))
 	}
 	if stall {
 		w.reportStall(rows, now, stalledFor)
@@ -241,7 +245,7 @@ func (w *Watchdog) reportStall(rows []Row, now time.Time, stalledFor time.Durati
 	}
 	if w.opts.Out == nil {
 		w.log.Warn("stall: no job finished", "event", "stall", "stalled_for", stalledFor, "running_jobs", len(rows),
-			"jobs", event.JSONRows(rows, now), "goroutines", stacks.String())
+			"jobs", jobtable.JSONRows(rows, now), "goroutines", stacks.String())
 		return
 	}
 	w.log.Warn("stall: no job finished", "event", "stall", "stalled_for", stalledFor, "running_jobs", len(rows),
@@ -268,9 +272,9 @@ func WriteGoroutines(w io.Writer) error {
 }
 
 // WriteTable writes the running jobs as an aligned table, ordered by slot;
-// see event.WriteTable, which it calls.
+// see jobtable.WriteTable, which it calls.
 func WriteTable(w io.Writer, rows []Row, now time.Time) error {
-	if err := event.WriteTable(w, rows, now); err != nil {
+	if err := jobtable.WriteTable(w, rows, now); err != nil {
 		return fmt.Errorf("watchdog: %w", err)
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/ration-run/ration/internal/jobtable"
 	"github.com/ration-run/ration/internal/testutil"
 	"github.com/ration-run/ration/runner/event"
 )
@@ -175,7 +176,7 @@ func stallJSON(t *testing.T, cmd *exec.Cmd) {
 	waitFor(t, "the stall record", func() bool { return strings.Contains(logs.String(), "stall") })
 	var rec struct {
 		Msg        string
-		Jobs       []event.JSONRow
+		Jobs       []jobtable.JSONRow
 		Goroutines string
 	}
 	line, _, _ := strings.Cut(logs.String(), "\n")

@@ -7,6 +7,9 @@
 // call back into the runner (for example to read the table of running jobs).
 // They must be safe for concurrent use and return quickly: a slow observer
 // slows the run, it never deadlocks it.
+//
+// It imports the standard library only, so that every package of the module
+// may import it.
 package event
 
 import "time"

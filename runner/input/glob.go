@@ -86,16 +86,19 @@ type FilesOptions struct {
 //
 // A pattern that matches no file is almost always a typo or the wrong
 // directory. When some patterns matched, each one that did not is passed
-// to Warn; when none matched, the sequence ends with an error wrapping
-// ErrNoMatch that names them, so the run fails (ration exits 255). GNU
+// to Warn; when none matched, the sequence ends with their errors joined
+// (errors.Join), so the run fails (ration exits 255). Each is a
+// *PatternError whose Err is ErrNoMatch. GNU
 // parallel runs nothing and exits 0 on empty input, and so does ration for
 // empty arguments or an empty stream; but a --files run that found nothing
 // did none of the work it was asked for, and a script must not take that
 // for success.
 //
-// Files returns an error wrapping ErrBadPattern for a malformed pattern, and
-// the error of a pattern whose fixed leading directory does not exist (for
-// braces: when no alternative's does).
+// Files returns an error wrapping ErrBadPattern for a malformed pattern
+// (a *PatternError for an exclude pattern), and the *PatternError of a
+// pattern whose fixed leading directory does not exist (for braces: when no
+// alternative's does). The errors the walk yields or passes to Warn are
+// *PatternErrors too.
 func Files(opts FilesOptions) (Seq, error) {
 	pats := make([]pattern, 0, len(opts.Patterns))
 	cwd, err := os.Getwd()
@@ -123,7 +126,7 @@ func Files(opts FilesOptions) (Seq, error) {
 			pat.alts = append(pat.alts, g)
 		}
 		if len(pat.alts) == 0 {
-			return nil, fmt.Errorf("--files %s: %w", p, statErr)
+			return nil, &PatternError{Pattern: p, Err: statErr}
 		}
 		pats = append(pats, pat)
 	}
@@ -132,7 +135,7 @@ func Files(opts FilesOptions) (Seq, error) {
 		for _, a := range expandBraces(p) {
 			g, err := compile(a)
 			if err != nil {
-				return nil, fmt.Errorf("--exclude: %w", err)
+				return nil, &PatternError{Pattern: p, Exclude: true, Err: err}
 			}
 			g.nameOnly = !strings.Contains(strings.TrimRight(a, "/"), "/")
 			excl = append(excl, g)
@@ -193,28 +196,10 @@ func (s *walkStats) add(o walkStats) {
 	s.ignored = max(s.ignored, o.ignored)
 }
 
-// paths is "path" or "paths" for n of them.
-func paths(n int) string {
-	if n == 1 {
-		return "path"
-	}
-	return "paths"
-}
-
-// noMatch is the error for a pattern that matched nothing, with a hint
-// when hidden or ignored paths were skipped.
+// noMatch is the error for a pattern that matched nothing, with the
+// hidden and ignored paths skipped.
 func (s walkStats) noMatch(raw string) error {
-	var why []string
-	if s.hidden > 0 {
-		why = append(why, fmt.Sprintf("%d hidden %s not walked (--hidden walks them)", s.hidden, paths(s.hidden)))
-	}
-	if s.ignored > 0 {
-		why = append(why, fmt.Sprintf("%d %s not walked as .gitignore or .ignore says", s.ignored, paths(s.ignored)))
-	}
-	if len(why) == 0 {
-		return fmt.Errorf("--files %s: %w", raw, ErrNoMatch)
-	}
-	return fmt.Errorf("--files %s: %w; %s", raw, ErrNoMatch, strings.Join(why, ", "))
+	return &PatternError{Pattern: raw, Hidden: s.hidden, Ignored: s.ignored, Err: ErrNoMatch}
 }
 
 // expandBraces returns the alternatives of p's brace expressions in order,
@@ -459,7 +444,7 @@ func (w *walker) start() bool {
 	w.full = append([]string(nil), w.g.baseSegs...)
 	st, err := os.Stat(w.g.base)
 	if err != nil {
-		return w.yield("", fmt.Errorf("--files %s: %w", w.g.raw, err))
+		return w.yield("", &PatternError{Pattern: w.g.raw, Err: err})
 	}
 	if !st.IsDir() || (len(w.full) > 0 && w.excluded(w.full)) {
 		return true // a file cannot hold the rest of the pattern
@@ -496,7 +481,7 @@ func (w *walker) excluded(full []string) bool {
 func (w *walker) dir(dirPath string, top bool) bool {
 	ents, err := os.ReadDir(dirPath) // sorted by name
 	if err != nil {
-		w.warn(fmt.Errorf("--files %s: %w", w.g.raw, err))
+		w.warn(&PatternError{Pattern: w.g.raw, Err: err})
 		return true
 	}
 	if w.gitignore && !top && slices.ContainsFunc(ents, func(e fs.DirEntry) bool { return slices.Contains(ignoreFiles[:], e.Name()) }) {
@@ -530,7 +515,7 @@ func (w *walker) entry(ent fs.DirEntry) bool {
 			// Only a file it could match matters: a link to a directory
 			// is not followed.
 			if match(w.g.segs, rel, w.hidden) && !w.excluded(full) {
-				w.warn(fmt.Errorf("--files %s: %w", w.g.raw, err))
+				w.warn(&PatternError{Pattern: w.g.raw, Err: err})
 			}
 			return true
 		}

@@ -3,7 +3,6 @@ package input
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -141,7 +140,7 @@ func readIgnoreSet(dir string, infoExclude bool, warn func(error)) []ignoreRule 
 		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
-				warn(fmt.Errorf("--files: %w", err))
+				warn(&PatternError{Err: err})
 			}
 			continue
 		}

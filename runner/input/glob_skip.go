@@ -32,7 +32,7 @@ func (s *skipper) skipped(p, name string) bool {
 		}
 		if !s.warned[sp] {
 			s.warned[sp] = true
-			s.warn(fmt.Errorf("--files: left out %s: it is %s, written by this run", p, sp))
+			s.warn(&PatternError{Err: fmt.Errorf("left out %s: it is %s, written by this run", p, sp)})
 		}
 		return true
 	}

@@ -238,8 +238,10 @@ func TestFilesGitIgnore(t *testing.T) {
 // hint when hidden or ignored paths would have matched.
 func TestFilesNoMatch(t *testing.T) {
 	mktree(t, "a.go", ".hidden/b.py", "c.rs")
+	var warnErrs []error
 	run := func(opts FilesOptions) (got []string, warns []string, err error) {
-		opts.Warn = func(err error) { warns = append(warns, err.Error()) }
+		warnErrs = nil
+		opts.Warn = func(err error) { warnErrs = append(warnErrs, err); warns = append(warns, err.Error()) }
 		s, ferr := Files(opts)
 		if ferr != nil {
 			t.Fatal(ferr)
@@ -248,13 +250,21 @@ func TestFilesNoMatch(t *testing.T) {
 		return got, warns, err
 	}
 	got, warns, err := run(FilesOptions{Patterns: []string{"**/*.go", "**/*.java", "*.rs"}})
-	if err != nil || !slices.Equal(got, []string{"a.go", "c.rs"}) || !slices.Equal(warns, []string{"--files **/*.java: no file matches; 1 hidden path not walked (--hidden walks them)"}) {
+	if err != nil || !slices.Equal(got, []string{"a.go", "c.rs"}) || !slices.Equal(warns, []string{"pattern **/*.java: no file matches; 1 hidden path not walked"}) {
 		t.Errorf("one of three matched nothing: got %q, warnings %q, error %v", got, warns, err)
+	}
+	var pe *PatternError
+	if len(warnErrs) != 1 || !errors.As(warnErrs[0], &pe) || *pe != (PatternError{Pattern: "**/*.java", Hidden: 1, Err: ErrNoMatch}) {
+		t.Errorf("one of three matched nothing: warning %#v, want a *PatternError for **/*.java with 1 hidden path", warnErrs)
 	}
 	got, warns, err = run(FilesOptions{Patterns: []string{"**/*.py", "*.java"}})
 	if !errors.Is(err, ErrNoMatch) || len(got) != 0 || len(warns) != 0 ||
-		err.Error() != "--files **/*.py: no file matches; 1 hidden path not walked (--hidden walks them)\n--files *.java: no file matches" {
+		err.Error() != "pattern **/*.py: no file matches; 1 hidden path not walked\npattern *.java: no file matches" {
 		t.Errorf("none matched: got %q, warnings %q, error %q", got, warns, err)
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); !ok || len(j.Unwrap()) != 2 ||
+		!errors.As(j.Unwrap()[1], &pe) || *pe != (PatternError{Pattern: "*.java", Err: ErrNoMatch}) {
+		t.Errorf("none matched: error %#v, want one *PatternError a pattern", err)
 	}
 	if got, _, err := run(FilesOptions{Patterns: []string{"**/*.py"}, Hidden: true}); err != nil || !slices.Equal(got, []string{".hidden/b.py"}) {
 		t.Errorf("with Hidden: got %q, error %v", got, err)

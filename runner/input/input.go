@@ -6,6 +6,10 @@
 // Every source is an iter.Seq2[string, error]. A non-nil error is the last
 // value a source yields: the input could not be read on, and the run must
 // stop taking inputs (what was already read stays valid).
+//
+// It imports the standard library only. GNU parallel's input dialect
+// (several sources, batches, --pipe blocks) is built on it in
+// internal/gnuinput, which this package must not import.
 package input
 
 import (

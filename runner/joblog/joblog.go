@@ -56,6 +56,8 @@
 // run again by --resume; a job whose record is missing or torn (at most the
 // one record being written when the run died, plus the records not yet
 // fsync'd when the machine itself died) runs again.
+//
+// It imports the standard library only.
 package joblog
 
 import (

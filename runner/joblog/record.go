@@ -75,14 +75,14 @@ func readRecord(r io.Reader, skeleton []string) (*Record, error) {
 		case err != nil:
 			return nil, err
 		default:
-			rec.Add(e)
+			rec.add(e)
 		}
 	}
 	return rec, nil
 }
 
-// Add records e.
-func (r *Record) Add(e Entry) {
+// add records e.
+func (r *Record) add(e Entry) {
 	r.ended.set(e.Seq)
 	if e.Succeeded() {
 		r.succeeded.set(e.Seq)

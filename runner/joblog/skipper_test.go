@@ -28,7 +28,7 @@ func recordOf(recs []rec) *Record {
 		if e.ok {
 			exit = 0
 		}
-		r.Add(Entry{Seq: e.seq, Command: e.cmd, Exitval: exit})
+		r.add(Entry{Seq: e.seq, Command: e.cmd, Exitval: exit})
 	}
 	return r
 }
@@ -155,8 +155,8 @@ func ExampleSkipper() {
 	r := &Record{}
 	// A run gzipped a and b, then was interrupted; gzip removed them, so
 	// the resumed walk yields c and d as jobs 1 and 2.
-	r.Add(Entry{Seq: 1, Command: "gzip a"})
-	r.Add(Entry{Seq: 2, Command: "gzip b"})
+	r.add(Entry{Seq: 1, Command: "gzip a"})
+	r.add(Entry{Seq: 2, Command: "gzip b"})
 	s := r.Skipper(false)
 	for i, in := range []string{"c", "d"} {
 		skip, n := s.Next("gzip "+in, int64(i+1))

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os/exec"
-	"strings"
 	"time"
 
 	"github.com/ration-run/ration/internal/jobcgroup"
@@ -118,45 +117,6 @@ func (c Config) Check() error {
 		return fmt.Errorf("worker: %w", err)
 	}
 	return nil
-}
-
-// CheckProgram reports an error wrapping exec.ErrNotFound when the
-// program that the shell command line (as given to ShellCommand) runs
-// cannot be found in PATH, so that a mistyped --worker fails at once
-// rather than breaking every worker. It looks only at a line whose first
-// word is plain (no quoting, expansion or other shell syntax before it);
-// any other line is left to the shell, and nil is returned.
-func CheckProgram(line string) error {
-	if name := firstWord(line); name != "" {
-		if _, err := exec.LookPath(name); err != nil {
-			return fmt.Errorf("worker: %w", err)
-		}
-	}
-	return nil
-}
-
-// firstWord is the program a shell command line runs first, when that is
-// plain to see: the first word after any VAR=value assignments (and exec,
-// command or nohup), if no quoting, expansion, other shell syntax or
-// builtin comes before it.
-// Otherwise "" (the line is left to the shell).
-func firstWord(line string) string {
-	for _, w := range strings.Fields(line) {
-		if strings.ContainsAny(w, shellSyntax) {
-			return ""
-		}
-		if i := strings.IndexByte(w, '='); i > 0 {
-			continue // an assignment
-		}
-		switch {
-		case w == "exec" || w == "command" || w == "nohup":
-			continue // runs the next word
-		case shellBuiltin(w):
-			return "" // a shell builtin or keyword: the shell decides
-		}
-		return w
-	}
-	return ""
 }
 
 // Task is one unit of work for a pool.

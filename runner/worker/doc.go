@@ -121,4 +121,9 @@
 // that the OOM killer takes a worker rather than the pool's owner. Close returns when every worker has been reaped
 // and every goroutine of the pool has ended. Observers are called outside
 // the pool's locks, from the goroutine where the thing happened.
+//
+// Of this module it imports cgroup, limits, runner/event and the engine's
+// internal packages (adapt, jobcgroup, jobtable, memory, pdeath, reaper). It
+// must not import package runner (internal/workerexec adapts a pool to the
+// runner) nor the command line's packages.
 package worker

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ration-run/ration/internal/workershell"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/worker"
 )
@@ -412,7 +413,7 @@ func TestProtocolBreaks(t *testing.T) {
 // shell and that the worker process is the interpreter itself (exec).
 func TestShellCommand(t *testing.T) {
 	py := pyWorker(t)
-	p, rec := newPool(t, worker.Config{Command: worker.ShellCommand(fmt.Sprintf("%q %q --unused-arg 'two words'", py[0], py[1])), Size: 1})
+	p, rec := newPool(t, worker.Config{Command: workershell.Command(fmt.Sprintf("%q %q --unused-arg 'two words'", py[0], py[1])), Size: 1})
 	out, err := p.Do(context.Background(), "x")
 	if err != nil {
 		t.Fatal(err)
@@ -445,7 +446,7 @@ func TestShellCommandLines(t *testing.T) {
 		fmt.Sprintf("sleep 0; %q", goWorker),
 	} {
 		t.Run(line, func(t *testing.T) {
-			p, _ := newPool(t, worker.Config{Command: worker.ShellCommand(line), Size: 1, BreakWindow: time.Nanosecond, MaxBreaks: 1, MaxRecreations: 1})
+			p, _ := newPool(t, worker.Config{Command: workershell.Command(line), Size: 1, BreakWindow: time.Nanosecond, MaxBreaks: 1, MaxRecreations: 1})
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			if _, err := p.Do(ctx, "x"); err != nil {

@@ -8,11 +8,11 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ration-run/ration/runner/event"
+	"github.com/ration-run/ration/internal/jobtable"
 )
 
 // WriteStatus writes what every worker process is doing, for the SIGUSR1
-// report after the running-jobs table (event.WriteTable): one line of
+// report after the running-jobs table (jobtable.WriteTable): one line of
 // counts, then one line per worker, ordered by slot:
 //
 //	ration: workers: 3 live, 2 busy, 0 retiring; size 3, 3 started, 0 replaced
@@ -48,9 +48,9 @@ func (p *Pool) WriteStatus(w io.Writer, now time.Time) error {
 				state = "busy"
 			}
 			if wi.Busy {
-				seq, input = strconv.FormatInt(wi.Seq, 10), event.Clip(wi.Input, 80)
+				seq, input = strconv.FormatInt(wi.Seq, 10), jobtable.Clip(wi.Input, 80)
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", wi.Slot, pid, state, seq, event.FormatRunning(now.Sub(wi.Since)), input)
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", wi.Slot, pid, state, seq, jobtable.FormatRunning(now.Sub(wi.Since)), input)
 		}
 		tw.Flush()
 	}

@@ -18,6 +18,8 @@
 // walks DIR (default .) and prints one line per package with such tests:
 // the module's directory (relative to DIR), the package's directory relative to it, and an
 // anchored -test.run pattern naming the tests, separated by tabs.
+//
+// It imports the standard library only.
 package main
 
 import (

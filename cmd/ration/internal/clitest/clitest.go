@@ -2,6 +2,9 @@
 // TestMain of each of cmd/ration's packages, which builds the ration
 // binary and the example Go worker once per test binary for the
 // end-to-end tests and checks for leaked goroutines.
+//
+// Only tests import it; of this module it imports cgroup and
+// internal/testutil.
 package clitest
 
 import (

@@ -3,6 +3,9 @@
 // spf13/cobra from the commands' own FlagSets. The scripts ask the
 // binary itself (`ration __complete ARGS`, Complete) what fits, so they
 // stay right when flags change.
+//
+// It imports cmd/ration/internal/cli and cobra; it must not import another
+// command's package.
 package completioncmd
 
 import (

@@ -2,6 +2,9 @@
 // a manifest file, so that the shards of a run read their byte range of it
 // (ration run --manifest FILE --shard I/N) instead of each walking the
 // whole set.
+//
+// It imports runner/input and cmd/ration/internal/cli; it must not import
+// another command's package.
 package manifestcmd
 
 import (
@@ -101,10 +104,10 @@ func writeManifest(f manifestFlags, stdout, stderr io.Writer) (int, error) {
 		sep = 0
 	}
 	files, err := input.Files(input.FilesOptions{Patterns: f.files, Excludes: f.excludes, Hidden: f.hidden, GitIgnore: f.gitignore,
-		Warn: func(err error) { fmt.Fprintf(stderr, "ration manifest: warning: %v\n", err) },
+		Warn: func(err error) { fmt.Fprintf(stderr, "ration manifest: warning: %v\n", cli.FilesError(err)) },
 		Skip: skipOutput(f.output)})
 	if err != nil {
-		return 0, err
+		return 0, cli.FilesError(err)
 	}
 	out, commit := stdout, func() error { return nil }
 	if f.output != "-" {
@@ -127,7 +130,7 @@ func writeManifest(f manifestFlags, stdout, stderr io.Writer) (int, error) {
 	}
 	bw := bufio.NewWriterSize(out, 256<<10)
 	n := 0
-	for p, err := range files {
+	for p, err := range cli.FilesSeq(files) {
 		if err != nil {
 			return n, err
 		}

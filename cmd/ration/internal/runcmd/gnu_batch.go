@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ration-run/ration/internal/gnuinput"
 	"github.com/ration-run/ration/internal/template"
-	"github.com/ration-run/ration/runner/input"
 )
 
 // gnuBatchFlags are GNU parallel's replacement strings and its flags of
@@ -90,9 +90,9 @@ func planBatch(p *runPlan, f *runFlags, _ func(string) string) error {
 	}
 	b.MaxChars = g.maxChars
 	if modes > 0 && b.MaxChars == 0 {
-		b.MaxChars = input.DefaultMaxChars()
+		b.MaxChars = gnuinput.DefaultMaxChars()
 	}
-	if limit := input.DefaultMaxChars(); b.MaxChars > limit {
+	if limit := gnuinput.DefaultMaxChars(); b.MaxChars > limit {
 		// As GNU parallel, which warns and keeps its limit: a longer line
 		// fails to run (a --shell script is one argument, at most
 		// MAX_ARG_STRLEN bytes), so every job of such -s would fail.

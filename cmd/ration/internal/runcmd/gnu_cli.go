@@ -12,10 +12,10 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ration-run/ration/internal/gnuinput"
 	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/event"
-	"github.com/ration-run/ration/runner/input"
 )
 
 // gnuLevel is the GNU parallel version whose behaviour `ration run` is
@@ -171,7 +171,7 @@ func runGNUInfo(c gnuCLIPlan, stdout io.Writer) int {
 			return 255
 		}
 	case infoMaxLineLength:
-		fmt.Fprintln(stdout, input.MaxLineLength())
+		fmt.Fprintln(stdout, gnuinput.MaxLineLength())
 	case infoCores, infoThreads, infoSockets:
 		cpus := hostCPUs("/sys/devices/system/cpu", affinityCPUs())
 		n := map[gnuInfo]int{infoCores: cpus.cores, infoThreads: cpus.threads, infoSockets: cpus.sockets}[c.info]

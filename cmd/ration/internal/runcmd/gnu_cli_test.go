@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ration-run/ration/runner/input"
+	"github.com/ration-run/ration/internal/gnuinput"
 )
 
 // planCasesGNUCLI are the plan rows of GNU parallel's options that inform, name the
@@ -161,10 +161,10 @@ func TestShuffledReadsAllFirst(t *testing.T) {
 			swap(i, n-1-i)
 		}
 	}
-	seq := func(err error, vals ...string) input.ArgSeq {
-		return func(yield func(input.Arg, error) bool) {
+	seq := func(err error, vals ...string) gnuinput.ArgSeq {
+		return func(yield func(gnuinput.Arg, error) bool) {
 			for _, v := range vals {
-				if !yield(input.Arg{v}, nil) {
+				if !yield(gnuinput.Arg{v}, nil) {
 					return
 				}
 			}

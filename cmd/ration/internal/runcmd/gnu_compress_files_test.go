@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/ration-run/ration/runner/input"
+	"github.com/ration-run/ration/internal/gnuinput"
 )
 
 // planCasesCompressFiles are the plan rows of --compress and of GNU's --files
@@ -13,7 +13,7 @@ func planCasesCompressFiles() []planCase {
 	c := func(args ...string) []string { return args }
 	pipe := func(p *runPlan) {
 		p.cfg.GNU.Pipe, p.cfg.GNU.Batch.MaxArgs = true, 1
-		p.input.pipe = &input.BlockOptions{RecEnd: "\n"}
+		p.input.pipe = &gnuinput.BlockOptions{RecEnd: "\n"}
 	}
 	return []planCase{
 		{args: c("--compress", "echo"), want: func(p *runPlan) { p.cfg.GNU.Exec.Compress = true }},
@@ -39,7 +39,7 @@ func planCasesCompressFiles() []planCase {
 		{args: c("--pipepart", "-a", "big", "--files", "sort"), want: func(p *runPlan) {
 			p.cfg.Command, p.cfg.GNU.Pipe, p.cfg.GNU.Batch.MaxArgs, p.cfg.GNU.Exec.Files = []string{"sort"}, true, 1, true
 			p.input.kind, p.input.sources = inputSources, argFiles("big")
-			p.input.pipeMode = &pipeModePlan{path: "big", part: input.PartOptions{RecEnd: "\n"}, perSlot: 10}
+			p.input.pipeMode = &pipeModePlan{path: "big", part: gnuinput.PartOptions{RecEnd: "\n"}, perSlot: 10}
 		}},
 	}
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/ration-run/ration/runner/input"
+	"github.com/ration-run/ration/internal/gnuinput"
 )
 
 // gnuInputFlags are GNU parallel's flags of how the input values are read
@@ -94,7 +94,7 @@ func planReading(p *runPlan, f *runFlags) error {
 	case f.null:
 		in.delim = "\x00"
 	case g.delimSet:
-		d, err := input.ParseDelimiter(g.delimiter)
+		d, err := gnuinput.ParseDelimiter(g.delimiter)
 		if err != nil {
 			return flagErr("--delimiter", err)
 		}
@@ -112,7 +112,7 @@ func planReading(p *runPlan, f *runFlags) error {
 		}
 	}
 	var err error
-	if in.trim, err = input.ParseTrim(trim); err != nil {
+	if in.trim, err = gnuinput.ParseTrim(trim); err != nil {
 		return flagErr("--trim", err)
 	}
 	if g.colsepSet {

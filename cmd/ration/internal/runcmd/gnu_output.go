@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ration-run/ration/internal/flagvalue"
-	"github.com/ration-run/ration/runner/input"
+	"github.com/ration-run/ration/internal/gnuinput"
 )
 
 // gnuOutputFlags are GNU parallel's flags of output and bookkeeping.
@@ -54,7 +54,7 @@ func planGNUOutput(p *runPlan, f *runFlags, _ func(string) string) error {
 	}
 	// GNU parallel decodes --tagstring's \t, \n, \r and octal escapes as
 	// it decodes -d's.
-	tagString, err := input.UnquotePrintf(g.tagString)
+	tagString, err := gnuinput.UnquotePrintf(g.tagString)
 	if err != nil {
 		return flagErr("--tagstring", err)
 	}

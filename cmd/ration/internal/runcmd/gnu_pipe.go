@@ -6,9 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ration-run/ration/internal/gnuinput"
 	"github.com/spf13/pflag"
-
-	"github.com/ration-run/ration/runner/input"
 )
 
 // gnuBlockFlags are --pipe's flags: stdin cut into blocks of records,
@@ -47,7 +46,7 @@ type pipeModePlan struct {
 	// says how it is cut, its Size set by wire when perSlot > 0 (--block
 	// -N: N parts per job slot, once the jobs are decided).
 	path    string
-	part    input.PartOptions
+	part    gnuinput.PartOptions
 	perSlot int64
 	// roundRobin is --round-robin without --pipepart: stdin's blocks
 	// (inputPlan.pipe) go to -j streams, one job each.
@@ -137,7 +136,7 @@ func planPipe(p *runPlan, f *runFlags, _ func(string) string) error {
 		p.input.pipeMode = &pipeModePlan{file: file}
 	}
 	gc := &p.cfg.GNU
-	gc.Batch, gc.NoFields, gc.Pipe = input.BatchOptions{MaxArgs: 1}, false, true
+	gc.Batch, gc.NoFields, gc.Pipe = gnuinput.BatchOptions{MaxArgs: 1}, false, true
 	gc.Template.Context = false
 	p.input.pipe, p.input.total, p.input.header, p.input.lines = &o, -1, false, false
 	return nil
@@ -190,9 +189,9 @@ func planPipeChecks(p *runPlan, f *runFlags) error {
 
 // pipeBlockOptions are the options of --pipe's blocks (--block's size
 // only without --pipepart, whose --block means more).
-func pipeBlockOptions(f *runFlags) (input.BlockOptions, error) {
+func pipeBlockOptions(f *runFlags) (gnuinput.BlockOptions, error) {
 	g, pf := &f.gnu, &f.pipe
-	o := input.BlockOptions{RecEnd: g.recEnd, RecStart: g.recStart, Regexp: pf.regexp, RemoveRecSep: pf.removeRecSep}
+	o := gnuinput.BlockOptions{RecEnd: g.recEnd, RecStart: g.recStart, Regexp: pf.regexp, RemoveRecSep: pf.removeRecSep}
 	if !g.recEndSet && !g.recStartSet {
 		o.RecEnd = "\n"
 	}
@@ -200,7 +199,7 @@ func pipeBlockOptions(f *runFlags) (input.BlockOptions, error) {
 		o.RecEnd, o.RecStart = recSepUnescape(o.RecEnd), recSepUnescape(o.RecStart)
 	}
 	if g.block != "" && !pf.pipePart {
-		n, err := input.ParseBlockSize(g.block)
+		n, err := gnuinput.ParseBlockSize(g.block)
 		if err != nil {
 			return o, flagErr("--block", err)
 		}
@@ -297,14 +296,14 @@ func planPipePart(p *runPlan, f *runFlags) error {
 // pipePartOptions finishes the plan of --pipepart from the options of
 // --pipe's blocks, o, and --cat or --fifo (file): --block's size, or -N, N parts per job slot (the
 // default is -10, as GNU parallel's).
-func pipePartOptions(p *runPlan, f *runFlags, o input.BlockOptions, file string) error {
+func pipePartOptions(p *runPlan, f *runFlags, o gnuinput.BlockOptions, file string) error {
 	m := &pipeModePlan{path: p.input.sources[0].path, perSlot: 10, file: file,
-		part: input.PartOptions{RecEnd: o.RecEnd, RecStart: o.RecStart, Regexp: o.Regexp, Header: o.Header}}
+		part: gnuinput.PartOptions{RecEnd: o.RecEnd, RecStart: o.RecStart, Regexp: o.Regexp, Header: o.Header}}
 	if b := f.gnu.block; f.pipe.roundRobin {
 		// GNU parallel: --round-robin with --pipepart is --block -1.
 		m.perSlot = 1
 	} else if b != "" {
-		n, err := input.ParseBlockSize(strings.TrimPrefix(b, "-"))
+		n, err := gnuinput.ParseBlockSize(strings.TrimPrefix(b, "-"))
 		if err != nil {
 			return flagErr("--block", err)
 		}
@@ -321,7 +320,7 @@ func pipePartOptions(p *runPlan, f *runFlags, o input.BlockOptions, file string)
 			"parts sized by the job slots follow each run's -j, so the shards would overlap and miss parts")
 	}
 	gc := &p.cfg.GNU
-	gc.Batch, gc.NoFields, gc.Pipe = input.BatchOptions{MaxArgs: 1}, false, true
+	gc.Batch, gc.NoFields, gc.Pipe = gnuinput.BatchOptions{MaxArgs: 1}, false, true
 	gc.Template.Context = false
 	p.input.pipeMode, p.input.total, p.input.header, p.input.lines = m, -1, false, false
 	return nil

@@ -9,18 +9,18 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ration-run/ration/internal/gnuinput"
 	"github.com/ration-run/ration/runner"
-	"github.com/ration-run/ration/runner/input"
 )
 
 // partKey is a --pipepart job's input, as events and logs show it: the
 // part's bytes, and the header's when there is one.
-func partKey(p input.Part) string {
+func partKey(p gnuinput.Part) string {
 	return fmt.Sprintf("bytes %d-%d (header 0-%d)", p.Start, p.End, p.Header)
 }
 
-func parsePartKey(s string) (input.Part, error) {
-	var p input.Part
+func parsePartKey(s string) (gnuinput.Part, error) {
+	var p gnuinput.Part
 	_, err := fmt.Sscanf(s, "bytes %d-%d (header 0-%d)", &p.Start, &p.End, &p.Header)
 	return p, err
 }
@@ -28,18 +28,18 @@ func parsePartKey(s string) (input.Part, error) {
 // roundRobin sets cfg's inputs for --round-robin: stdin's blocks go to -j
 // streams, each one the stdin of a job that runs until the input ends.
 func (w *wiring) roundRobin(cfg *runner.Config, stdin io.Reader) {
-	rr := input.NewRoundRobin()
-	keys := rr.Keys(input.Blocks(stdin, *w.plan.input.pipe),
+	rr := gnuinput.NewRoundRobin()
+	keys := rr.Keys(gnuinput.Blocks(stdin, *w.plan.input.pipe),
 		func() int { return cfg.Jobs },
 		func() bool { return w.runner != nil && w.runner.Stopping() })
-	cfg.GNU.Args = func(yield func(input.Arg, error) bool) {
+	cfg.GNU.Args = func(yield func(gnuinput.Arg, error) bool) {
 		for k, err := range keys {
-			if !yield(input.Arg{k}, err) || err != nil {
+			if !yield(gnuinput.Arg{k}, err) || err != nil {
 				return
 			}
 		}
 	}
-	var streams sync.Map // key -> *input.Stream, until SendSize
+	var streams sync.Map // key -> *gnuinput.Stream, until SendSize
 	cfg.GNU.Stdin = func(key string) (io.Reader, func(), error) {
 		s := rr.Stream(key)
 		if s == nil {
@@ -51,7 +51,7 @@ func (w *wiring) roundRobin(cfg *runner.Config, stdin io.Reader) {
 	}
 	cfg.GNU.SendSize = func(key string) int64 {
 		if s, ok := streams.LoadAndDelete(key); ok {
-			return s.(*input.Stream).Taken()
+			return s.(*gnuinput.Stream).Taken()
 		}
 		return 0
 	}
@@ -102,7 +102,7 @@ func (pf *pipeFiles) add(size int64, key string, content func() io.Reader) strin
 
 // inShard is Config.GNU.InShard: whether the block of a name add made is
 // this run's shard's.
-func (pf *pipeFiles) inShard(a input.Arg) bool {
+func (pf *pipeFiles) inShard(a gnuinput.Arg) bool {
 	pf.mu.Lock()
 	defer pf.mu.Unlock()
 	_, ok := pf.content[a.Key()]

@@ -9,7 +9,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ration-run/ration/cmd/ration/internal/cli"
 	"github.com/ration-run/ration/internal/flagvalue"
+	"github.com/ration-run/ration/internal/gnuinput"
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/input"
 )
@@ -75,12 +77,12 @@ type inputPlan struct {
 	lines bool
 	// noEmpty is -r: values of blanks only are left out.
 	noEmpty bool
-	// How the sources are combined and split into fields (input.Options;
+	// How the sources are combined and split into fields (gnuinput.Options;
 	// colsep is compiled by wire).
 	link, header bool
 	colsep       string
 	colsepSet    bool // --colsep given: "" splits every character
-	trim         input.Trim
+	trim         gnuinput.Trim
 	patterns     []string // inputFiles
 	manifest     string   // inputManifest
 	excludes     []string // inputFiles
@@ -88,7 +90,7 @@ type inputPlan struct {
 	hidden, gitignore bool
 	// pipe, when set, cuts stdin into blocks, each one a job's stdin
 	// (--pipe).
-	pipe *input.BlockOptions
+	pipe *gnuinput.BlockOptions
 	// pipeMode is --pipepart or --round-robin (see
 	// gnu_pipe.go); nil for neither.
 	pipeMode *pipeModePlan
@@ -206,38 +208,38 @@ func (w *wiring) inputs(cfg *runner.Config, stdin io.Reader) error {
 	warnNUL := func() {
 		w.say.say(slog.LevelWarn, "ration run: warning: ", "an input value holds a NUL byte, replaced by \\0 (did you mean -0?)")
 	}
-	split := input.SplitOptions{Delim: in.delim, EOF: in.eof, NUL: warnNUL}
+	split := gnuinput.SplitOptions{Delim: in.delim, EOF: in.eof, NUL: warnNUL}
 	values := func(r io.Reader) input.Seq {
-		return input.Lines(input.Split(r, split), in.lines, in.noEmpty)
+		return gnuinput.Lines(gnuinput.Split(r, split), in.lines, in.noEmpty)
 	}
-	var srcs []input.Source
+	var srcs []gnuinput.Source
 	switch in.kind {
 	case inputStdin:
 		var v input.Seq
 		if in.pipe != nil {
-			v = input.Blocks(stdin, *in.pipe)
+			v = gnuinput.Blocks(stdin, *in.pipe)
 		} else {
 			v = values(in.firstReader(stdin))
 		}
-		srcs = append(srcs, input.Source{Name: "stdin", Values: v})
+		srcs = append(srcs, gnuinput.Source{Name: "stdin", Values: v})
 	case inputFiles:
 		files, err := input.Files(input.FilesOptions{
 			Patterns:  in.patterns,
 			Excludes:  in.excludes,
 			Hidden:    in.hidden,
 			GitIgnore: in.gitignore,
-			Warn:      func(err error) { w.say.say(slog.LevelWarn, "ration run: warning: ", err.Error()) },
+			Warn:      func(err error) { w.say.say(slog.LevelWarn, "ration run: warning: ", cli.FilesError(err).Error()) },
 			Skip:      ownOutput(cfg),
 		})
 		if err != nil {
-			return err
+			return cli.FilesError(err)
 		}
-		srcs = append(srcs, input.Source{Values: files}) // its errors name --files and the pattern
+		srcs = append(srcs, gnuinput.Source{Values: cli.FilesSeq(files)}) // its errors name --files and the pattern
 	case inputManifest:
-		srcs = append(srcs, input.Source{Name: "--manifest", Values: manifestShard(cfg, &in)})
+		srcs = append(srcs, gnuinput.Source{Name: "--manifest", Values: manifestShard(cfg, &in)})
 	}
 	for i, s := range in.sources {
-		src := input.Source{Name: s.name, Linked: s.linked}
+		src := gnuinput.Source{Name: s.name, Linked: s.linked}
 		read := values
 		if i == 0 {
 			read = func(r io.Reader) input.Seq { return values(in.firstReader(r)) }
@@ -254,15 +256,15 @@ func (w *wiring) inputs(cfg *runner.Config, stdin io.Reader) error {
 			}
 			src.Values = openedInput(fh, s.path, read)
 		default:
-			src.Values = input.Lines(input.Until(input.Args(s.args), in.eof), in.lines, in.noEmpty)
+			src.Values = gnuinput.Lines(gnuinput.Until(input.Args(s.args), in.eof), in.lines, in.noEmpty)
 		}
 		srcs = append(srcs, src)
 	}
-	opts := input.Options{Link: in.link, Header: in.header, Trim: in.trim}
+	opts := gnuinput.Options{Link: in.link, Header: in.header, Trim: in.trim}
 	if in.colsepSet {
 		opts.ColSep = regexp.MustCompile(in.colsep) // checked by plan
 	}
-	args, err := input.Open(srcs, opts)
+	args, err := gnuinput.Open(srcs, opts)
 	if err != nil {
 		return fmt.Errorf("%w: %w", runner.ErrInput, err)
 	}

@@ -1,6 +1,7 @@
 package runcmd
 
 import (
+	"github.com/ration-run/ration/internal/gnuinput"
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/input"
 )
@@ -17,7 +18,7 @@ func manifestShard(cfg *runner.Config, in *inputPlan) input.Seq {
 	index, count := 0, 1
 	if cfg.Shard.Count > 1 {
 		index, count = cfg.Shard.Index, cfg.Shard.Count
-		cfg.GNU.InShard = func(input.Arg) bool { return true }
+		cfg.GNU.InShard = func(gnuinput.Arg) bool { return true }
 	}
 	return input.Manifest(in.manifest, sep, index, count)
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ration-run/ration/cgroup"
 	"github.com/ration-run/ration/internal/flagvalue"
+	"github.com/ration-run/ration/internal/jobtable"
 	"github.com/ration-run/ration/internal/logs"
 	"github.com/ration-run/ration/internal/metrics"
 	"github.com/ration-run/ration/internal/watchdog"
@@ -156,7 +157,7 @@ func (w *wiring) writeStatus() {
 	s := w.runner.Status()
 	attrs := []any{"event", "status", "running", len(s.Running), "succeeded", s.Succeeded, "failed", s.Failed,
 		"killed", s.Killed, "pool_size", s.Pool.Size, "busy", s.Pool.Busy, "completed", s.Pool.Completed,
-		"jobs", event.JSONRows(s.Running, time.Now())}
+		"jobs", jobtable.JSONRows(s.Running, time.Now())}
 	if s.Workers != "" {
 		attrs = append(attrs, "workers", s.Workers)
 	}

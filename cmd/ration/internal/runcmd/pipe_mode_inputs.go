@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ration-run/ration/internal/gnuinput"
 	"github.com/ration-run/ration/runner"
-	"github.com/ration-run/ration/runner/input"
 )
 
 // pipeModeInputs opens the inputs of --pipepart or --round-robin into
@@ -28,14 +28,14 @@ func (w *wiring) pipeModeInputs(cfg *runner.Config, stdin io.Reader) error {
 		return nil
 	case m.path == "":
 		// --pipe with --cat or --fifo.
-		blocks := input.Blocks(stdin, *w.plan.input.pipe)
-		cfg.GNU.Args = func(yield func(input.Arg, error) bool) {
+		blocks := gnuinput.Blocks(stdin, *w.plan.input.pipe)
+		cfg.GNU.Args = func(yield func(gnuinput.Arg, error) bool) {
 			for b, err := range blocks {
 				if err != nil {
 					yield(nil, err)
 					return
 				}
-				if !yield(input.Arg{files.add(int64(len(b)), b, func() io.Reader { return strings.NewReader(b) })}, nil) {
+				if !yield(gnuinput.Arg{files.add(int64(len(b)), b, func() io.Reader { return strings.NewReader(b) })}, nil) {
 					return
 				}
 			}
@@ -55,13 +55,13 @@ func (w *wiring) pipeModeInputs(cfg *runner.Config, stdin io.Reader) error {
 		return fmt.Errorf("--pipepart: %s: %v", m.path, err)
 	}
 	size := st.Size()
-	cfg.GNU.Args = func(yield func(input.Arg, error) bool) {
+	cfg.GNU.Args = func(yield func(gnuinput.Arg, error) bool) {
 		o := m.part
 		if m.perSlot > 0 {
 			// GNU parallel: size / job slots / N, plus one.
 			o.Size = 1 + size/int64(max(cfg.Jobs, 1))/m.perSlot
 		}
-		for p, err := range input.SplitFile(fh, size, o) {
+		for p, err := range gnuinput.SplitFile(fh, size, o) {
 			if err != nil {
 				yield(nil, fmt.Errorf("--pipepart: %s: %w", m.path, err))
 				return
@@ -71,7 +71,7 @@ func (w *wiring) pipeModeInputs(cfg *runner.Config, stdin io.Reader) error {
 				// Send 0: GNU parallel counts no bytes sent to a part.
 				key = files.add(0, key, func() io.Reader { return p.Reader(fh) })
 			}
-			if !yield(input.Arg{key}, nil) {
+			if !yield(gnuinput.Arg{key}, nil) {
 				return
 			}
 		}

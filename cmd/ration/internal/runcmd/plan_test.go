@@ -13,11 +13,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ration-run/ration/internal/flagvalue"
+	"github.com/ration-run/ration/internal/gnuinput"
 	"github.com/ration-run/ration/internal/logs"
 	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner"
-	"github.com/ration-run/ration/runner/input"
 	"github.com/ration-run/ration/runner/worker"
 )
 
@@ -120,15 +120,15 @@ func planCases() []planCase {
 		{args: c("echo", ":::+", "a"), want: func(p *runPlan) {
 			p.input.kind, p.input.sources, p.input.total = inputSources, []sourcePlan{{name: ":::+", args: []string{"a"}}}, 1
 		}},
-		{args: c("--colsep", ",", "echo"), want: func(p *runPlan) { p.input.colsep, p.input.colsepSet, p.input.trim = ",", true, input.TrimBoth }},
+		{args: c("--colsep", ",", "echo"), want: func(p *runPlan) { p.input.colsep, p.input.colsepSet, p.input.trim = ",", true, gnuinput.TrimBoth }},
 		{args: c("--colsep", ",", "--trim", "n", "echo"), want: func(p *runPlan) { p.input.colsep, p.input.colsepSet = ",", true }},
 		{args: c("echo", "::::"), err: ":::: needs a file name after it"},
 		{args: c("echo", "::::", "-", "-a", "-"), err: "standard input is named twice as an input source (-a - or :::: -)"},
 		{args: c("--link", "echo"), want: func(p *runPlan) { p.input.link = true }},
 		{args: c("--xapply", "echo"), want: func(p *runPlan) { p.input.link = true }},
-		{args: c("--colsep", ",+", "--trim", "lr", "echo"), want: func(p *runPlan) { p.input.colsep, p.input.colsepSet, p.input.trim = ",+", true, input.TrimBoth }},
+		{args: c("--colsep", ",+", "--trim", "lr", "echo"), want: func(p *runPlan) { p.input.colsep, p.input.colsepSet, p.input.trim = ",+", true, gnuinput.TrimBoth }},
 		{args: c("-C", "(", "echo"), err: "--colsep: " + errOf(regexp.Compile(strings.Repeat("(", 1))), flag: "--colsep"},
-		{args: c("--trim", "x", "echo"), err: "--trim: " + errOf(input.ParseTrim("x")), flag: "--trim"},
+		{args: c("--trim", "x", "echo"), err: "--trim: " + errOf(gnuinput.ParseTrim("x")), flag: "--trim"},
 		{args: c("--header", ":", "echo"), want: func(p *runPlan) { p.input.header = true }},
 		// GNU parallel refuses --trim '' and reads --header '' as a header
 		// (any --header is one); ration read them as no flag.
@@ -161,30 +161,30 @@ func planCases() []planCase {
 		}},
 		{args: c("-L", "2", "echo"), want: func(p *runPlan) { p.cfg.GNU.Batch.MaxArgs, p.cfg.GNU.Template.Context, p.input.lines = 2, true, true }},
 		{args: c("--max-lines", "1", "-m", "echo"), want: func(p *runPlan) {
-			p.cfg.GNU.Batch, p.input.lines, p.spread = input.BatchOptions{MaxArgs: 1, MaxChars: input.DefaultMaxChars()}, true, true
+			p.cfg.GNU.Batch, p.input.lines, p.spread = gnuinput.BatchOptions{MaxArgs: 1, MaxChars: gnuinput.DefaultMaxChars()}, true, true
 		}},
 		{args: c("-X", "echo"), want: func(p *runPlan) {
-			p.cfg.GNU.Batch.MaxChars, p.cfg.GNU.Template.Context, p.spread = input.DefaultMaxChars(), true, true
+			p.cfg.GNU.Batch.MaxChars, p.cfg.GNU.Template.Context, p.spread = gnuinput.DefaultMaxChars(), true, true
 		}},
 		{args: c("--context-replace", "--max-chars", "100", "echo"), want: func(p *runPlan) {
 			p.cfg.GNU.Batch.MaxChars, p.cfg.GNU.Template.Context, p.spread = 100, true, true
 		}},
-		{args: c("--multi-replace", "echo"), want: func(p *runPlan) { p.cfg.GNU.Batch.MaxChars, p.spread = input.DefaultMaxChars(), true }},
+		{args: c("--multi-replace", "echo"), want: func(p *runPlan) { p.cfg.GNU.Batch.MaxChars, p.spread = gnuinput.DefaultMaxChars(), true }},
 		{args: c("--xargs", "-s", "50", "echo"), want: func(p *runPlan) { p.cfg.GNU.Batch.MaxChars = 50 }},
 		// -N repeats {} per argument with -m and --xargs too, as GNU
 		// parallel (parallel -m -N2 echo x{}y ::: a b c: xay xby, xcy).
 		{args: c("-m", "-N2", "echo"), want: func(p *runPlan) {
-			p.cfg.GNU.Batch, p.cfg.GNU.Template.Context, p.spread = input.BatchOptions{MaxArgs: 2, MaxChars: input.DefaultMaxChars()}, true, true
+			p.cfg.GNU.Batch, p.cfg.GNU.Template.Context, p.spread = gnuinput.BatchOptions{MaxArgs: 2, MaxChars: gnuinput.DefaultMaxChars()}, true, true
 		}},
 		{args: c("--xargs", "-N2", "echo"), want: func(p *runPlan) {
-			p.cfg.GNU.Batch, p.cfg.GNU.Template.Context = input.BatchOptions{MaxArgs: 2, MaxChars: input.DefaultMaxChars()}, true
+			p.cfg.GNU.Batch, p.cfg.GNU.Template.Context = gnuinput.BatchOptions{MaxArgs: 2, MaxChars: gnuinput.DefaultMaxChars()}, true
 		}},
 		{args: c("-n", "2", "-N", "2", "echo"), err: "give one of -n, -N and -L", flag: "--max-args"},
 		{args: c("-X", "-m", "echo"), err: "give one of -X, -m and --xargs", flag: "-X"},
 		{args: c("-s", "-1", "echo"), err: "--max-chars: -1 is negative", flag: "--max-chars"},
 		// As GNU parallel: an -s above its limit is lowered to it, with a warning.
 		{args: c("-X", "-s", "100000", "echo"), want: func(p *runPlan) {
-			p.cfg.GNU.Batch, p.cfg.GNU.Template.Context, p.spread = input.BatchOptions{MaxChars: input.DefaultMaxChars()}, true, true
+			p.cfg.GNU.Batch, p.cfg.GNU.Template.Context, p.spread = gnuinput.BatchOptions{MaxChars: gnuinput.DefaultMaxChars()}, true, true
 			p.warnings = []string{"--max-chars: 100000 is more than the longest command line allowed, 63664, which is used instead"}
 		}},
 		{args: c("--worker", "cat", "-X"), err: "--worker sends one input per task: -n, -N, -L, -X, -m, --xargs and -s do not apply", flag: "--worker"},
@@ -235,19 +235,19 @@ func planCases() []planCase {
 		// --pipe (GNU parallel's): stdin cut into blocks.
 		{args: c("--pipe", "echo"), want: func(p *runPlan) {
 			p.cfg.GNU.Pipe, p.cfg.GNU.Batch.MaxArgs = true, 1
-			p.input.pipe = &input.BlockOptions{RecEnd: "\n"}
+			p.input.pipe = &gnuinput.BlockOptions{RecEnd: "\n"}
 		}},
 		{args: c("--spreadstdin", "-N2", "--block", "2k", "--recstart", ">", "echo"), want: func(p *runPlan) {
 			p.cfg.GNU.Pipe, p.cfg.GNU.Batch.MaxArgs = true, 1
-			p.input.pipe = &input.BlockOptions{Size: 2000, Records: 2, RecStart: ">"}
+			p.input.pipe = &gnuinput.BlockOptions{Size: 2000, Records: 2, RecStart: ">"}
 		}},
 		{args: c("--pipe", "--block-size", "3", "--recend", "", "echo"), want: func(p *runPlan) {
 			p.cfg.GNU.Pipe, p.cfg.GNU.Batch.MaxArgs = true, 1
-			p.input.pipe = &input.BlockOptions{Size: 3}
+			p.input.pipe = &gnuinput.BlockOptions{Size: 3}
 		}},
 		{args: c("--pipe", "--recend", ", ", "--recstart", "/", "echo"), want: func(p *runPlan) {
 			p.cfg.GNU.Pipe, p.cfg.GNU.Batch.MaxArgs = true, 1
-			p.input.pipe = &input.BlockOptions{RecEnd: ", ", RecStart: "/"}
+			p.input.pipe = &gnuinput.BlockOptions{RecEnd: ", ", RecStart: "/"}
 		}},
 		{args: c("--block", "1M", "echo"), err: "--block, --recend and --recstart need --pipe"},
 		{args: c("--pipe", "--block", "0", "echo"), err: "--block: invalid block size \"0\": want a positive number with an optional unit (K, M, G: 1024, 1024², 1024³; k, m, g: 1000, 1000², 1000³)"},

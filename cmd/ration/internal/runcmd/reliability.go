@@ -9,10 +9,10 @@ import (
 	"syscall"
 
 	"github.com/ration-run/ration/internal/logs"
+	"github.com/ration-run/ration/internal/workershell"
 	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/input"
 	"github.com/ration-run/ration/runner/joblog"
-	"github.com/ration-run/ration/runner/worker"
 )
 
 // exitBrokenPipe is the status of a run whose stdout reader went away
@@ -38,7 +38,7 @@ func (w *wiring) checkRun(cfg *runner.Config, stdin io.Reader, stdout io.Writer)
 	}
 	if c := w.plan.worker.command; c != "" && !w.plan.cfg.DryRun {
 		// The shell is there for sure; the program it runs may not be.
-		if err := worker.CheckProgram(c); err != nil {
+		if err := workershell.CheckProgram(c); err != nil {
 			return fmt.Errorf("--worker: %w", withoutPrefix(err, "worker: "))
 		}
 	}
@@ -76,7 +76,7 @@ func openedInput(f *os.File, path string, values func(io.Reader) input.Seq) inpu
 	return func(yield func(string, error) bool) {
 		defer f.Close()
 		for rec, err := range values(f) {
-			// input.Open puts the source's name (-a path) before the
+			// gnuinput.Open puts the source's name (-a path) before the
 			// error: the *PathError's name of the file would repeat it.
 			var pe *os.PathError
 			if errors.As(err, &pe) && pe.Path == path {

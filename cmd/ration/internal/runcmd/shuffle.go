@@ -1,14 +1,14 @@
 package runcmd
 
-import "github.com/ration-run/ration/runner/input"
+import "github.com/ration-run/ration/internal/gnuinput"
 
 // shuffled returns the arguments of args in an order shuffle chooses
 // (rand.Shuffle): every argument is read first, as GNU parallel's --shuf
 // generates every job first; memory grows with the number of arguments.
 // A read error is yielded alone, before any argument.
-func shuffled(args input.ArgSeq, shuffle func(n int, swap func(i, j int))) input.ArgSeq {
-	return func(yield func(input.Arg, error) bool) {
-		var all []input.Arg
+func shuffled(args gnuinput.ArgSeq, shuffle func(n int, swap func(i, j int))) gnuinput.ArgSeq {
+	return func(yield func(gnuinput.Arg, error) bool) {
+		var all []gnuinput.Arg
 		for a, err := range args {
 			if err != nil {
 				yield(nil, err)

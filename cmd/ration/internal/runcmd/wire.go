@@ -12,6 +12,7 @@ import (
 
 	"github.com/ration-run/ration/cmd/ration/internal/cli"
 	"github.com/ration-run/ration/internal/cmdcheck"
+	"github.com/ration-run/ration/internal/gnuinput"
 	"github.com/ration-run/ration/internal/jobcgroup"
 	"github.com/ration-run/ration/internal/logs"
 	"github.com/ration-run/ration/internal/progress"
@@ -20,7 +21,6 @@ import (
 	"github.com/ration-run/ration/internal/watchdog"
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner"
-	"github.com/ration-run/ration/runner/input"
 )
 
 // wiring is a planned run built: the runner and everything around it.
@@ -37,9 +37,9 @@ type wiring struct {
 	adapt    *adaptation
 	bar      *progress.Bar // nil: no bar (a nil Bar does nothing)
 	runner   *runner.Runner
-	args     *input.Inputs // nil until opened
-	stopped  bool          // the adaptation and the observation were stopped
-	hub      *signalHub    // main's signal handling; nil: the run's own
+	args     *gnuinput.Inputs // nil until opened
+	stopped  bool             // the adaptation and the observation were stopped
+	hub      *signalHub       // main's signal handling; nil: the run's own
 }
 
 // runnerRef is the runner as the stall watchdog sees it: the watchdog is

@@ -20,6 +20,7 @@ import (
 	"github.com/ration-run/ration/internal/metrics"
 	"github.com/ration-run/ration/internal/reaper"
 	"github.com/ration-run/ration/internal/workerexec"
+	"github.com/ration-run/ration/internal/workershell"
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner/worker"
 )
@@ -142,7 +143,7 @@ func (a *adaptation) workerExecutor(w workerPlan, memAuto bool, d limits.Decisio
 	}
 	e, err := workerexec.New(worker.Config{
 		Reaper: rp, Cgroup: jobs, OOMKills: oom,
-		Command: worker.ShellCommand(w.command), Size: d.Jobs, Timeout: w.timeout,
+		Command: workershell.Command(w.command), Size: d.Jobs, Timeout: w.timeout,
 		MaxBreaks: w.maxBreaks, MaxTasks: w.maxTasks, MaxRSS: w.maxRSS, SampleRSS: memAuto,
 		Logger: a.log, Stderr: stderr,
 	})

@@ -8,6 +8,9 @@
 // It understands the same inputs as examples/worker.py: "fail:MSG",
 // "alloc:MIB[:HOLD_MS]", "sleep:MS[:TAG]", "exit:CODE", "kill:SIG", "garbage", "stderr:TEXT";
 // any other input is answered with {"input", "pid", "tasks"}.
+//
+// It imports the standard library only, as a worker in any language would:
+// the protocol is JSON lines, not a Go API.
 package main
 
 import (

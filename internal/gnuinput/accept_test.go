@@ -1,4 +1,4 @@
-package input_test
+package gnuinput_test
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ration-run/ration/internal/gnuinput"
 	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/runner/input"
 )
@@ -27,10 +28,10 @@ func seqArgs(n int) []string {
 // that garbage not yet collected does not count (the same number of
 // samples at every size, so that the peaks compare).
 func productPeak(tb testing.TB, first, second int) (int, uint64) {
-	in, err := input.Open([]input.Source{
+	in, err := gnuinput.Open([]gnuinput.Source{
 		{Name: ":::", Values: input.Args(seqArgs(first))},
 		{Name: ":::", Values: input.Args(seqArgs(second))},
-	}, input.Options{})
+	}, gnuinput.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func productPeak(tb testing.TB, first, second int) (int, uint64) {
 	var ms runtime.MemStats
 	var peak uint64
 	count := 0
-	for b, err := range input.Batches(in.All(), input.BatchOptions{}) {
+	for b, err := range gnuinput.Batches(in.All(), gnuinput.BatchOptions{}) {
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -121,21 +122,21 @@ func TestXargsLikeGNU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := input.Open([]input.Source{{Name: "stdin", Values: input.Split(bytes.NewReader([]byte(strings.Join(names, "\n"))), input.SplitOptions{})}}, input.Options{})
+	in, err := gnuinput.Open([]gnuinput.Source{{Name: "stdin", Values: gnuinput.Split(bytes.NewReader([]byte(strings.Join(names, "\n"))), gnuinput.SplitOptions{})}}, gnuinput.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var lines int
 	var args []string
-	for b, err := range input.Batches(in.All(), input.BatchOptions{MaxChars: input.DefaultMaxChars(), Measure: tmpl.Measurer(), Spread: 2}) {
+	for b, err := range gnuinput.Batches(in.All(), gnuinput.BatchOptions{MaxChars: gnuinput.DefaultMaxChars(), Measure: tmpl.Measurer(), Spread: 2}) {
 		if err != nil {
 			t.Fatal(err)
 		}
 		lines++
 		argv := tmpl.ExpandFields(b.Fields(), b.Seq, 1)
 		args = append(args, argv[2:]...)
-		if l := len(tmpl.DisplayFields(b.Fields(), b.Seq, 1)); l >= input.DefaultMaxChars() {
-			t.Errorf("line %d is %d bytes, not below %d", b.Seq, l, input.DefaultMaxChars())
+		if l := len(tmpl.DisplayFields(b.Fields(), b.Seq, 1)); l >= gnuinput.DefaultMaxChars() {
+			t.Errorf("line %d is %d bytes, not below %d", b.Seq, l, gnuinput.DefaultMaxChars())
 		}
 	}
 	t.Logf("GNU parallel: %d lines, ration: %d lines, %d arguments", len(gnuLines), lines, len(args))

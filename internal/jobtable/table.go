@@ -1,4 +1,10 @@
-package event
+// Package jobtable draws the running jobs (event.Row) as the SIGUSR1
+// report's table and as the "jobs" of the JSON status and stall records,
+// so that the runner, the worker pool and the stall watchdog show the same
+// table.
+//
+// It imports the standard library and runner/event only.
+package jobtable
 
 import (
 	"bytes"
@@ -9,23 +15,14 @@ import (
 	"text/tabwriter"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ration-run/ration/runner/event"
 )
 
-// Row is one running job as the runner sees it: what the SIGUSR1 report
-// and the stall watchdog show for it.
-type Row struct {
-	Slot     int       // worker slot ({%}), 1-based
-	PID      int       // process id of the job (or of its worker)
-	Seq      int64     // job number ({#})
-	Input    string    // the job's input
-	Started  time.Time // when the current attempt started
-	LastLine string    // the last line the job wrote to stdout or stderr, "" if none
-}
-
 // SortRows returns a copy of rows ordered by slot, then job number.
-func SortRows(rows []Row) []Row {
+func SortRows(rows []event.Row) []event.Row {
 	rows = slices.Clone(rows)
-	slices.SortFunc(rows, func(a, b Row) int {
+	slices.SortFunc(rows, func(a, b event.Row) int {
 		if a.Slot != b.Slot {
 			return a.Slot - b.Slot
 		}
@@ -42,7 +39,7 @@ func SortRows(rows []Row) []Row {
 // Inputs and lines are cut to 80 characters; ones with control characters
 // or invalid UTF-8 are shown Go-quoted, so every job is one line. With no
 // rows it writes "(no jobs running)". The table goes out in one Write.
-func WriteTable(w io.Writer, rows []Row, now time.Time) error {
+func WriteTable(w io.Writer, rows []event.Row, now time.Time) error {
 	var b bytes.Buffer
 	if len(rows) == 0 {
 		b.WriteString("(no jobs running)\n")

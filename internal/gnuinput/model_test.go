@@ -1,4 +1,4 @@
-package input
+package gnuinput
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/ration-run/ration/runner/input"
 )
 
 func TestParseDelimiter(t *testing.T) {
@@ -60,7 +62,7 @@ func TestSplit(t *testing.T) {
 	if n != 1 {
 		t.Errorf("NUL called %d times, want 1", n)
 	}
-	if got := collect(t, JoinContinued(Args([]string{"a ", "b\t", "c", "d", "e "}))); !slices.Equal(got, []string{"a b\tc", "d", "e "}) {
+	if got := collect(t, JoinContinued(input.Args([]string{"a ", "b\t", "c", "d", "e "}))); !slices.Equal(got, []string{"a b\tc", "d", "e "}) {
 		t.Errorf("JoinContinued: %q", got)
 	}
 }
@@ -84,13 +86,13 @@ func TestOpenErrors(t *testing.T) {
 			yield("", boom)
 		}
 	}
-	if _, err := Open([]Source{{Name: ":::", Values: Args([]string{"x"})}, {Name: "-a f", Values: failing}}, Options{}); !errors.Is(err, boom) || !strings.Contains(err.Error(), "-a f") {
+	if _, err := Open([]Source{{Name: ":::", Values: input.Args([]string{"x"})}, {Name: "-a f", Values: failing}}, Options{}); !errors.Is(err, boom) || !strings.Contains(err.Error(), "-a f") {
 		t.Errorf("later source error: %v", err)
 	}
-	if _, err := Open([]Source{{Name: ":::+", Linked: true, Values: Args(nil)}}, Options{}); !errors.Is(err, ErrBadOption) {
+	if _, err := Open([]Source{{Name: ":::+", Linked: true, Values: input.Args(nil)}}, Options{}); !errors.Is(err, ErrBadOption) {
 		t.Errorf("linked first: %v", err)
 	}
-	in, err := Open([]Source{{Name: "-a f", Values: failing}, {Name: ":::", Values: Args([]string{"1", "2"})}}, Options{})
+	in, err := Open([]Source{{Name: "-a f", Values: failing}, {Name: ":::", Values: input.Args([]string{"1", "2"})}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +110,7 @@ func TestOpenErrors(t *testing.T) {
 	}
 	// An empty later source is one empty value, as in GNU parallel
 	// (TestGNUParallel's empty-* cases); All is single-use.
-	in, _ = Open([]Source{{Values: Args([]string{"a"})}, {Values: Args(nil)}}, Options{})
+	in, _ = Open([]Source{{Values: input.Args([]string{"a"})}, {Values: input.Args(nil)}}, Options{})
 	if got := args(t, in); !slices.Equal(got, []string{"a|"}) {
 		t.Errorf("empty source: %q", got)
 	}
@@ -116,7 +118,7 @@ func TestOpenErrors(t *testing.T) {
 		t.Errorf("second All: %q", got)
 	}
 	// With --link it makes no combination (GNU parallel fails on it).
-	in, _ = Open([]Source{{Values: Args([]string{"a"})}, {Values: Args(nil)}}, Options{Link: true})
+	in, _ = Open([]Source{{Values: input.Args([]string{"a"})}, {Values: input.Args(nil)}}, Options{Link: true})
 	if got := args(t, in); got != nil {
 		t.Errorf("empty source with --link: %q", got)
 	}
@@ -125,7 +127,7 @@ func TestOpenErrors(t *testing.T) {
 // TestOpenHeaderStdin checks that the header is read from a source that
 // cannot be read twice, and that stopping early releases it.
 func TestOpenHeaderStdin(t *testing.T) {
-	in, err := Open([]Source{{Name: "stdin", Values: Reader(strings.NewReader("h\n1\n2\n3\n"), '\n')}}, Options{Header: true})
+	in, err := Open([]Source{{Name: "stdin", Values: input.Reader(strings.NewReader("h\n1\n2\n3\n"), '\n')}}, Options{Header: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,12 @@
-package input
+package gnuinput
 
 import (
 	"fmt"
 	"iter"
 	"regexp"
 	"strings"
+
+	"github.com/ration-run/ration/runner/input"
 )
 
 // Arg is one argument of a job: its fields, one per input source when
@@ -34,7 +36,7 @@ type Source struct {
 	Name string
 	// Values yields the values. Only the first source is read lazily; the
 	// others are read whole by Open (see Open).
-	Values Seq
+	Values input.Seq
 	// Linked is :::+ or ::::+: the source is paired with the one before
 	// it, value by value, instead of being combined with every value of
 	// it; the shortest of the linked sources sets their length.
@@ -279,7 +281,7 @@ func (in *Inputs) All() ArgSeq {
 
 // firstValues is the first source's values: after its header when Open
 // read one (through next), else from its start.
-func (in *Inputs) firstValues() Seq {
+func (in *Inputs) firstValues() input.Seq {
 	if in.next == nil {
 		return in.lazy.Values
 	}

@@ -1,4 +1,4 @@
-package input
+package gnuinput
 
 import (
 	"fmt"
@@ -9,10 +9,12 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ration-run/ration/runner/input"
 )
 
 // robinBlocks yields n blocks "b<i>\n".
-func robinBlocks(n int) Seq {
+func robinBlocks(n int) input.Seq {
 	return func(yield func(string, error) bool) {
 		for i := range n {
 			if !yield(fmt.Sprintf("b%d\n", i), nil) {

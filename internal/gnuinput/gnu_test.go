@@ -1,4 +1,4 @@
-package input_test
+package gnuinput_test
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ration-run/ration/internal/gnuinput"
 	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/runner/input"
 )
@@ -149,9 +150,9 @@ func runGNU(t *testing.T, c gnuCase, dir string) string {
 // CLI is to wire them, in the same format as runGNU.
 func runRation(t *testing.T, c gnuCase, dir string) string {
 	var (
-		split      input.SplitOptions
-		opts       input.Options
-		bopts      input.BatchOptions
+		split      gnuinput.SplitOptions
+		opts       gnuinput.Options
+		bopts      gnuinput.BatchOptions
 		topts      template.Options
 		x, m, xarg bool
 		zeroArgs   bool
@@ -201,11 +202,11 @@ func runRation(t *testing.T, c gnuCase, dir string) string {
 			next(&i)
 			opts.Header = true
 		case a == "--trim":
-			opts.Trim, err = input.ParseTrim(next(&i))
+			opts.Trim, err = gnuinput.ParseTrim(next(&i))
 		case a == "-E":
 			split.EOF = next(&i)
 		case a == "-d":
-			split.Delim, err = input.ParseDelimiter(next(&i))
+			split.Delim, err = gnuinput.ParseDelimiter(next(&i))
 		case a == "-I":
 			topts.Strings.Input = next(&i)
 		case a == "--er":
@@ -227,7 +228,7 @@ func runRation(t *testing.T, c gnuCase, dir string) string {
 			t.Fatal(err)
 		}
 	}
-	var srcs []input.Source
+	var srcs []gnuinput.Source
 	for i := 0; i < len(c.srcs); i++ {
 		sep := c.srcs[i]
 		var vals []string
@@ -239,7 +240,7 @@ func runRation(t *testing.T, c gnuCase, dir string) string {
 		if strings.HasPrefix(sep, "::::") {
 			for _, name := range vals {
 				path := filepath.Join(dir, name)
-				srcs = append(srcs, input.Source{Name: sep + " " + name, Linked: linked,
+				srcs = append(srcs, gnuinput.Source{Name: sep + " " + name, Linked: linked,
 					Values: func(yield func(string, error) bool) {
 						fh, err := os.Open(path)
 						if err != nil {
@@ -247,7 +248,7 @@ func runRation(t *testing.T, c gnuCase, dir string) string {
 							return
 						}
 						defer fh.Close()
-						for v, err := range input.Split(fh, split) {
+						for v, err := range gnuinput.Split(fh, split) {
 							if !yield(v, err) {
 								return
 							}
@@ -257,16 +258,16 @@ func runRation(t *testing.T, c gnuCase, dir string) string {
 			}
 			continue
 		}
-		srcs = append(srcs, input.Source{Name: sep, Linked: linked, Values: input.Until(input.Args(vals), split.EOF)})
+		srcs = append(srcs, gnuinput.Source{Name: sep, Linked: linked, Values: gnuinput.Until(input.Args(vals), split.EOF)})
 	}
 	if len(srcs) == 0 {
-		s := input.Split(strings.NewReader(c.stdin), split)
+		s := gnuinput.Split(strings.NewReader(c.stdin), split)
 		if lines {
-			s = input.JoinContinued(s)
+			s = gnuinput.JoinContinued(s)
 		}
-		srcs = []input.Source{{Name: "stdin", Values: s}}
+		srcs = []gnuinput.Source{{Name: "stdin", Values: s}}
 	}
-	in, err := input.Open(srcs, opts)
+	in, err := gnuinput.Open(srcs, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +282,7 @@ func runRation(t *testing.T, c gnuCase, dir string) string {
 	}
 	if x || m || xarg {
 		if bopts.MaxChars == 0 {
-			bopts.MaxChars = input.DefaultMaxChars()
+			bopts.MaxChars = gnuinput.DefaultMaxChars()
 		}
 		if x || m {
 			bopts.Spread = jobs
@@ -291,7 +292,7 @@ func runRation(t *testing.T, c gnuCase, dir string) string {
 		bopts.Measure = tmpl.Measurer()
 	}
 	var b strings.Builder
-	for batch, err := range input.Batches(in.All(), bopts) {
+	for batch, err := range gnuinput.Batches(in.All(), bopts) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package input
+package gnuinput
 
 // MaxLineLength returns the longest command line GNU parallel finds the
 // system runs, before the margins DefaultMaxChars takes off: what GNU

@@ -1,4 +1,4 @@
-package input
+package gnuinput
 
 // maxArgStrlen is Linux's MAX_ARG_STRLEN: the most bytes one argument (its
 // NUL included) may take, 32 pages of 4 KiB whatever the stack limit.

@@ -1,4 +1,4 @@
-package input
+package gnuinput
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ration-run/ration/runner/input"
 )
 
 // DefaultBlockSize is GNU parallel's --block default: 1M (1048576 bytes).
@@ -277,7 +279,7 @@ func (c *cutter) removeRecSep(b string) string {
 // takes the blocks one at a time is about Size times the blocks in
 // flight. A read error ends the sequence with that error, after the data
 // read before it; so does an error of o.Check, before any block.
-func Blocks(r io.Reader, o BlockOptions) Seq {
+func Blocks(r io.Reader, o BlockOptions) input.Seq {
 	if o.Size <= 0 {
 		o.Size = DefaultBlockSize
 	}

@@ -1,8 +1,10 @@
-package input
+package gnuinput
 
 import (
 	"slices"
 	"testing"
+
+	"github.com/ration-run/ration/runner/input"
 )
 
 // TestJoinContinuedPerlBlanks: -L continues a record that ends in any of
@@ -12,7 +14,7 @@ import (
 func TestJoinContinuedPerlBlanks(t *testing.T) {
 	in := []string{"f \r", "g", "h\f", "i", "j\v", "k", "a\n", "b", "c", ""}
 	want := []string{"f \rg", "h\fi", "j\vk", "a\nb", "c", ""}
-	if got := collect(t, JoinContinued(Args(in))); !slices.Equal(got, want) {
+	if got := collect(t, JoinContinued(input.Args(in))); !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
@@ -38,7 +40,7 @@ func TestLinesAsGNU(t *testing.T) {
 		{[]string{"a ", "b", "c "}, true, false, []string{"a b", "c "}},
 		{[]string{"a", "b"}, false, false, []string{"a", "b"}},
 	} {
-		if got := collect(t, Lines(Args(c.in), c.join, c.skipBlank)); !slices.Equal(got, c.want) {
+		if got := collect(t, Lines(input.Args(c.in), c.join, c.skipBlank)); !slices.Equal(got, c.want) {
 			t.Errorf("%q join=%v skipBlank=%v: got %q, want %q", c.in, c.join, c.skipBlank, got, c.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package input
+package gnuinput
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ration-run/ration/runner/input"
 )
 
 // robinPoll is how often a RoundRobin waiting for a stream to take a
@@ -43,7 +45,7 @@ func NewRoundRobin() *RoundRobin {
 // ends, as it does when the caller stops it. Once Keys ended, the streams
 // end (io.EOF) after the blocks they took. An error of blocks ends Keys
 // with it.
-func (rr *RoundRobin) Keys(blocks Seq, most func() int, stopped func() bool) Seq {
+func (rr *RoundRobin) Keys(blocks input.Seq, most func() int, stopped func() bool) input.Seq {
 	return func(yield func(string, error) bool) {
 		defer close(rr.quit)
 		n := 0

@@ -1,4 +1,4 @@
-package input
+package gnuinput
 
 import (
 	"bufio"
@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/ration-run/ration/runner/input"
 )
 
 // ErrBadOption is wrapped by the errors of the option parsers of this
@@ -153,12 +155,12 @@ type SplitOptions struct {
 // record without a delimiter is yielded when it is not empty; empty records
 // in the middle are inputs like any other, as in GNU parallel. Records may
 // be of any length. Like Reader, it reads r once: it is not re-iterable.
-func Split(r io.Reader, opts SplitOptions) Seq {
+func Split(r io.Reader, opts SplitOptions) input.Seq {
 	delim := opts.Delim
 	if delim == "" {
 		delim = "\n"
 	}
-	raw := Reader(r, delim[len(delim)-1])
+	raw := input.Reader(r, delim[len(delim)-1])
 	if len(delim) > 1 {
 		raw = multiSplit(r, delim)
 	}
@@ -187,7 +189,7 @@ func Split(r io.Reader, opts SplitOptions) Seq {
 }
 
 // multiSplit splits r on a delimiter of several bytes.
-func multiSplit(r io.Reader, delim string) Seq {
+func multiSplit(r io.Reader, delim string) input.Seq {
 	last := delim[len(delim)-1]
 	return func(yield func(string, error) bool) {
 		br := bufio.NewReaderSize(r, 64*1024)
@@ -221,7 +223,7 @@ func multiSplit(r io.Reader, delim string) Seq {
 
 // Until yields the values of s up to the one equal to eof (-E on a :::
 // source); an empty eof yields them all.
-func Until(s Seq, eof string) Seq {
+func Until(s input.Seq, eof string) input.Seq {
 	if eof == "" {
 		return s
 	}
@@ -240,7 +242,7 @@ func Until(s Seq, eof string) Seq {
 // JoinContinued joins a record that ends with a blank with the records
 // after it, as -L does in GNU parallel and xargs: "a b \nc" is the one
 // argument "a b c". It is Lines(s, true, false).
-func JoinContinued(s Seq) Seq { return Lines(s, true, false) }
+func JoinContinued(s input.Seq) input.Seq { return Lines(s, true, false) }
 
 // Lines applies GNU parallel's -L continuation (join) and -r (skipBlank)
 // to the records of a source, in GNU parallel's order: a record is first
@@ -251,7 +253,7 @@ func JoinContinued(s Seq) Seq { return Lines(s, true, false) }
 // /\s$/ and /^\s*$/ have it: a space, a tab, \r (a CRLF line continues),
 // \f, \v and, with -0, \n; not a Unicode space such as U+00A0, which
 // is a value GNU parallel keeps.
-func Lines(s Seq, join, skipBlank bool) Seq {
+func Lines(s input.Seq, join, skipBlank bool) input.Seq {
 	if !join && !skipBlank {
 		return s
 	}

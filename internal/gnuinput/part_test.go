@@ -1,4 +1,4 @@
-package input
+package gnuinput
 
 import (
 	"errors"

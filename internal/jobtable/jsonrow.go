@@ -1,8 +1,12 @@
-package event
+package jobtable
 
-import "time"
+import (
+	"time"
 
-// JSONRow is a Row as a JSON log record carries it: the "jobs" of the
+	"github.com/ration-run/ration/runner/event"
+)
+
+// JSONRow is an event.Row as a JSON log record carries it: the "jobs" of the
 // stall record and of the SIGUSR1 status record.
 type JSONRow struct {
 	Slot           int     `json:"slot"`
@@ -15,7 +19,7 @@ type JSONRow struct {
 
 // JSONRows returns rows as JSONRows, ordered by slot as WriteTable orders
 // them, their running times taken at now.
-func JSONRows(rows []Row, now time.Time) []JSONRow {
+func JSONRows(rows []event.Row, now time.Time) []JSONRow {
 	js := make([]JSONRow, len(rows))
 	for i, r := range SortRows(rows) {
 		js[i] = JSONRow{Slot: r.Slot, PID: r.PID, Seq: r.Seq, Input: r.Input,
