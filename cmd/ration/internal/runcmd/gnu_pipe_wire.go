@@ -27,7 +27,7 @@ func parsePartKey(s string) (input.Part, error) {
 
 // roundRobin sets cfg's inputs for --round-robin: stdin's blocks go to -j
 // streams, each one the stdin of a job that runs until the input ends.
-func (w *wiring) roundRobin(cfg *runner.Config, stdin io.Reader) {
+func (w *wiring) roundRobin(cfg *runConfig, stdin io.Reader) {
 	rr := input.NewRoundRobin()
 	keys := rr.Keys(input.Blocks(stdin, *w.plan.input.pipe),
 		func() int { return cfg.Jobs },
