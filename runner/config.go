@@ -122,10 +122,9 @@ type Config struct {
 	// record by its command, inputs substituted (joblog.Skipper), so a
 	// resume over inputs that changed runs each input that did not end
 	// exactly once; --pipe blocks and commands holding the slot ({%})
-	// are matched by job number (runhook.Hooks.BySeq, and the slot). Run
-	// refuses, with an error wrapping ErrOtherCommand, a joblog holding a
-	// record that Command could not have written, unless
-	// ResumeAnyCommand.
+	// are matched by job number. Run refuses, with an error wrapping
+	// ErrOtherCommand, a joblog holding a record that Command could not
+	// have written, unless ResumeAnyCommand.
 	Resume, ResumeFailed bool
 	// ResumeAnyCommand resumes a joblog written by another command: its
 	// records match no job of this one, so every input runs.

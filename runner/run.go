@@ -144,9 +144,10 @@ func (r *Runner) dryRun(items iter.Seq[item]) {
 	}
 }
 
-// items groups this shard's arguments into jobs (see batches), skips the
-// recorded ones, spaces the starts by --delay, and stops at the first
-// input error or once the run is stopping. It runs on Run's goroutine (the
+// items yields the source's jobs (the dialect's, or inputs), skips the
+// recorded ones, waits before each start as the dialect says
+// (BeforeStart: --delay), and stops at the first input error or once the
+// run is stopping. It runs on Run's goroutine (the
 // pool pulls on the consumer's goroutine).
 func (r *Runner) items(rec *joblog.Record, st *inputState) iter.Seq[item] {
 	return func(yield func(item) bool) {

@@ -306,7 +306,7 @@ func planCompress(p *runPlan, f *runFlags) error {
 }
 
 // planResults reads --results as GNU parallel does: NAME.csv or NAME.tsv
-// is a table of every job (runner.GNUExec.ResultsTable), NAME.json is not
+// is a table of every job (gnurun.GNUExec.ResultsTable), NAME.json is not
 // supported, and a name with replacement strings names each job's files
 // (checked here; expanded by the runner).
 func planResults(p *runPlan, f *runFlags) error {
