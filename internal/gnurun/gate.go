@@ -19,7 +19,7 @@ import (
 // that a run cannot wait for ever on a machine busy with others' work, a
 // job starts whatever the gate says when no other job of the run is
 // running. The zero value checks nothing. Linux only (GateSupported):
-// elsewhere New refuses a gate that checks anything.
+// elsewhere runner.New refuses a gate that checks anything.
 type StartGate struct {
 	// MaxLoad, when > 0, lets a job start only while fewer than MaxLoad
 	// threads of the machine are running or waiting for I/O (R or D state,

@@ -16,7 +16,10 @@ import (
 // GNU are the options of GNU parallel's input model and bookkeeping: input
 // sources with several fields, several arguments per job, custom
 // replacement strings, and what a job's output is tagged with or written
-// to. The zero value runs one job per input of Config.Input, as before.
+// to. The zero value runs one job per input of runner.Config.Input, as
+// the engine alone does. A *GNU is a runhook.Dialect: ration run sets it
+// as runner.Config.Dialect, and runner.New checks it (Check) and installs
+// its hooks (Install).
 type GNU struct {
 	// Args, when set, yields the arguments of the run (input.Open's All)
 	// instead of runner.Config.Input; each argument may have several fields.
@@ -29,9 +32,9 @@ type GNU struct {
 	// (the command runs as written, once per argument).
 	NoFields bool
 	// Pipe is --pipe: every argument is a block of stdin (input.Blocks)
-	// that is the job's stdin (Attempt.Stdin) and none of its fields; the
+	// that is the job's stdin (runner.Attempt.Stdin) and none of its fields; the
 	// command runs as written. Batch must take one argument per job;
-	// Stdin, SendSize and PipeArg need it (New refuses them without).
+	// Stdin, SendSize and PipeArg need it (runner.New refuses them without).
 	Pipe bool
 	// Stdin, when set with Pipe, gives a job's stdin instead of its input
 	// (--pipepart's part of a file, --round-robin's stream of blocks): it
@@ -91,7 +94,7 @@ type GNU struct {
 	// before one succeeded there is no limit. It counts as runner.Config.Timeout
 	// does.
 	TimeoutPercent float64
-	// Exec are the options that change how a job runs (gnuexec).
+	// Exec are the options that change how a job runs (exec.go).
 	Exec GNUExec
 
 	// readMachine, when set, reads the machine for the start gate instead
