@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ration-run/ration/internal/gnu"
+	"github.com/ration-run/ration/internal/runhook"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
 )
@@ -108,12 +110,13 @@ func TestExecutorPanicFailsTheJob(t *testing.T) {
 }
 
 // TestCancelStopsDelay checks that canceling Run's context stops the run
-// at once also while it waits out --delay (GNU.Delay) before the next
-// start, as Drain does: Run returns without waiting for the delay.
+// at once also while it waits before the next start (the dialect's
+// BeforeStart: --delay), as Drain does: Run returns without waiting for
+// the delay.
 func TestCancelStopsDelay(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r, err := New(Config{Command: []string{"true"}, Jobs: 2, Input: input.Args(nums(3)), GNU: GNU{Delay: time.Hour},
+	r, err := New(Config{Command: []string{"true"}, Jobs: 2, Input: input.Args(nums(3)), Dialect: hookDialect{runhook.Hooks{BeforeStart: (&gnu.Delayer{D: time.Hour}).Wait}},
 		Observer: event.Func(func(e event.Event) {
 			if e.Kind == event.JobFinished {
 				cancel()

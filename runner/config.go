@@ -9,6 +9,8 @@ import (
 
 	"github.com/ration-run/ration/internal/adapt"
 	"github.com/ration-run/ration/internal/memory"
+	"github.com/ration-run/ration/internal/runhook"
+	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
@@ -56,9 +58,11 @@ type Config struct {
 	// canceled context until it yields or returns, so an Input that may
 	// block should end when the run's context is done.
 	Input input.Seq
-	// GNU are GNU parallel's input model and output options (several
-	// sources and fields, several arguments per job, --tag, --results).
-	GNU GNU
+	// Dialect, when set, configures the run for a family of options the
+	// engine knows nothing of (ration run's compatibility options): New
+	// checks it against the other fields and installs its hooks (package
+	// internal/runhook). Its type is internal: an embedder leaves it nil.
+	Dialect runhook.Dialect
 
 	// Jobs is the number of jobs run at once; <= 0 asks limits.Decide
 	// with default options. JobsReason says why, for the summary.
@@ -78,10 +82,9 @@ type Config struct {
 	// Grace is the time between SIGTERM and SIGKILL when a job is stopped
 	// (0: DefaultGrace).
 	Grace time.Duration
-	// Retries is the number of attempts a failing job gets in all, as in
-	// GNU parallel (0 and 1: one attempt; GNU's --retries 0, for ever, is
-	// a large Retries). Only the last attempt's output is printed and
-	// logged.
+	// Retries is the number of attempts a failing job gets in all (0 and
+	// 1: one attempt; retrying for ever is a large Retries). Only the
+	// last attempt's output is printed and logged.
 	Retries int
 	// Halt stops the run early on failures or successes.
 	Halt Halt
@@ -102,15 +105,15 @@ type Config struct {
 	KeepOrder bool
 	// LineBuffer prints output line by line as jobs write it. With
 	// KeepOrder only the job first in input order does; the others' output
-	// is held until it is their turn, as GNU parallel's -k --line-buffer.
+	// is held until it is their turn (-k --line-buffer).
 	LineBuffer bool
 
-	// Joblog is the path of a GNU parallel joblog to write ("" for none);
-	// "-" writes it to Stdout, between the jobs' output, as GNU parallel's
-	// --joblog - does.
+	// Joblog is the path of a joblog to write (package joblog's format;
+	// "" for none); "-" writes it to Stdout, between the jobs' output
+	// (--joblog -).
 	Joblog string
 	// JoblogAppend appends the records to the joblog's existing ones
-	// (GNU parallel's --joblog +FILE) instead of emptying it first; a
+	// (--joblog +FILE) instead of emptying it first; a
 	// header is written only into an empty log.
 	JoblogAppend bool
 	// Resume skips the jobs the joblog records (as ended, whatever their
@@ -119,10 +122,9 @@ type Config struct {
 	// record by its command, inputs substituted (joblog.Skipper), so a
 	// resume over inputs that changed runs each input that did not end
 	// exactly once; --pipe blocks and commands holding the slot ({%})
-	// are matched by job number, as GNU parallel matches every job. Run
-	// refuses, with an error wrapping ErrOtherCommand, a joblog holding a
-	// record that Command could not have written, unless
-	// ResumeAnyCommand.
+	// are matched by job number. Run refuses, with an error wrapping
+	// ErrOtherCommand, a joblog holding a record that Command could not
+	// have written, unless ResumeAnyCommand.
 	Resume, ResumeFailed bool
 	// ResumeAnyCommand resumes a joblog written by another command: its
 	// records match no job of this one, so every input runs.
@@ -198,7 +200,38 @@ func (c *Config) check() error {
 	if err := c.Halt.check(); err != nil {
 		return err
 	}
-	return c.checkGNU()
+	if c.Dialect == nil {
+		return nil
+	}
+	return c.Dialect.Check(runhook.Settings{LineBuffer: c.LineBuffer, KeepOrder: c.KeepOrder, DryRun: c.DryRun, Retries: c.Retries})
+}
+
+// templateOptions are the options the command is parsed with: the
+// dialect's, and Shell.
+func (c *Config) templateOptions() template.Options {
+	var o template.Options
+	if c.Dialect != nil {
+		o = c.Dialect.TemplateOptions()
+	}
+	o.Shell = c.Shell
+	return o
+}
+
+// dialectHooks are the dialect's hooks for a run of the command tmpl (none
+// without a dialect).
+func (c *Config) dialectHooks(tmpl *template.Template) (runhook.Hooks, error) {
+	if c.Dialect == nil {
+		return runhook.Hooks{}, nil
+	}
+	e := runhook.Engine{Template: tmpl, Input: c.Input, LineBuffer: c.LineBuffer, Logger: c.Logger}
+	if e.Logger == nil {
+		e.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Shard.Count > 1 {
+		shard := c.Shard
+		e.Keep = shard.Contains
+	}
+	return c.Dialect.Install(e)
 }
 
 // withDefaults fills the zero values that have defaults.

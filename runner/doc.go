@@ -1,5 +1,5 @@
-// Package runner runs a command once per input, in parallel, the way GNU
-// parallel and xargs -P do, within a job count decided elsewhere (package
+// Package runner runs a command once per input, in parallel, the way
+// xargs -P and parallel do, within a job count decided elsewhere (package
 // limits), and never loses track of a job: every job that starts ends with
 // one event, one joblog line (unless the run itself stopped it) and one
 // count in the Summary, even when the run is interrupted.
@@ -20,25 +20,38 @@
 // their own worker and pool events through the observer Run gives them
 // (Starter).
 //
-// # The engine and GNU parallel's options
+// # The engine and its dialects
 //
 // The engine (job.go, run.go, record.go, hooks.go) runs every attempt on
 // one path: hooks bound the attempt's context (Config.Timeout's is the
 // engine's own), prepare its Attempt (writers, options, directory,
-// stdin) or end it without a command, then the Executor runs it. What
-// only GNU parallel's options do (Config.GNU: batches and fields,
-// --pipe's stdin and empty blocks, --tag, --results, --files, -v,
-// --workdir, --timeout P%, --delay, --compress, the start gate) is
-// installed by New as such hooks, as the run's input adapter and as its
-// record sinks (gnuhooks.go); New refuses the settings that contradict
-// each other (gnucheck.go). GNU parallel's formats (the --results tree
-// and table, --tag's prefix, --_parset's assignments) are package
-// internal/gnu's.
+// stdin) or end it without a command, then the Executor runs it. A family
+// of options the engine knows nothing of (ration run's options compatible
+// with parallel(1), in a package of their own under internal/) is a
+// dialect, Config.Dialect: New asks it to check its settings against the
+// Config's, for the options the command is parsed with, and for its
+// hooks (the input source, the
+// command of a job, a wait before each start, a start gate, bounds of an
+// attempt's context, its preparation and skip, the dry run's prefix, the
+// spill files' compression, the joblog's Send, record sinks, the end of a
+// job). The engine calls them at fixed points and never asks which
+// feature is behind one.
+//
+// The hooks and the view of a job they get are package
+// internal/runhook's, not runner's: a public hook API would publish the
+// engine's insides (items, job handles, attempt preparation) as API that
+// embedders would then hold us to, for the benefit of one dialect that
+// lives in this module. So Config.Dialect's type is internal: an embedder
+// leaves it nil (the engine then runs one job per input with its own
+// source and writers), and what an embedder does need of it (TermSeq,
+// TermStep for an Executor) runner re-exports by type alias. There is no
+// registration: a dialect is a value in the Config, so two runs in one
+// process may run two dialects.
 //
 // runner imports pool, limits, its own event, input, joblog and adapt,
-// and internal/{memory,gnu,template,reaper,jobcgroup,pdeath}; never
-// runner/worker, internal/workerexec (which import it) or the CLI's
-// packages (internal/flagvalue and the observers).
+// and internal/{memory,runhook,template,reaper,jobcgroup,pdeath}; never a
+// dialect, runner/worker or internal/workerexec (which import it), nor
+// the CLI's packages (internal/flagvalue and the observers).
 //
 // # Concurrency
 //

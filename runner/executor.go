@@ -3,8 +3,10 @@ package runner
 import (
 	"context"
 	"io"
+	"syscall"
 	"time"
 
+	"github.com/ration-run/ration/internal/runhook"
 	"github.com/ration-run/ration/runner/event"
 )
 
@@ -47,8 +49,8 @@ type Attempt struct {
 	// Kill is closed when the job must be killed at once (a second
 	// interrupt): skip or cut short the grace.
 	Kill <-chan struct{}
-	// Stdin, when not nil, is the job's stdin (GNU parallel's --pipe
-	// block), fresh for every attempt; nil means /dev/null.
+	// Stdin, when not nil, is the job's stdin (a block of ration's
+	// stdin), fresh for every attempt; nil means /dev/null.
 	// ProcessExecutor feeds it; workerexec does not (ration run rejects
 	// --pipe with --worker).
 	Stdin io.Reader
@@ -56,8 +58,40 @@ type Attempt struct {
 	// --halt): an executor still waiting to start the attempt (for a free
 	// worker) must not start it, and returns Outcome NotStarted.
 	Drain <-chan struct{}
-	// GNU parallel's ways of running a job (gnuexec): see AttemptExec.
-	AttemptExec
+	// Nice, with NiceSet, is the niceness the job starts at: the
+	// ProcessExecutor forks it from a thread of that niceness (Linux).
+	Nice    int
+	NiceSet bool
+	// TermSeq, when set, replaces SIGTERM, Grace, SIGKILL when the job is
+	// stopped.
+	TermSeq TermSeq
+	// SlotVar names the variable of the job's environment that holds its
+	// slot less one; "": DefaultSlotVar.
+	SlotVar string
+	// Dir is the directory the job runs in ("": ration's); the runner
+	// made it.
+	Dir string
+}
+
+// TermSeq is how a stopped job is signalled: the signals it gets, in
+// order, each followed by the longest wait for the job to end before the
+// next one (see Attempt.TermSeq).
+type TermSeq = runhook.TermSeq
+
+// TermStep is one step of a TermSeq.
+type TermStep = runhook.TermStep
+
+// termSeq is the sequence a stopped attempt gets: its own, else SIGTERM,
+// grace, SIGKILL.
+func (a *Attempt) termSeq() TermSeq {
+	if len(a.TermSeq) > 0 {
+		return a.TermSeq
+	}
+	grace := a.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	return TermSeq{{Signal: syscall.SIGTERM, Wait: grace}, {Signal: syscall.SIGKILL}}
 }
 
 // Diagnostics returns where diagnostics about a go: Diag, or Stderr when

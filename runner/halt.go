@@ -30,7 +30,7 @@ const (
 // HaltMinJobs is how many jobs must have finished before a percentage
 // condition (fail=P%) is checked when the number of jobs is not known. The
 // runner knows it whenever a percentage is given: it reads the whole input
-// before the first job then, as GNU parallel does.
+// before the first job then.
 const HaltMinJobs = 10
 
 // Halt is a --halt policy. The zero value never halts.
@@ -42,7 +42,7 @@ type Halt struct {
 	Count int64
 	// Percent, when > 0, triggers the halt once Percent % of all the
 	// jobs count: the Runner then reads the whole input before the first
-	// job, to know how many there are (as GNU parallel does). Only where
+	// job, to know how many there are. Only where
 	// that number is unknown, at least HaltMinJobs jobs must have finished
 	// and Percent % of the finished ones count.
 	Percent float64
@@ -63,7 +63,7 @@ func (h Halt) check() error {
 
 // triggered reports whether the counts meet the condition; total is the
 // number of jobs of the run when known (else 0). A percentage is of total,
-// as in GNU parallel: fail=20% of 10 jobs halts at the second failure,
+// so fail=20% of 10 jobs halts at the second failure,
 // whenever it comes.
 func (h Halt) triggeredOf(failed, succeeded, total int64) bool {
 	if h.When == HaltNever {
@@ -89,26 +89,26 @@ func (h Halt) triggeredOf(failed, succeeded, total int64) bool {
 // triggered is triggeredOf with the number of jobs unknown.
 func (h Halt) triggered(failed, succeeded int64) bool { return h.triggeredOf(failed, succeeded, 0) }
 
-// jobsOf is the number of jobs of total that Percent is, computed as GNU
-// parallel computes it (total times Percent/100), so that the comparisons
-// with it round as GNU's do.
+// jobsOf is the number of jobs of total that Percent is: total times
+// Percent/100, in that order, so that the comparisons with it round the
+// same way on every platform and in every release.
 func (h Halt) jobsOf(total int64) float64 { return float64(total) * (h.Percent / 100) }
 
-// status is the exit status of a run that halted as h says, GNU parallel's:
+// status is the exit status of a run that halted as h says:
 // 0 for success=...; with fail or done, the status of the job that
 // triggered it for a count of 1 (exit and signal are its record's Exitval
 // and Signal: Exitval when not 0, -1 (a job the runner stopped, or that
 // failed for a reason of ration's) giving 255; else 128 plus the signal),
 // the percentage of failed jobs (rounded up) for a percentage, else the
 // number of failed jobs, at most 101. A percentage that comes to exactly
-// one job of total is a count of 1, as in GNU parallel (its halt_count).
+// one job of total is a count of 1.
 func (h Halt) status(failed, total int64, exit, signal int) int {
 	one := h.Count == 1 || (h.Percent > 0 && total > 0 && h.jobsOf(total) == 1)
 	switch {
 	case h.On == HaltOnSuccess:
 		return 0
 	case one && exit != 0:
-		return exit & 0xff // -1: 255, as GNU parallel's exit(-1)
+		return exit & 0xff // -1: 255, as a process's exit(-1)
 	case one && signal != 0:
 		return 128 + signal
 	case one:
@@ -146,12 +146,12 @@ func (r *Runner) checkHalt(j *job) {
 	r.halt()
 }
 
-// HaltStatus returns the exit status GNU parallel gives a run with --halt,
-// and whether --halt decides it: when the run halted (see Halt), and when
-// --halt gave a percentage, whose status is the percentage of failed jobs
-// of those that ran (rounded up) even if the condition never held, as GNU
-// parallel documents. Otherwise the status is the number of failed jobs,
-// as without --halt, and HaltStatus returns false. Call it after Run.
+// HaltStatus returns the exit status of a run with --halt (see
+// Halt.status), and whether --halt decides it: when the run halted, and
+// when --halt gave a percentage, whose status is the percentage of failed
+// jobs of those that ran (rounded up) even if the condition never held.
+// Otherwise the status is the number of failed jobs, as without --halt,
+// and HaltStatus returns false. Call it after Run.
 func (r *Runner) HaltStatus() (int, bool) {
 	hs := &r.haltSt
 	hs.mu.Lock()
@@ -167,8 +167,8 @@ func (r *Runner) HaltStatus() (int, bool) {
 	return 0, false
 }
 
-// dropHalted discards the output of a job that --halt now stopped, as GNU
-// parallel prints nothing of the jobs it kills when it halts.
+// dropHalted discards the output of a job that --halt now stopped: a run
+// prints nothing of the jobs it kills when it halts.
 func (r *Runner) dropHalted(j *job) {
 	if j.byRun && r.halted.Load() && r.cfg.Halt.When == HaltNow {
 		j.out.discard()

@@ -17,3 +17,11 @@ func TestHaltSoon(t *testing.T) {
 		t.Errorf("summary %+v, %d started", sum, len(rec.Kind(event.JobStarted)))
 	}
 }
+
+// TestHaltStatusOfSignal: a halt by a job killed by a signal exits 128
+// plus the signal.
+func TestHaltStatusOfSignal(t *testing.T) {
+	if got := (Halt{When: HaltNow, On: HaltOnFail, Count: 1}).status(1, 0, 0, 9); got != 137 {
+		t.Errorf("a job killed by signal 9: status %d, want 137", got)
+	}
+}

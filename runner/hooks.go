@@ -8,70 +8,92 @@ import (
 	"iter"
 	"time"
 
+	"github.com/ration-run/ration/internal/runhook"
 	"github.com/ration-run/ration/runner/event"
 )
 
-// attemptHooks are what configures an attempt beyond running its command:
-// each bounds the attempt's context, prepares its Attempt, or ends it
-// without running a command. The core runs them in order for every
-// attempt and knows none of the features behind them; New installs the
-// core's own (Config.Timeout) and the dialect's (installDialect). As
-// errgroup's and conc's pools keep one loop and take the work as a
-// function, an attempt is one path: bound, prepare, skip or execute,
-// classify.
+// attemptHooks are the run's hooks (runhook.Hooks): the dialect's
+// (Config.Dialect), with the engine's own where it has none. The engine
+// runs them at fixed points for every job and knows none of the features
+// behind them; as errgroup's and conc's pools keep one loop and take the
+// work as a function, an attempt is one path: bound, prepare, skip or
+// execute, classify.
 type attemptHooks struct {
-	// bound wrap the attempt's context, outermost first. A bound that
-	// cancels it with ErrTimeout (or an error wrapping it) timed the
-	// attempt out; with one of requeue, stopped it to run it again.
-	bound []func(ctx context.Context, j *job) (context.Context, context.CancelFunc)
-	// requeue are the causes with which a bound stops an attempt that
-	// then runs again without counting against Config.Retries.
-	requeue []error
-	// prepare set up the attempt's writers, directory and stdin, in
-	// order. done, when not nil, is called once the attempt ended. An
-	// error fails the attempt without running it (its output or input
-	// has nowhere to go); no later prepare runs.
-	prepare []func(j *job, a *Attempt) (done func(), err error)
-	// skip end an attempt that needs no command (ok), before it runs;
-	// a skip that ends it reports its start (attemptStart.started).
-	skip []func(j *job, st *attemptStart) (res AttemptResult, ok bool)
-
-	// The run's own hooks, set by New (never nil after it).
-	//
+	runhook.Hooks
 	// startGate waits, before each attempt starts and after the pool
-	// has room, until the machine lets it start; it returns false when
-	// the run stopped first.
+	// has room, until the dialect's Gate lets it start (waitGate).
 	startGate func(ctx context.Context, j *job) bool
-	// beforeStart is called before each job is handed to the pool; it
-	// may wait, and returns false when the run stopped (stop closed)
-	// meanwhile.
-	beforeStart func(stop <-chan struct{}) bool
-	// dryRunPrefix is what DryRun writes before a job's line, in its own
-	// Write (nil: nothing).
-	dryRunPrefix func(it item) []byte
-	// compressSpill deflates the output a job spills to a file.
-	compressSpill bool
-	// source yields the run's jobs, numbered, from its input (nil: the
-	// run has none).
-	source func() iter.Seq2[item, error]
-	// sendSize is the joblog's Send of an ended job.
-	sendSize func(j *job) int64
-	// records are sinks that record each ended job before the joblog
-	// does (a table of results); an error fails the job, as a failed
-	// output does (outputFailed).
-	records []func(j *job, send, received int64) error
+	// bound is Config.Timeout's bound, then the dialect's.
+	bound []func(ctx context.Context, j runhook.Job) (context.Context, context.CancelFunc)
 }
 
-// installCore installs the core's hooks: Config.Timeout's bound, and the
-// run's hooks doing nothing.
-func (r *Runner) installCore() {
+// install sets the run's hooks: the dialect's h, Config.Timeout's bound
+// first, and the engine's own for what h leaves nil.
+func (r *Runner) install(h runhook.Hooks) {
 	if r.cfg.Timeout > 0 {
 		r.hooks.bound = append(r.hooks.bound, r.timeoutBound)
 	}
-	r.hooks.beforeStart = func(<-chan struct{}) bool { return true }
-	r.hooks.startGate = func(context.Context, *job) bool { return true }
-	r.hooks.dryRunPrefix = func(item) []byte { return nil }
-	r.hooks.sendSize = func(*job) int64 { return 0 }
+	r.hooks.bound = append(r.hooks.bound, h.Bound...)
+	if h.Source == nil && r.cfg.Input != nil {
+		h.Source = r.inputs
+	}
+	if h.Argv == nil {
+		h.Argv = func(it runhook.Item, slot int) []string { return r.tmpl.ExpandFields(it.FieldList(), it.Seq, slot) }
+	}
+	if h.Display == nil {
+		h.Display = func(it runhook.Item, slot int) string { return r.tmpl.DisplayFields(it.FieldList(), it.Seq, slot) }
+	}
+	if h.BeforeStart == nil {
+		h.BeforeStart = func(<-chan struct{}) bool { return true }
+	}
+	if h.DryRunPrefix == nil {
+		h.DryRunPrefix = func(runhook.Item) []byte { return nil }
+	}
+	if h.SendSize == nil {
+		h.SendSize = func(runhook.Job) int64 { return 0 }
+	}
+	if h.Ended == nil {
+		h.Ended = func(runhook.Job, bool, time.Duration) {}
+	}
+	if h.Prepare == nil {
+		h.Prepare = append(h.Prepare, r.countOutput)
+	}
+	r.hooks.Hooks = h
+	r.hooks.startGate = r.waitGate
+}
+
+// countOutput gives an attempt the job's streams, counting into the
+// joblog's Receive its stdout, with LineBuffer its stderr too: the
+// engine's writers when no dialect routes the output.
+func (r *Runner) countOutput(j runhook.Job, a *runhook.Attempt) (func(), error) {
+	a.Stdout = j.Count(j.Stream(false))
+	a.Stderr = j.Stream(true)
+	if r.cfg.LineBuffer {
+		a.Stderr = j.Count(a.Stderr)
+	}
+	return nil, nil
+}
+
+// inputs yields one job per input of Config.Input, numbered by its place
+// in the input, the shard's only: the engine's source when the dialect
+// has none.
+func (r *Runner) inputs() iter.Seq2[runhook.Item, error] {
+	return func(yield func(runhook.Item, error) bool) {
+		var n int64
+		for in, err := range r.cfg.Input {
+			if err != nil {
+				yield(runhook.Item{}, err)
+				return
+			}
+			n++
+			if r.cfg.Shard.Count > 1 && !r.cfg.Shard.Contains(in) {
+				continue
+			}
+			if !yield(runhook.Item{Seq: n, Input: in, Fields: []string{in}}, nil) {
+				return
+			}
+		}
+	}
 }
 
 // boundContext is ctx bounded by every bound hook, and the function that
@@ -91,7 +113,7 @@ func (h *attemptHooks) boundContext(ctx context.Context, j *job) (context.Contex
 }
 
 // timeoutBound is Config.Timeout's bound.
-func (r *Runner) timeoutBound(ctx context.Context, _ *job) (context.Context, context.CancelFunc) {
+func (r *Runner) timeoutBound(ctx context.Context, _ runhook.Job) (context.Context, context.CancelFunc) {
 	return context.WithTimeoutCause(ctx, r.cfg.Timeout, ErrTimeout)
 }
 
@@ -109,26 +131,34 @@ func (r *Runner) newAttempt(j *job, st *attemptStart) *Attempt {
 	return a
 }
 
+// prepared copies what the prepare hooks set up into a.
+func prepared(a *Attempt, p *runhook.Attempt) {
+	a.Stdout, a.Stderr, a.Stdin, a.Dir = p.Stdout, p.Stderr, p.Stdin, p.Dir
+	a.Nice, a.NiceSet, a.TermSeq, a.SlotVar = p.Nice, p.NiceSet, p.TermSeq, p.SlotVar
+}
+
 // runAttempt prepares attempt j.n of j and runs it on the executor,
-// unless a prepare hook failed it or a skip hook ended it.
+// unless a prepare hook failed it or the skip hook ended it.
 func (r *Runner) runAttempt(ctx context.Context, j *job, st *attemptStart) AttemptResult {
 	a := r.newAttempt(j, st)
-	for _, prepare := range r.hooks.prepare {
-		done, err := prepare(j, a)
+	p := &runhook.Attempt{Stdout: a.Stdout, Stderr: a.Stderr}
+	for _, prepare := range r.hooks.Prepare {
+		done, err := prepare(j, p)
 		if done != nil {
 			defer done()
 		}
 		if err != nil {
 			// It does not run, and fails (so that neither a resumed run
 			// nor the exit status takes it for done).
+			prepared(a, p)
 			fmt.Fprintf(a.Diagnostics(), "ration: %v\n", err)
 			return AttemptResult{Outcome: event.Failed, Start: time.Now(), ExitCode: -1, Err: err}
 		}
 	}
-	for _, skip := range r.hooks.skip {
-		if res, ok := skip(j, st); ok {
-			return res
-		}
+	prepared(a, p)
+	if r.hooks.Skip != nil && r.hooks.Skip(j) {
+		st.started(j.slot, 0)
+		return AttemptResult{Outcome: event.Succeeded, Start: time.Now()}
 	}
 	return r.execute(ctx, a)
 }
@@ -147,7 +177,7 @@ func (r *Runner) stoppedBy(ctx, actx context.Context, j *job, res *AttemptResult
 		j.timedOut = cause
 		return
 	}
-	for _, q := range r.hooks.requeue {
+	for _, q := range r.hooks.Requeue {
 		if errors.Is(cause, q) {
 			j.requeued = true
 			if res.Err == nil {
@@ -174,4 +204,67 @@ func (r *Runner) reportStart(j *job, st *attemptStart, res *AttemptResult) bool 
 		res.Stopped = true
 	}
 	return true
+}
+
+// waitGate waits, before an attempt of j starts and after the pool has
+// room, until the dialect's Gate lets it start or no other job runs. It
+// returns false when the run stopped first.
+func (r *Runner) waitGate(ctx context.Context, j *job) bool {
+	g := r.hooks.Gate
+	if g == nil {
+		return true
+	}
+	return r.waitUntil(ctx, j.rj, func() bool {
+		if r.othersRunningLocked(j.rj) == 0 {
+			g.Allowed(time.Now())
+			return true
+		}
+		// The gate may read files: not under r.mu.
+		r.mu.Unlock()
+		defer r.mu.Lock()
+		return g.Open(time.Now())
+	})
+}
+
+// hook is it as the hooks see it.
+func (it item) hook() runhook.Item {
+	return runhook.Item{Seq: it.seq, Input: it.input, Fields: it.fields, Args: it.args}
+}
+
+// argvOf is the argv of the job of it in slot.
+func (r *Runner) argvOf(it item, slot int) []string { return r.hooks.Argv(it.hook(), slot) }
+
+// displayOf is the command of the job of it in slot as a shell reads it:
+// what --dry-run prints and the joblog's Command column holds.
+func (r *Runner) displayOf(it item, slot int) string { return r.hooks.Display(it.hook(), slot) }
+
+// The job as the hooks see it (runhook.Job).
+
+func (j *job) Item() runhook.Item { return j.it.hook() }
+func (j *job) Slot() int          { return j.slot }
+
+func (j *job) Stream(stderr bool) io.Writer { return streamWriter{o: j.out, stderr: stderr} }
+
+func (j *job) Count(w io.Writer) io.Writer { return receiveWriter{w: w, o: j.out} }
+
+// YoungestOfSeveral reports whether j's attempt runs, another job runs
+// too, and none of them has a higher job number.
+func (j *job) YoungestOfSeveral() bool {
+	r := j.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !j.rj.started {
+		return false
+	}
+	others := 0
+	for _, rj := range r.running {
+		if rj == j.rj || rj.waiting || !rj.started {
+			continue
+		}
+		if rj.Seq > j.it.seq {
+			return false
+		}
+		others++
+	}
+	return others > 0
 }

@@ -13,6 +13,7 @@ import (
 
 // job is one job's state across its attempts.
 type job struct {
+	r    *Runner
 	it   item
 	slot int // the runner's slot ({%})
 	rj   *runningJob
@@ -66,9 +67,9 @@ func (r *Runner) newJob(it item) *job {
 	// With -k, a job prints line by line only once it is first in order
 	// (liveAdd).
 	out := newOutput(r.out, r.cfg.LineBuffer && !r.cfg.KeepOrder, r.cfg.SpillBytes, r.cfg.TempDir)
-	out.out.compress, out.err.compress = r.hooks.compressSpill, r.hooks.compressSpill
+	out.out.compress, out.err.compress = r.hooks.CompressSpill, r.hooks.CompressSpill
 	out.onGone = func(err error) { r.outputGone(fmt.Errorf("job %d: %w", it.seq, err)) }
-	j := &job{it: it, slot: slot, out: out, argv: r.argvOf(it, slot),
+	j := &job{r: r, it: it, slot: slot, out: out, argv: r.argvOf(it, slot),
 		rj: &runningJob{RunningJob: RunningJob{Slot: slot, Seq: it.seq, Input: it.input, Start: time.Now()}, out: out}}
 	r.mu.Lock()
 	r.running[it.seq] = j.rj
@@ -203,8 +204,7 @@ func outcomeOf(res AttemptResult, stopped bool) event.Outcome {
 // reports the retry. A job that would run again but for the run's stop
 // (an interrupt, --halt, a lost output) counts as stopped by the run: it
 // is not done, so it is not recorded as failed, and --resume runs it
-// again with all its attempts, as GNU parallel leaves it out of the
-// joblog.
+// again with all its attempts: it is left out of the joblog.
 func (r *Runner) retry(j *job) bool {
 	if j.outcome != event.Failed || j.byRun {
 		return false
@@ -338,4 +338,11 @@ func classify(res AttemptResult, timedOut, oomKilled bool) event.Cause {
 		return event.CauseSignal
 	}
 	return event.CauseNone
+}
+
+// jobEnded is called once a job is counted: it tells the dialect
+// (runhook.Hooks.Ended) and checks --halt.
+func (r *Runner) jobEnded(j *job) {
+	r.hooks.Ended(j, j.outcome == event.Succeeded, j.res.Duration)
+	r.checkHalt(j)
 }

@@ -3,7 +3,7 @@ package runner
 import "sync"
 
 // liveOrder is the state of -k --line-buffer (Config.KeepOrder with
-// LineBuffer), as GNU parallel prints it: the job first in input order
+// LineBuffer): the job first in input order
 // prints its lines as they come; every other job's output is held, as with
 // -k alone, until the jobs before it were printed, and it is then printed
 // whole (stdout, then stderr) and its lines from then on as they come.

@@ -311,7 +311,7 @@ func (o *output) lastLine() string {
 }
 
 // receiveWriter counts into o's bytesReceived what passes through it to
-// w: the job's output as GNU parallel's joblog counts it (Receive).
+// w: the job's output as the joblog counts it (Receive).
 type receiveWriter struct {
 	w io.Writer
 	o *output
@@ -374,7 +374,7 @@ func (o *output) goLive() {
 }
 
 // discard forgets what a failed attempt wrote (group mode), so that only
-// the last attempt's output is printed, as in GNU parallel.
+// the last attempt's output is printed.
 func (o *output) discard() {
 	o.mu.Lock()
 	if !o.line {

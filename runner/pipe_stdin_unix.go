@@ -9,11 +9,11 @@ import (
 	"syscall"
 )
 
-// stdinFeed writes an attempt's Stdin (GNU parallel's --pipe block) into a
-// pipe that is the job's stdin. The write end is in the runtime's poller,
-// so closing it ends a write the job no longer reads; a job that exits
-// without reading all of its block just loses the rest (EPIPE), as under
-// GNU parallel. All methods of a nil *stdinFeed do nothing.
+// stdinFeed writes an attempt's Stdin (a --pipe block) into a pipe that
+// is the job's stdin. The write end is in the runtime's poller, so
+// closing it ends a write the job no longer reads; a job that exits
+// without reading all of its block just loses the rest (EPIPE), as a
+// reader of a pipe does. All methods of a nil *stdinFeed do nothing.
 type stdinFeed struct {
 	src   io.Reader
 	child int      // the read end, for the job; -1 once closed

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,7 +21,7 @@ import (
 
 // ProcessExecutor runs each attempt as a new process in its own process
 // group, with the argv directly (no shell unless the argv is one), stdin
-// from /dev/null and the runner's environment (with GNU parallel's
+// from /dev/null and the runner's environment (with the job's
 // $PARALLEL_SEQ, $PARALLEL_JOBSLOT, $PARALLEL_PID and the slot less one:
 // jobEnv), and an oom_score_adj
 // JobOOMScoreAdj above ration's. Stopping a job signals its
@@ -56,12 +57,16 @@ type ProcessExecutor struct {
 	stdinErr  error
 }
 
-// jobEnv is the environment of a's process: ration's, with GNU parallel's
-// variables for the job in place of any inherited ones: $PARALLEL_SEQ
-// (the job's number, {#}), $PARALLEL_JOBSLOT (its slot, {%}),
-// $PARALLEL_PID (ration's process id), which scripts written for GNU
-// parallel read, e.g. in an exported function that sees no {#}, and the
-// slot less one in a.SlotVar ($PARALLEL_JOBSLOT0 by default).
+// DefaultSlotVar is the variable that holds a job's slot less one when
+// Attempt.SlotVar is "".
+const DefaultSlotVar = "PARALLEL_JOBSLOT0"
+
+// jobEnv is the environment of a's process: ration's, with the job's
+// variables in place of any inherited ones: $PARALLEL_SEQ (the job's
+// number, {#}), $PARALLEL_JOBSLOT (its slot, {%}), $PARALLEL_PID
+// (ration's process id), which scripts written for parallel read, e.g. in
+// an exported function that sees no {#}, and the slot less one in
+// a.SlotVar (DefaultSlotVar by default).
 func jobEnv(a *Attempt) []string {
 	slotVar := a.SlotVar
 	if slotVar == "" {
@@ -191,4 +196,15 @@ func unwrapExecErr(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// programPath is the path of a's program: argv[0] looked up in PATH (once
+// per name), or, for a relative path with a slash run in a.Dir, that path
+// in a.Dir, as a shell that changed into a.Dir would find it.
+func (e *ProcessExecutor) programPath(a *Attempt) (string, error) {
+	name := a.Argv[0]
+	if a.Dir != "" && !filepath.IsAbs(name) && strings.ContainsAny(name, "/"+string(os.PathSeparator)) {
+		return exec.LookPath(filepath.Join(a.Dir, name))
+	}
+	return e.lookPath(name)
 }

@@ -4,6 +4,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ration-run/ration/internal/testutil"
+	"github.com/ration-run/ration/runner/input"
 )
 
 // TestProcessExecutorEdges runs real processes through ProcessExecutor,
@@ -130,5 +132,19 @@ func TestProcessExecutorStop(t *testing.T) {
 			t.Fatalf("process group %d still exists 2 s after Exec returned", pid)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestGNUJobEnv: every job sees GNU parallel's $PARALLEL_SEQ ({#}),
+// $PARALLEL_JOBSLOT ({%}) and $PARALLEL_PID (ration's pid), in place of
+// inherited ones, as scripts written for GNU parallel expect (parallel -j1
+// 'echo $PARALLEL_SEQ $PARALLEL_JOBSLOT' ::: a b prints "1 1" and "2 1").
+func TestGNUJobEnv(t *testing.T) {
+	t.Setenv("PARALLEL_SEQ", "99")
+	_, out, _, err := run(t, Config{Command: []string{"sh", "-c", `echo "$PARALLEL_SEQ $PARALLEL_JOBSLOT $PARALLEL_PID $1"`, "sh"},
+		Input: input.Args([]string{"a", "b"}), Jobs: 1, KeepOrder: true})
+	pid := os.Getpid()
+	if want := fmt.Sprintf("1 1 %d a\n2 1 %d b\n", pid, pid); err != nil || out != want {
+		t.Errorf("got %q, %v; want %q", out, err, want)
 	}
 }

@@ -81,7 +81,7 @@ func (r *Runner) openJoblog() (*joblog.Record, *joblog.Writer, error) {
 // skeleton is the text every command of this run holds, for telling a
 // joblog of another command (nil: any command; one given as the input).
 func (r *Runner) skeleton() []string {
-	if r.cfg.GNU.InputIsCommand {
+	if r.hooks.AnyCommand {
 		return nil
 	}
 	return r.tmpl.Skeleton()
@@ -146,7 +146,7 @@ func (r *Runner) Abandon() error {
 }
 
 // entry is the joblog record of an ended job. Its Exitval and Signal are
-// GNU parallel's (joblog.ExitColumns); a job that was stopped by its
+// those of joblog.ExitColumns; a job that was stopped by its
 // --timeout but exited on its own is recorded as ended by SIGTERM, and a
 // job that failed for a reason of ration's while exiting 0 (its output
 // was lost, a worker task that failed) gets Exitval -1, so that no failed
@@ -159,10 +159,9 @@ func (r *Runner) entry(j *job, send, received int64) joblog.Entry {
 }
 
 // exitColumns are the Exitval and Signal columns of ended job j's record
-// (see entry), which --halt's exit status also follows, as GNU parallel's
-// does.
+// (see entry), which --halt's exit status also follows.
 func exitColumns(j *job) (exitval, signal int) {
-	// As GNU parallel writes them: "0 SIG" for a kill from outside, "-1
+	// As the joblog's format has them: "0 SIG" for a kill from outside, "-1
 	// SIG" for the runner's own (--timeout: also an executor's, the
 	// worker pool's kill of a task's worker at the timeout), the status
 	// of a job that exited on its own after the runner's SIGTERM.
@@ -189,8 +188,9 @@ func (r *Runner) writeJoblog(jl *joblog.Writer, e joblog.Entry) {
 // could be printed; and the job is not recorded, so that --resume runs
 // it again. Its output never reached the reader through no fault of its
 // own, as with a job the run stopped; a record (failed or not) would make
-// --resume skip it, and its output would be lost for good. (GNU parallel
-// dies of the SIGPIPE before it records that job.) The first job to find
+// --resume skip it, and its output would be lost for good. (A runner
+// that died of the SIGPIPE would not record that job either.) The first
+// job to find
 // the output gone fails; a job that finds it gone after that was not
 // printed because the run stopped, and is stopped by the run, as the
 // running jobs are (with -k, jobs that ended while waiting for their
@@ -228,15 +228,15 @@ func (r *Runner) outputGone(err error) {
 // Output that could not be delivered, to ration's stdout or stderr or to
 // a sink, fails the job (outputFailed) before it is recorded.
 func (r *Runner) record(j *job, jl *joblog.Writer, received int64, flushErr error) {
-	send := r.hooks.sendSize(j)
+	send := r.hooks.SendSize(j)
 	if flushErr != nil {
 		r.outputFailed(j, flushErr)
 	}
-	for _, sink := range r.hooks.records {
+	for _, sink := range r.hooks.Records {
 		if !j.recorded() {
 			break
 		}
-		if err := sink(j, send, received); err != nil {
+		if err := sink(j, r.entry(j, send, received)); err != nil {
 			r.outputFailed(j, err)
 		}
 	}

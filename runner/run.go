@@ -7,7 +7,7 @@ import (
 	"iter"
 	"time"
 
-	"github.com/ration-run/ration/internal/gnuinput"
+	"github.com/ration-run/ration/internal/runhook"
 	"github.com/ration-run/ration/pool"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/joblog"
@@ -21,7 +21,7 @@ type item struct {
 	// fields are the flat list of the arguments' fields (nil: the one
 	// field input); args are the arguments (nil: input alone).
 	fields []string
-	args   []gnuinput.Arg
+	args   [][]string
 	read   time.Time
 	// pos is its place among the items pulled, 0-based: its place in
 	// the order -k prints in.
@@ -115,9 +115,10 @@ func (r *Runner) summary(ctx context.Context, sum Summary, start time.Time, in i
 }
 
 // dryRun prints each job's command (or Config.DryRunLine) instead of
-// running it, after its --tag or --tagstring as GNU parallel prints it.
-// The tag is a Write of its own, before the line's: --shellquote's writer
-// quotes the line and passes the tag as it is, as GNU does. A failed write
+// running it, after the dialect's prefix (runhook.Hooks.DryRunPrefix:
+// --tag). The prefix is a Write of its own, before the line's:
+// --shellquote's writer quotes the line and passes the prefix as it is. A
+// failed write
 // ends it with an error wrapping ErrOutputGone, as in a real run
 // (`--dry-run ... | head` exits 141).
 func (r *Runner) dryRun(items iter.Seq[item]) {
@@ -127,7 +128,7 @@ func (r *Runner) dryRun(items iter.Seq[item]) {
 			line = r.cfg.DryRunLine(it.input, it.seq)
 		} else {
 			line = r.displayOf(it, 1)
-			if tag := r.hooks.dryRunPrefix(it); tag != nil {
+			if tag := r.hooks.DryRunPrefix(it.hook()); tag != nil {
 				if _, err := r.cfg.Stdout.Write(tag); err != nil {
 					r.setErr(fmt.Errorf("%w: %w", ErrOutputGone, err))
 					return
@@ -142,17 +143,18 @@ func (r *Runner) dryRun(items iter.Seq[item]) {
 	}
 }
 
-// items groups this shard's arguments into jobs (see batches), skips the
-// recorded ones, spaces the starts by --delay, and stops at the first
-// input error or once the run is stopping. It runs on Run's goroutine (the
+// items yields the source's jobs (the dialect's, or inputs), skips the
+// recorded ones, waits before each start as the dialect says
+// (BeforeStart: --delay), and stops at the first input error or once the
+// run is stopping. It runs on Run's goroutine (the
 // pool pulls on the consumer's goroutine).
 func (r *Runner) items(rec *joblog.Record, st *inputState) iter.Seq[item] {
 	return func(yield func(item) bool) {
-		if r.hooks.source == nil {
+		if r.hooks.Source == nil {
 			st.done = true
 			return
 		}
-		src := r.hooks.source()
+		src := items(r.hooks.Source())
 		if r.cfg.Halt.Percent > 0 {
 			// A percentage is of every job, so the whole input is read
 			// first to know how many there are.
@@ -174,7 +176,7 @@ func (r *Runner) items(rec *joblog.Record, st *inputState) iter.Seq[item] {
 				r.emit(event.Event{Kind: event.JobSkipped, Seq: it.seq, Input: it.input})
 				continue
 			}
-			if r.stopping.Load() || !r.hooks.beforeStart(r.stopCh) {
+			if r.stopping.Load() || !r.hooks.BeforeStart(r.stopCh) {
 				return
 			}
 			it.read, it.pos = time.Now(), pos
@@ -191,9 +193,10 @@ func (r *Runner) items(rec *joblog.Record, st *inputState) iter.Seq[item] {
 // records by command (joblog.Skipper). A --pipe block has no identity but
 // its place in the input, and a command holding the slot ({%}) records a
 // slot that a job of this run cannot know before it starts: these are
-// matched by number, as GNU parallel matches every job.
+// matched by number, as a joblog written before matching by command was
+// (runhook.Hooks.BySeq says which).
 func (r *Runner) byCommand() bool {
-	return !r.cfg.GNU.Pipe && (r.cfg.GNU.InputIsCommand || !r.tmpl.HasSlot())
+	return !r.hooks.BySeq && (r.hooks.AnyCommand || !r.tmpl.HasSlot())
 }
 
 // done reports whether the joblog says job it ended (see Config.Resume),
@@ -310,3 +313,20 @@ func (r *Runner) jobNotStarted(it item) {
 	r.notStarted.Add(1)
 	r.emit(event.Event{Kind: event.JobFinished, Seq: it.seq, Input: it.input, Outcome: event.NotStarted})
 }
+
+// items are the source's jobs as the engine numbers them.
+func items(src iter.Seq2[runhook.Item, error]) iter.Seq2[item, error] {
+	return func(yield func(item, error) bool) {
+		for it, err := range src {
+			if !yield(item{seq: it.Seq, input: it.Input, fields: it.Fields, args: it.Args}, err) {
+				return
+			}
+		}
+	}
+}
+
+// Stopping reports whether the run stopped taking inputs (a halt, a
+// signal, ration's output gone): for an input source that waits on the
+// jobs themselves (a stream of blocks dealt to them), which must not wait
+// on after it.
+func (r *Runner) Stopping() bool { return r.stopping.Load() }

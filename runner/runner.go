@@ -32,7 +32,6 @@ const MaxJobs = 10000
 type Runner struct {
 	cfg  Config
 	tmpl *template.Template
-	gnu  gnuState
 	exec Executor
 	log  *slog.Logger
 	out  *sharedOut
@@ -92,11 +91,7 @@ func New(cfg Config) (*Runner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("runner: Command: %w", err)
 	}
-	tag, err := parseTag(&cfg)
-	if err != nil {
-		return nil, err
-	}
-	workdir, err := parseWorkdir(&cfg)
+	hooks, err := cfg.dialectHooks(tmpl)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +106,6 @@ func New(cfg Config) (*Runner, error) {
 	r := &Runner{
 		cfg:     cfg,
 		tmpl:    tmpl,
-		gnu:     gnuState{tag: tag, workdir: workdir},
 		exec:    cfg.Executor,
 		log:     cfg.Logger,
 		out:     &sharedOut{stdout: cfg.Stdout, stderr: cfg.Stderr},
@@ -127,8 +121,7 @@ func New(cfg Config) (*Runner, error) {
 	if r.exec == nil {
 		r.exec = &ProcessExecutor{}
 	}
-	r.installCore()
-	r.installDialect()
+	r.install(hooks)
 	r.obs = cfg.Observer
 	if cfg.Adapt != nil {
 		ac := *cfg.Adapt

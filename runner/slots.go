@@ -2,10 +2,10 @@ package runner
 
 import "sync"
 
-// slotTable hands out the jobs' slots ({%}, $PARALLEL_JOBSLOT) as GNU
-// parallel does: a starting job takes the lowest free slot, and jobs that
-// start together take theirs in input order. GNU starts jobs one by one;
-// ration's start at once on the pool's goroutines, in no set order, so a
+// slotTable hands out the jobs' slots ({%}, $PARALLEL_JOBSLOT): a
+// starting job takes the lowest free slot, and jobs that start together
+// take theirs in input order, as if they started one by one. Jobs here
+// start at once on the pool's goroutines, in no set order, so a
 // job whose predecessors in input order have not arrived yet leaves them
 // the lowest free slots: it takes the (k+1)-th lowest free slot when k of
 // them are missing. That needs no job to wait for another. A slot is

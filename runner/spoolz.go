@@ -14,7 +14,8 @@ import (
 // of a few bytes per chunk.
 const zChunk = 256 << 10
 
-// spoolZ is the compressor of a spool's file (GNU parallel's --compress).
+// spoolZ is the compressor of a spool's file (runhook.Hooks.CompressSpill:
+// --compress).
 type spoolZ struct {
 	// zw is nil once a write to the file failed.
 	zw *flate.Writer
@@ -45,8 +46,8 @@ func (c *countWriter) Write(p []byte) (int, error) {
 func (s *spool) writeZ(p []byte) {
 	if s.z == nil {
 		s.z = &spoolZ{sink: countWriter{w: s.f}}
-		// BestSpeed: the output of a job is held, not archived; GNU
-		// parallel's first choices (pzstd, lz4) are fast ones too.
+		// BestSpeed: the output of a job is held for a while, not
+		// archived.
 		s.z.zw, _ = flate.NewWriter(&s.z.sink, flate.BestSpeed)
 	}
 	s.buf = append(s.buf, p...)

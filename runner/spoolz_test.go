@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ration-run/ration/internal/runhook"
 	"github.com/ration-run/ration/runner/input"
 )
 
@@ -134,7 +135,8 @@ func TestSpoolCompressTruncatedFile(t *testing.T) {
 	s.reset()
 }
 
-// TestRunCompressSpillFile: a job of a run with GNU.Exec.Compress whose
+// TestRunCompressSpillFile: a job of a run whose dialect compresses the
+// spill files (runhook.Hooks.CompressSpill, --compress) and whose
 // output spills has its spill file, while it runs, deflated on disk, and
 // its output printed whole; no file is left.
 func TestRunCompressSpillFile(t *testing.T) {
@@ -150,7 +152,7 @@ func TestRunCompressSpillFile(t *testing.T) {
 		Input:   input.Args([]string{"x"}), Jobs: 1, SpillBytes: 4096, TempDir: tmp,
 		Stdout: &out, Stderr: &out,
 	}
-	cfg.GNU.Exec.Compress = true
+	cfg.Dialect = hookDialect{runhook.Hooks{CompressSpill: true}}
 	r, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -31,10 +31,14 @@ var cliOnly = []string{
 // engine are the internal packages that the library packages (runner,
 // runner/worker) are built from.
 var engine = []string{
-	"internal/adapt", "internal/gnu", "internal/gnuinput", "internal/jobcgroup",
-	"internal/jobtable", "internal/memory", "internal/pdeath",
-	"internal/reaper", "internal/template",
+	"internal/adapt", "internal/jobcgroup", "internal/jobtable",
+	"internal/memory", "internal/pdeath", "internal/reaper",
+	"internal/runhook", "internal/template",
 }
+
+// dialect are the packages of GNU parallel's options: they configure the
+// engine through internal/runhook, and the engine never depends on them.
+var dialect = []string{"internal/gnurun", "internal/gnu", "internal/gnuinput"}
 
 // rule is one import rule: for every package matched by pkgs, its
 // dependencies (transitive, test files left out) of this module.
@@ -63,6 +67,10 @@ var rules = []rule{
 		pkgs: []string{"runner/worker"}, never: append([]string{"runner"}, cliOnly...)},
 	{why: "the library's internal packages import neither the engines that use them (runner, runner/worker) nor the command line's packages",
 		pkgs: engine, never: append([]string{"runner", "runner/worker"}, cliOnly...)},
+	{why: "the engine (runner, runner/worker and their internal packages) never imports GNU parallel's dialect",
+		pkgs: append([]string{"runner", "runner/worker"}, engine...), never: dialect},
+	{why: "GNU parallel's dialect never imports the command line's packages",
+		pkgs: dialect, never: cliOnly},
 	{why: "public packages never import the command line's packages",
 		pkgs: []string{"..."}, never: cliOnly,
 		except: append([]string{"cmd/...", "internal/...", "test/...", "runner/worker/examples/..."}, cliOnly...)},

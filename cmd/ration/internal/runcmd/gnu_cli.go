@@ -14,7 +14,6 @@ import (
 
 	"github.com/ration-run/ration/internal/gnuinput"
 	"github.com/ration-run/ration/internal/template"
-	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/event"
 )
 
@@ -183,7 +182,7 @@ func runGNUInfo(c gnuCLIPlan, stdout io.Writer) int {
 // gnuCLIWire applies gnuCLIPlan to the run before the limits
 // decision: -j FILE's first value, --shuf's shuffled arguments and
 // --shellquote's quoting of every printed command.
-func (w *wiring) gnuCLIWire(cfg *runner.Config) error {
+func (w *wiring) gnuCLIWire(cfg *runConfig) error {
 	c := w.plan.cli
 	if c.jobsFile != "" {
 		spec, err := readJobsFile(c.jobsFile)
@@ -203,7 +202,7 @@ func (w *wiring) gnuCLIWire(cfg *runner.Config) error {
 
 // gnuCLIObserve adds the observer of -j FILE to cfg, which resizes the
 // run through ref when the file changed as a job ends.
-func (w *wiring) gnuCLIObserve(cfg *runner.Config, ref *runnerRef) {
+func (w *wiring) gnuCLIObserve(cfg *runConfig, ref *runnerRef) {
 	if w.plan.cli.jobsFile == "" {
 		return
 	}

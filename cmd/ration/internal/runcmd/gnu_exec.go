@@ -14,9 +14,10 @@ import (
 
 	"github.com/ration-run/ration/cgroup"
 	"github.com/ration-run/ration/internal/flagvalue"
+	"github.com/ration-run/ration/internal/gnurun"
 	"github.com/ration-run/ration/internal/memory"
+	"github.com/ration-run/ration/internal/runhook"
 	"github.com/ration-run/ration/internal/template"
-	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/joblog"
 )
 
@@ -65,7 +66,7 @@ func planGNUExec(p *runPlan, f *runFlags, _ func(string) string) error {
 	worker := p.worker.command != ""
 	if x.niceSet {
 		switch {
-		case !runner.NiceSupported:
+		case !runhook.NiceSupported:
 			return flagMsg("--nice", fmt.Sprintf("--nice is supported on Linux only (not %s): run nice -n N ration run ...", runtime.GOOS))
 		case x.nice < -20 || x.nice > 19:
 			return flagErr("--nice", fmt.Errorf("%d is not a niceness (-20..19)", x.nice))
@@ -305,7 +306,7 @@ func planCompress(p *runPlan, f *runFlags) error {
 }
 
 // planResults reads --results as GNU parallel does: NAME.csv or NAME.tsv
-// is a table of every job (runner.GNUExec.ResultsTable), NAME.json is not
+// is a table of every job (gnurun.GNUExec.ResultsTable), NAME.json is not
 // supported, and a name with replacement strings names each job's files
 // (checked here; expanded by the runner).
 func planResults(p *runPlan, f *runFlags) error {
@@ -333,7 +334,7 @@ func planResults(p *runPlan, f *runFlags) error {
 // runner's StartGate (wire adds the memory cgroup's reader).
 func planGate(p *runPlan, f *runFlags) error {
 	x, g := &f.exec, &p.cfg.GNU.Exec.Gate
-	if (x.load != "" || x.noSwap || x.memFree != "") && !runner.GateSupported {
+	if (x.load != "" || x.noSwap || x.memFree != "") && !gnurun.GateSupported {
 		return flagMsg("--load", fmt.Sprintf("--load, --noswap and --memfree read /proc: Linux only (not %s)", runtime.GOOS))
 	}
 	if x.load != "" {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ration-run/ration/internal/runhook"
 	"github.com/ration-run/ration/runner"
 )
 
@@ -105,7 +106,7 @@ func TestRetryInputs(t *testing.T) {
 	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p := runPlan{cfg: runner.Config{Joblog: path}, exec: execPlan{retryFailed: true}}
+	p := runPlan{cfg: runConfig{Config: runner.Config{Joblog: path}}, exec: execPlan{retryFailed: true}}
 	if err := checkGNUExec(&p); err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestRetryInputs(t *testing.T) {
 	if p.input.kind != inputSources || !reflect.DeepEqual(p.input.sources, want) {
 		t.Errorf("inputs %v %+v; want %+v", p.input.kind, p.input.sources, want)
 	}
-	p = runPlan{cfg: runner.Config{Joblog: filepath.Join(dir, "none")}, exec: execPlan{retryFailed: true}}
+	p = runPlan{cfg: runConfig{Config: runner.Config{Joblog: filepath.Join(dir, "none")}}, exec: execPlan{retryFailed: true}}
 	if err := checkGNUExec(&p); err == nil || err.Error() != "--retry-failed: --joblog "+filepath.Join(dir, "none")+": no such file or directory" {
 		t.Errorf("missing joblog: %v", err)
 	}
@@ -123,7 +124,7 @@ func TestRetryInputs(t *testing.T) {
 // by the job from /proc/self/stat (field 19), through plan, wire and the
 // process executor (the binary: the niced forking thread outlives a run).
 func TestRunNice(t *testing.T) {
-	if !runner.NiceSupported {
+	if !runhook.NiceSupported {
 		t.Skip("--nice is Linux only")
 	}
 	cmd := exec.Command(buildRation(t), "run", "--quiet", "--nice", "13", "-k", "sh", "-c", "exec cat /proc/self/stat", "{}", ":::", "a", "b")

@@ -27,7 +27,7 @@ func parsePartKey(s string) (gnuinput.Part, error) {
 
 // roundRobin sets cfg's inputs for --round-robin: stdin's blocks go to -j
 // streams, each one the stdin of a job that runs until the input ends.
-func (w *wiring) roundRobin(cfg *runner.Config, stdin io.Reader) {
+func (w *wiring) roundRobin(cfg *runConfig, stdin io.Reader) {
 	rr := gnuinput.NewRoundRobin()
 	keys := rr.Keys(gnuinput.Blocks(stdin, *w.plan.input.pipe),
 		func() int { return cfg.Jobs },
@@ -100,7 +100,7 @@ func (pf *pipeFiles) add(size int64, key string, content func() io.Reader) strin
 	return name
 }
 
-// inShard is Config.GNU.InShard: whether the block of a name add made is
+// inShard is gnurun.GNU.InShard: whether the block of a name add made is
 // this run's shard's.
 func (pf *pipeFiles) inShard(a gnuinput.Arg) bool {
 	pf.mu.Lock()
@@ -109,7 +109,7 @@ func (pf *pipeFiles) inShard(a gnuinput.Arg) bool {
 	return ok
 }
 
-// sendSize is Config.GNU.SendSize: the size add was given for name,
+// sendSize is gnurun.GNU.SendSize: the size add was given for name,
 // asked once, when its job is recorded.
 func (pf *pipeFiles) sendSize(name string) int64 {
 	pf.mu.Lock()
@@ -119,7 +119,7 @@ func (pf *pipeFiles) sendSize(name string) int64 {
 	return n
 }
 
-// stdin is Config.GNU.Stdin: it makes the file named name (the job's
+// stdin is gnurun.GNU.Stdin: it makes the file named name (the job's
 // input) and returns no stdin, and what removes the file. A file that
 // cannot be made or written whole (a full disk) is an error: the job
 // must not run on part of its block.

@@ -197,7 +197,7 @@ func planInput(p *runPlan, f *runFlags, _ func(string) string) error {
 // --header names the command's template takes). A file that cannot be
 // opened, or an error reading a source read whole, is an input error
 // before any job runs.
-func (w *wiring) inputs(cfg *runner.Config, stdin io.Reader) error {
+func (w *wiring) inputs(cfg *runConfig, stdin io.Reader) error {
 	in := w.plan.input
 	if in.pipe != nil {
 		stdin = in.firstReader(stdin) // --skip-first-line

@@ -2,7 +2,6 @@ package runcmd
 
 import (
 	"github.com/ration-run/ration/internal/gnuinput"
-	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/input"
 )
 
@@ -10,7 +9,7 @@ import (
 // manifest, or with a shard (--shard, RATION_SHARD_COUNT) only the
 // records of that shard's byte range (input.Manifest), which replaces the
 // hash of each input: every input of the range is the shard's.
-func manifestShard(cfg *runner.Config, in *inputPlan) input.Seq {
+func manifestShard(cfg *runConfig, in *inputPlan) input.Seq {
 	sep := byte('\n')
 	if in.delim == "\x00" {
 		sep = 0

@@ -8,14 +8,13 @@ import (
 	"strings"
 
 	"github.com/ration-run/ration/internal/gnuinput"
-	"github.com/ration-run/ration/runner"
 )
 
 // pipeModeInputs opens the inputs of --pipepart or --round-robin into
 // cfg. --pipepart: the file's parts are the jobs, each one's stdin read
 // from the file by seeking (cfg.GNU.Stdin); the file stays open until the
 // process ends.
-func (w *wiring) pipeModeInputs(cfg *runner.Config, stdin io.Reader) error {
+func (w *wiring) pipeModeInputs(cfg *runConfig, stdin io.Reader) error {
 	m := w.plan.input.pipeMode
 	var files *pipeFiles
 	if m.file != "" {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ration-run/ration/internal/gnurun"
 	"github.com/ration-run/ration/internal/logs"
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner"
@@ -26,7 +27,7 @@ type runPlan struct {
 	// cfg is the runner's configuration, less what the wiring adds:
 	// Input, Jobs and JobsReason, Logger, Observer, Executor, OOMKills,
 	// Stdout and Stderr.
-	cfg   runner.Config
+	cfg   runConfig
 	input inputPlan
 	// limits are the options of the limits decision (Getenv included).
 	limits limits.Options
@@ -173,7 +174,7 @@ func planRunner(p *runPlan, f *runFlags, _ func(string) string) error {
 		return flagMsg("--bar", "--bar and --no-bar cannot be combined")
 	}
 	c.DryRun, c.KeepOrder, c.LineBuffer = f.dryRun, f.keepOrder, f.lineBuffer
-	if err := planJoblog(c, f); err != nil {
+	if err := planJoblog(&c.Config, f); err != nil {
 		return err
 	}
 	if p.worker.command != "" && c.GNU.TimeoutPercent > 0 {
@@ -190,4 +191,19 @@ func planRunner(p *runPlan, f *runFlags, _ func(string) string) error {
 		p.bar = barIfTerminal
 	}
 	return nil
+}
+
+// runConfig is the runner's configuration with the GNU options, which
+// wire hands to the runner as its dialect (runner.Config.Dialect).
+type runConfig struct {
+	runner.Config
+	GNU gnurun.GNU
+}
+
+// runnerConfig is c as runner.New takes it: the GNU options its dialect.
+func (c *runConfig) runnerConfig() runner.Config {
+	rc := c.Config
+	g := c.GNU
+	rc.Dialect = &g
+	return rc
 }

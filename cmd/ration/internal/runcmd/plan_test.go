@@ -58,7 +58,7 @@ func mustHalt(s string) runner.Halt {
 // inputs from stdin.
 func basePlan() runPlan {
 	return runPlan{
-		cfg:     runner.Config{Command: []string{"echo"}, TermTimeout: defaultTermTimeout, Halt: mustHalt("never"), OmitErrorLines: true},
+		cfg:     runConfig{Config: runner.Config{Command: []string{"echo"}, TermTimeout: defaultTermTimeout, Halt: mustHalt("never"), OmitErrorLines: true}},
 		input:   inputPlan{kind: inputStdin, delim: "\n", total: -1},
 		limits:  limits.Options{RefuseNoSlot: true},
 		log:     logs.Options{Format: logs.FormatAuto},

@@ -25,7 +25,7 @@ const exitBrokenPipe = 128 + 13
 // job's output while the joblog records them as done) and the joblog is
 // none of the input files. It sets cfg.InputFiles for the joblog's own
 // check, and hints when the inputs come from a terminal.
-func (w *wiring) checkRun(cfg *runner.Config, stdin io.Reader, stdout io.Writer) error {
+func (w *wiring) checkRun(cfg *runConfig, stdin io.Reader, stdout io.Writer) error {
 	if f, ok := stdout.(*os.File); ok {
 		if _, err := f.Stat(); errors.Is(err, syscall.EBADF) || errors.Is(err, os.ErrClosed) {
 			return errors.New("standard output is closed: the jobs' output would be lost; redirect it to /dev/null to discard it")

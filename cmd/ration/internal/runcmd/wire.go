@@ -133,7 +133,7 @@ func wire(p *runPlan, stdin io.Reader, stdout, stderr io.Writer) (_ *wiring, err
 		return nil, err
 	}
 	w.gnuCLIObserve(&cfg, ref) // GNU's -j FILE
-	if w.runner, err = runner.New(cfg); err != nil {
+	if w.runner, err = runner.New(cfg.runnerConfig()); err != nil {
 		return nil, err
 	}
 	ref.set(w.runner)
@@ -142,7 +142,7 @@ func wire(p *runPlan, stdin io.Reader, stdout, stderr io.Writer) (_ *wiring, err
 
 // ownOutput is what the run writes where a --files walk may meet it: the
 // joblog, and --results DIR (without replacement strings) or NAME.csv.
-func ownOutput(cfg *runner.Config) []string {
+func ownOutput(cfg *runConfig) []string {
 	var out []string
 	if cfg.Joblog != "" && cfg.Joblog != "-" {
 		out = append(out, cfg.Joblog)
@@ -162,7 +162,7 @@ func ownOutput(cfg *runner.Config) []string {
 // server and watchdog, the adaptation of concurrency, the executor (with
 // --worker, the worker pool) and the progress bar. ref stands for the
 // runner, which is made after them.
-func (w *wiring) observe(cfg *runner.Config, ref *runnerRef) error {
+func (w *wiring) observe(cfg *runConfig, ref *runnerRef) error {
 	p, d := w.plan, w.decision
 	var err error
 	if w.obs, err = newObservation(p.observe, w.log, w.stderr, d, p.limits.FSRoot, ref.Rows); err != nil {
@@ -178,7 +178,7 @@ func (w *wiring) observe(cfg *runner.Config, ref *runnerRef) error {
 	w.guard = w.startMemoryGuard()
 	w.adapt.guard = w.guard.get()
 	cfg.Memory = memorySampler(p.limits.FSRoot, p.limits.Getenv, w.jobs) // memory admission, in both modes
-	cli.GuardAdmission(cfg, w.guard.get())
+	cli.GuardAdmission(&cfg.Config, w.guard.get())
 	if w.jobs != nil {
 		w.adapt.jobs = w.jobs
 		if cfg.Adapt != nil && cfg.Adapt.MemoryLimit > 0 {
@@ -210,7 +210,7 @@ func (w *wiring) observe(cfg *runner.Config, ref *runnerRef) error {
 // A dry run runs nothing and prints the commands only; with --worker the
 // worker's program is checked (checkRun); with no command the inputs are
 // the commands.
-func (w *wiring) checkCommand(cfg *runner.Config) error {
+func (w *wiring) checkCommand(cfg *runConfig) error {
 	if cfg.DryRun || w.plan.worker.command != "" || cfg.GNU.InputIsCommand {
 		return nil
 	}

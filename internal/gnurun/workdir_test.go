@@ -1,6 +1,6 @@
 //go:build unix
 
-package runner
+package gnurun
 
 import (
 	"os"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/input"
 )
 
@@ -40,8 +41,7 @@ func TestGNUWorkdir(t *testing.T) {
 		{"file/{}", []string{"sh", "-c", `echo ran`}, "ration: --workdir file/x: mkdir " + base + "/file: not a directory\n" +
 			"ration: --workdir file/y: mkdir " + base + "/file: not a directory\n", 2},
 	} {
-		sum, out, _, err := run(t, Config{Command: c.command, Input: input.Args([]string{"x", "y"}), Jobs: 1, KeepOrder: true,
-			GNU: GNU{Exec: GNUExec{Workdir: c.workdir}}})
+		sum, out, _, err := run(t, with(runner.Config{Command: c.command, Input: input.Args([]string{"x", "y"}), Jobs: 1, KeepOrder: true}, GNU{Exec: GNUExec{Workdir: c.workdir}}))
 		out = strings.ReplaceAll(out, base, "$W")
 		want := strings.ReplaceAll(c.want, base, "$W")
 		if err != nil || out != want || sum.Failed != c.failed {

@@ -1,40 +1,45 @@
-package runner
+package gnurun
 
 import (
 	"io"
 	"iter"
+	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/ration-run/ration/internal/gnu"
 	"github.com/ration-run/ration/internal/gnuinput"
+	"github.com/ration-run/ration/internal/runhook"
 	"github.com/ration-run/ration/internal/template"
 )
 
 // GNU are the options of GNU parallel's input model and bookkeeping: input
 // sources with several fields, several arguments per job, custom
 // replacement strings, and what a job's output is tagged with or written
-// to. The zero value runs one job per input of Config.Input, as before.
+// to. The zero value runs one job per input of runner.Config.Input, as
+// the engine alone does. A *GNU is a runhook.Dialect: ration run sets it
+// as runner.Config.Dialect, and runner.New checks it (Check) and installs
+// its hooks (Install).
 type GNU struct {
 	// Args, when set, yields the arguments of the run (gnuinput.Open's All)
-	// instead of Config.Input; each argument may have several fields.
+	// instead of runner.Config.Input; each argument may have several fields.
 	Args gnuinput.ArgSeq
 	// Batch says how many arguments a job takes (-n, -N, -L, -X, -m,
 	// --xargs, -s). Its Measure and Keep are the runner's: Measure is the
-	// command's Measurer when MaxChars is set, Keep is Config.Shard.
+	// command's Measurer when MaxChars is set, Keep is runner.Config.Shard's.
 	Batch gnuinput.BatchOptions
 	// NoFields is -N0: every job takes one argument and none of its fields
 	// (the command runs as written, once per argument).
 	NoFields bool
 	// Pipe is --pipe: every argument is a block of stdin (gnuinput.Blocks)
-	// that is the job's stdin (Attempt.Stdin) and none of its fields; the
+	// that is the job's stdin (runner.Attempt.Stdin) and none of its fields; the
 	// command runs as written. Batch must take one argument per job;
-	// Stdin, SendSize and PipeArg need it (New refuses them without).
+	// Stdin, SendSize and PipeArg need it (runner.New refuses them without).
 	Pipe bool
 	// Stdin, when set with Pipe, gives a job's stdin instead of its input
 	// (--pipepart's part of a file, --round-robin's stream of blocks): it
 	// is called at each attempt with the job's input, and done, when not
-	// nil, once the attempt ended (see runner/pipe_gnu.go). A non-nil err
+	// nil, once the attempt ended (see pipe.go). A non-nil err
 	// (--cat's file could not be written) fails the attempt without
 	// running it: a job must never run on part of its input.
 	Stdin func(input string) (stdin io.Reader, done func(), err error)
@@ -45,7 +50,7 @@ type GNU struct {
 	// Stdin (the input is the block, its header included), else 0
 	// (--pipepart), as GNU parallel 20221122 counts it.
 	SendSize func(input string) int64
-	// InShard, when set, says whether an argument is Config.Shard's,
+	// InShard, when set, says whether an argument is runner.Config.Shard's,
 	// instead of the hash of its fields: --cat's and --fifo's arguments
 	// are names of files made per process, so the shard must hash the
 	// block each stands for. It is asked once per argument, as it is read.
@@ -53,11 +58,11 @@ type GNU struct {
 	// PipeArg, with Pipe, makes a job's input its one field, so {} is it
 	// (--cat, --fifo: the name of a file Stdin's hook makes, which then
 	// returns a nil stdin: /dev/null). The block is given once: not with
-	// Config.Retries > 1.
+	// runner.Config.Retries > 1.
 	PipeArg bool
 	// Template are the options of the command's template (--header's
 	// names, -X's context, -I and the other custom strings, the shell of
-	// --shell); its Shell is Config.Shell.
+	// --shell); its Shell is runner.Config.Shell.
 	Template template.Options
 	// Tag prefixes every line of a job's output with its arguments and a
 	// tab (--tag); TagString, when set, is the prefix instead, with
@@ -70,7 +75,7 @@ type GNU struct {
 	// Stdout and Stderr.
 	Results string
 	// Ungroup is -u: GNU parallel's joblog then has a Receive of 0 (it
-	// never sees the output); ration prints as with Config.LineBuffer,
+	// never sees the output); ration prints as with runner.Config.LineBuffer,
 	// which must be set too.
 	Ungroup bool
 	// Verbose prints each job's command on its stdout before its output
@@ -78,7 +83,7 @@ type GNU struct {
 	// (-t, --verbose).
 	Verbose, VerboseStderr bool
 	// InputIsCommand runs each job's arguments, joined by spaces, as a
-	// shell command line (GNU parallel without a command); Config.Command
+	// shell command line (GNU parallel without a command); runner.Config.Command
 	// is then unused but must not be empty.
 	InputIsCommand bool
 	// Delay is the least time between two job starts (--delay).
@@ -86,11 +91,15 @@ type GNU struct {
 	// TimeoutPercent, when > 0, stops an attempt running longer than
 	// this percentage of the median runtime of the jobs that succeeded
 	// (--timeout P%, as GNU parallel), and never sooner than after 1 s;
-	// before one succeeded there is no limit. It counts as Config.Timeout
+	// before one succeeded there is no limit. It counts as runner.Config.Timeout
 	// does.
 	TimeoutPercent float64
-	// Exec are the options that change how a job runs (gnuexec).
+	// Exec are the options that change how a job runs (exec.go).
 	Exec GNUExec
+
+	// readMachine, when set, reads the machine for the start gate instead
+	// of /proc (tests of the gate's decisions in a run).
+	readMachine func(dir string, load bool) (machine, error)
 }
 
 // oneArg reports whether every job takes one argument: then a job's number
@@ -100,24 +109,37 @@ func (g *GNU) oneArg() bool {
 	return b.MaxChars <= 0 && b.MaxArgs <= 1
 }
 
-// templateOptions are the options the command is parsed with.
-func (c *Config) templateOptions() template.Options {
-	o := c.GNU.Template
-	o.Shell = c.Shell
-	return o
+// TemplateOptions are the options the command is parsed with
+// (runhook.Dialect).
+func (g *GNU) TemplateOptions() template.Options { return g.Template }
+
+// state is one run's state of the GNU options: what Install's hooks share.
+type state struct {
+	g   GNU
+	e   runhook.Engine
+	log *slog.Logger
+	// tag is --tagstring parsed; nil when it is literal or not given.
+	tag *template.Template
+	// workdir is GNUExec.Workdir parsed; nil when it is literal or not
+	// given.
+	workdir *template.Template
+	// runtimes feed --timeout P%.
+	runtimes gnu.Runtimes
+	// exec is GNUExec's state.
+	exec execState
 }
 
-// args yields the run's arguments: Config.GNU.Args, else Config.Input's
-// inputs as one-field arguments.
-func (r *Runner) args() gnuinput.ArgSeq {
-	if r.cfg.GNU.Args != nil {
-		return r.cfg.GNU.Args
+// args yields the run's arguments: GNU.Args, else the engine's inputs as
+// one-field arguments.
+func (r *state) args() gnuinput.ArgSeq {
+	if r.g.Args != nil {
+		return r.g.Args
 	}
 	return func(yield func(gnuinput.Arg, error) bool) {
-		if r.cfg.Input == nil {
+		if r.e.Input == nil {
 			return
 		}
-		for in, err := range r.cfg.Input {
+		for in, err := range r.e.Input {
 			if err != nil {
 				yield(nil, err)
 				return
@@ -129,43 +151,52 @@ func (r *Runner) args() gnuinput.ArgSeq {
 	}
 }
 
-// batches groups the arguments into jobs: the Config's batching, this
+// batches groups the arguments into jobs: the GNU options' batching, this
 // shard's arguments only (chosen before batching, so shards stay disjoint
 // whatever the batch sizes). A job's number is the batch's number, or,
 // when every job takes one argument, the input's number, which a joblog
 // written before batches existed also holds.
-func (r *Runner) batches() iter.Seq2[item, error] {
-	g := &r.cfg.GNU
+func (r *state) batches() iter.Seq2[runhook.Item, error] {
+	g := &r.g
 	opts := g.Batch
 	if opts.MaxChars > 0 {
-		opts.Measure = r.tmpl.Measurer()
+		opts.Measure = r.e.Template.Measurer()
 	}
-	if r.cfg.Shard.Count > 1 {
-		opts.Keep = func(a gnuinput.Arg) bool { return r.cfg.Shard.Contains(a.Key()) }
+	if keep := r.e.Keep; keep != nil {
+		opts.Keep = func(a gnuinput.Arg) bool { return keep(a.Key()) }
 		if g.InShard != nil {
 			opts.Keep = g.InShard
 		}
 	}
 	one := g.oneArg()
-	return func(yield func(item, error) bool) {
+	return func(yield func(runhook.Item, error) bool) {
 		for b, err := range gnuinput.Batches(r.args(), opts) {
 			if err != nil {
-				yield(item{}, err)
+				yield(runhook.Item{}, err)
 				return
 			}
-			it := item{seq: b.Seq, fields: b.Fields(), args: b.Args}
+			it := runhook.Item{Seq: b.Seq, Fields: b.Fields(), Args: argFields(b.Args)}
 			if one {
-				it.seq = b.First
+				it.Seq = b.First
 			}
 			if g.NoFields || g.Pipe && !g.PipeArg {
-				it.fields = []string{}
+				it.Fields = []string{}
 			}
-			it.input = argsString(b.Args)
+			it.Input = argsString(b.Args)
 			if !yield(it, nil) {
 				return
 			}
 		}
 	}
+}
+
+// argFields is args as the engine carries them: each argument's fields.
+func argFields(args []gnuinput.Arg) [][]string {
+	fields := make([][]string, len(args))
+	for i, a := range args {
+		fields[i] = a
+	}
+	return fields
 }
 
 // argsString is the arguments of a job as events and --dry-run's worker
@@ -181,45 +212,18 @@ func argsString(args []gnuinput.Arg) string {
 	return strings.Join(parts, " ")
 }
 
-// argvOf is the argv of the job of it in slot.
-func (r *Runner) argvOf(it item, slot int) []string {
-	if r.cfg.GNU.InputIsCommand {
-		sh := r.cfg.GNU.Template.ShellPath
-		if sh == "" {
-			sh = template.ShellPath
-		}
-		return []string{sh, "-c", strings.Join(it.fieldList(), " ")}
+// argv is the argv of the job of it with InputIsCommand: its arguments,
+// joined by spaces, as a shell command line.
+func (r *state) argv(it runhook.Item, _ int) []string {
+	sh := r.g.Template.ShellPath
+	if sh == "" {
+		sh = template.ShellPath
 	}
-	return r.tmpl.ExpandFields(it.fieldList(), it.seq, slot)
+	return []string{sh, "-c", strings.Join(it.FieldList(), " ")}
 }
 
-// displayOf is the command of the job of it in slot as a shell reads it:
-// what --dry-run prints and the joblog's Command column holds.
-func (r *Runner) displayOf(it item, slot int) string {
-	if r.cfg.GNU.InputIsCommand {
-		return strings.Join(it.fieldList(), " ")
-	}
-	return r.tmpl.DisplayFields(it.fieldList(), it.seq, slot)
-}
-
-// fieldList is the flat list of the job's fields (the input alone for an
-// item made without fields, as tests of the runner's internals do).
-func (it item) fieldList() []string {
-	if it.fields == nil {
-		return []string{it.input}
-	}
-	return it.fields
-}
-
-// gnuState is what the runner keeps for the GNU options.
-type gnuState struct {
-	// tag is --tagstring parsed; nil when it is literal or not given.
-	tag *template.Template
-	// workdir is GNUExec.Workdir parsed; nil when it is literal or not
-	// given.
-	workdir *template.Template
-	// runtimes feed --timeout P%.
-	runtimes gnu.Runtimes
-	// exec is GNUExec's state (gnuexec).
-	exec execState
+// display is the command of the job of it with InputIsCommand: what
+// --dry-run prints and the joblog's Command column holds.
+func (r *state) display(it runhook.Item, _ int) string {
+	return strings.Join(it.FieldList(), " ")
 }

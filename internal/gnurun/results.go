@@ -1,4 +1,4 @@
-package runner
+package gnurun
 
 import (
 	"bytes"
@@ -11,10 +11,13 @@ import (
 	"sync"
 
 	"github.com/ration-run/ration/internal/gnu"
+	"github.com/ration-run/ration/internal/runhook"
 	"github.com/ration-run/ration/internal/template"
+	"github.com/ration-run/ration/runner"
+	"github.com/ration-run/ration/runner/joblog"
 )
 
-// execState is what the runner keeps for GNUExec.
+// execState is what a run keeps for GNUExec.
 type execState struct {
 	// results is --results with replacement strings, parsed once; nil
 	// when GNU.Results holds none (GNU parallel's directory layout).
@@ -29,12 +32,12 @@ type execState struct {
 }
 
 // resultsTemplate parses GNU.Results as a one-word template, once.
-func (r *Runner) resultsTemplate() (*template.Template, error) {
-	x := &r.gnu.exec
+func (r *state) resultsTemplate() (*template.Template, error) {
+	x := &r.exec
 	x.resultsOnce.Do(func() {
-		o := r.cfg.GNU.Template
+		o := r.g.Template
 		o.Shell, o.Context = false, false
-		t, err := template.ParseOptions([]string{r.cfg.GNU.Results}, o)
+		t, err := template.ParseOptions([]string{r.g.Results}, o)
 		if err != nil {
 			x.resultsErr = fmt.Errorf("--results: %w", err)
 			return
@@ -49,23 +52,23 @@ func (r *Runner) resultsTemplate() (*template.Template, error) {
 // replacement strings, is the stdout file, with NAME.err and NAME.seq
 // beside it, or, ending in /, the directory of stdout, stderr and seq;
 // else DIR/1/ARG/.../ (resultsDir). The seq file holds the job's number.
-func (r *Runner) resultsFiles(it item, slot int) ([2]*os.File, error) {
+func (r *state) resultsFiles(it runhook.Item, slot int) ([2]*os.File, error) {
 	var files [2]*os.File
 	t, err := r.resultsTemplate()
 	if err != nil {
 		return files, err
 	}
 	if !t.HasInput() {
-		return openResults(r.cfg.GNU.Results, it, r.cfg.GNU.Template.Names)
+		return openResults(r.g.Results, it, r.g.Template.Names)
 	}
-	out := strings.Join(t.ExpandFields(it.fieldList(), it.seq, slot), " ")
+	out := strings.Join(t.ExpandFields(it.FieldList(), it.Seq, slot), " ")
 	names := [3]string{out, out + ".err", out + ".seq"}
 	dir := filepath.Dir(out)
 	if strings.HasSuffix(out, "/") {
 		dir = out
 		names = [3]string{filepath.Join(out, "stdout"), filepath.Join(out, "stderr"), filepath.Join(out, "seq")}
 	}
-	return gnu.CreateResults(dir, names, it.seq)
+	return gnu.CreateResults(dir, names, it.Seq)
 }
 
 // resultsTable writes --results NAME.csv (or .tsv): a header, then one
@@ -98,14 +101,14 @@ func (b *lockedBuffer) String() string {
 // tableWriters are the writers of one attempt of j with --results
 // NAME.csv: its stdout and stderr are held for its row, an earlier
 // attempt's dropped.
-func (r *Runner) tableWriters(j *job) (stdout, stderr io.Writer) {
-	t := &r.gnu.exec.table
+func (r *state) tableWriters(j runhook.Job) (stdout, stderr io.Writer) {
+	t := &r.exec.table
 	bufs := &[2]lockedBuffer{}
 	t.mu.Lock()
 	if t.outs == nil {
 		t.outs = map[int64]*[2]lockedBuffer{}
 	}
-	t.outs[j.it.seq] = bufs
+	t.outs[j.Item().Seq] = bufs
 	t.mu.Unlock()
 	return &bufs[0], &bufs[1]
 }
@@ -115,31 +118,30 @@ func (r *Runner) tableWriters(j *job) (stdout, stderr io.Writer) {
 // Command, the job's values V1..Vn (or the --header names), Stdout,
 // Stderr. The first row truncates the file and writes the header. The
 // row holds the job's output: a failed write (a full disk) is cut back, so
-// that no torn row is left, and returned wrapping ErrOutputGone: the job's
-// output was lost, and the run stops (Runner.record).
-func (r *Runner) tableRow(j *job, send, received int64) error {
-	x := &r.cfg.GNU.Exec
+// that no torn row is left, and returned wrapping runner.ErrOutputGone: the job's
+// output was lost, and the run stops (runner.Runner's record).
+func (r *state) tableRow(j runhook.Job, e joblog.Entry) error {
+	x := &r.g.Exec
 	if x.ResultsTable == "" {
 		return nil
 	}
-	t := &r.gnu.exec.table
+	t := &r.exec.table
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	bufs := t.outs[j.it.seq]
-	delete(t.outs, j.it.seq)
+	bufs := t.outs[j.Item().Seq]
+	delete(t.outs, j.Item().Seq)
 	if bufs == nil {
 		bufs = &[2]lockedBuffer{}
 	}
 	stdout, stderr := bufs[0].String(), bufs[1].String()
-	e := r.entry(j, send, received)
 	sep := x.tableSep()
 	var b strings.Builder
 	flag := os.O_WRONLY | os.O_CREATE | os.O_APPEND
-	vals := j.it.fieldList()
+	vals := j.Item().FieldList()
 	if !t.started {
 		flag |= os.O_TRUNC
 		head := []string{"Seq", "Host", "Starttime", "JobRuntime", "Send", "Receive", "Exitval", "Signal", "Command"}
-		names := r.cfg.GNU.Template.Names
+		names := r.g.Template.Names
 		for i := range vals {
 			if i < len(names) && names[i] != "" {
 				head = append(head, names[i])
@@ -154,7 +156,7 @@ func (r *Runner) tableRow(j *job, send, received int64) error {
 	row = append(append(row, vals...), stdout, stderr)
 	gnu.WriteRow(&b, sep, row)
 	if err := gnu.AppendRows(x.ResultsTable, flag, b.String()); err != nil {
-		return fmt.Errorf("%w: --results %s: %w", ErrOutputGone, x.ResultsTable, err)
+		return fmt.Errorf("%w: --results %s: %w", runner.ErrOutputGone, x.ResultsTable, err)
 	}
 	t.started = true
 	return nil

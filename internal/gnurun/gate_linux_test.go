@@ -1,4 +1,4 @@
-package runner
+package gnurun
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
 )
@@ -131,8 +132,7 @@ func gatedRun(t *testing.T, g StartGate) int {
 		}
 	})
 	var out syncBuf
-	r, err := New(Config{Command: []string{"sh", "-c", "sleep 0.3"}, Input: input.Args(nums(4)), Jobs: 4, Observer: obs, Stdout: &out,
-		GNU: GNU{Exec: GNUExec{Gate: g}}})
+	r, err := runner.New(with(runner.Config{Command: []string{"sh", "-c", "sleep 0.3"}, Input: input.Args(nums(4)), Jobs: 4, Observer: obs, Stdout: &out}, GNU{Exec: GNUExec{Gate: g}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,13 +168,14 @@ func TestMemFreeStopsYoungest(t *testing.T) {
 		}
 	})
 	var out syncBuf
-	r, err := New(Config{Command: []string{"sh", "-c", "sleep 1.5; echo done $0", "{}"}, Input: input.Args(nums(3)), Jobs: 3,
-		Observer: obs, Stdout: &out, GNU: GNU{Exec: GNUExec{Gate: StartGate{MemFree: 1000}}}})
+	g := GNU{Exec: GNUExec{Gate: StartGate{MemFree: 1000}}}
+	g.readMachine = func(string, bool) (machine, error) {
+		return machine{memAvailable: free.Load(), haveMem: true}, nil
+	}
+	r, err := runner.New(with(runner.Config{Command: []string{"sh", "-c", "sleep 1.5; echo done $0", "{}"}, Input: input.Args(nums(3)), Jobs: 3,
+		Observer: obs, Stdout: &out}, g))
 	if err != nil {
 		t.Fatal(err)
-	}
-	r.gnu.exec.gate.readMachine = func(string, bool) (machine, error) {
-		return machine{memAvailable: free.Load(), haveMem: true}, nil
 	}
 	sum, err := r.Run(t.Context())
 	if err != nil || sum.Succeeded != 3 || sum.Failed != 0 {

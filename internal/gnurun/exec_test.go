@@ -1,4 +1,4 @@
-package runner
+package gnurun
 
 import (
 	"os"
@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ration-run/ration/internal/runhook"
+	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/event"
 	"github.com/ration-run/ration/runner/input"
 )
@@ -20,12 +22,12 @@ import (
 func TestTermSeqSignals(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "got")
-	seq := TermSeq{{Signal: syscall.SIGINT, Wait: 300 * time.Millisecond}, {Signal: syscall.SIGTERM, Wait: 300 * time.Millisecond},
+	seq := runhook.TermSeq{{Signal: syscall.SIGINT, Wait: 300 * time.Millisecond}, {Signal: syscall.SIGTERM, Wait: 300 * time.Millisecond},
 		{Signal: syscall.SIGKILL, Wait: 25 * time.Millisecond}} // INT,300,TERM,300,KILL,25
 	script := `trap 'echo INT >>` + log + `' INT; trap 'echo TERM >>` + log + `' TERM; echo ready >>` + log + `; while :; do sleep 0.02; done`
 	start := time.Now()
-	sum, _, rec, err := run(t, Config{Command: []string{"sh", "-c", script}, Input: input.Args([]string{"x"}),
-		Timeout: time.Second, GNU: GNU{Exec: GNUExec{TermSeq: seq}}})
+	sum, _, rec, err := run(t, with(runner.Config{Command: []string{"sh", "-c", script}, Input: input.Args([]string{"x"}),
+		Timeout: time.Second}, GNU{Exec: GNUExec{TermSeq: seq}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,9 +52,8 @@ func TestTermSeqSignals(t *testing.T) {
 // name after its tag, in input order with KeepOrder.
 func TestFiles(t *testing.T) {
 	dir := t.TempDir()
-	_, out, _, err := run(t, Config{Command: []string{"sh", "-c", `echo out "$1"; echo err "$1" >&2`, "sh", "{}"},
-		Input: input.Args([]string{"a", "b", "c"}), KeepOrder: true,
-		GNU: GNU{Tag: true, Exec: GNUExec{Files: true, TmpDir: dir}}})
+	_, out, _, err := run(t, with(runner.Config{Command: []string{"sh", "-c", `echo out "$1"; echo err "$1" >&2`, "sh", "{}"},
+		Input: input.Args([]string{"a", "b", "c"}), KeepOrder: true}, GNU{Tag: true, Exec: GNUExec{Files: true, TmpDir: dir}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,8 +87,8 @@ func TestResultsTemplate(t *testing.T) {
 		{dir + "/a/{}.x/{1}", map[string]string{"a/p.x/p": "out p\n", "a/p.x/p.err": "err p\n", "a/p.x/p.seq": "1", "a/q.x/q": "out q\n", "a/q.x/q.seq": "2"}},
 		{dir + "/b/{#}-{}/", map[string]string{"b/1-p/stdout": "out p\n", "b/1-p/stderr": "err p\n", "b/1-p/seq": "1", "b/2-q/stdout": "out q\n"}},
 	} {
-		_, out, _, err := run(t, Config{Command: []string{"sh", "-c", `echo out "$1"; echo err "$1" >&2`, "sh", "{}"},
-			Input: input.Args([]string{"p", "q"}), GNU: GNU{Results: c.results}})
+		_, out, _, err := run(t, with(runner.Config{Command: []string{"sh", "-c", `echo out "$1"; echo err "$1" >&2`, "sh", "{}"},
+			Input: input.Args([]string{"p", "q"})}, GNU{Results: c.results}))
 		if err != nil || out != "" {
 			t.Fatalf("%s: output %q, %v", c.results, out, err)
 		}
@@ -105,9 +106,8 @@ func TestResultsTemplate(t *testing.T) {
 func TestResultsTable(t *testing.T) {
 	for _, name := range []string{"t.csv", "t.tsv"} {
 		path := filepath.Join(t.TempDir(), name)
-		_, out, _, err := run(t, Config{Command: []string{"sh", "-c", `printf '%s\n' "$1"; [ "$1" = 'b"c' ] && { echo oops >&2; exit 3; }; true`, "sh", "{}"},
-			Input: input.Args([]string{"a", `b"c`, "d e", "f,g", ""}), Jobs: 1,
-			GNU: GNU{Exec: GNUExec{ResultsTable: path}}})
+		_, out, _, err := run(t, with(runner.Config{Command: []string{"sh", "-c", `printf '%s\n' "$1"; [ "$1" = 'b"c' ] && { echo oops >&2; exit 3; }; true`, "sh", "{}"},
+			Input: input.Args([]string{"a", `b"c`, "d e", "f,g", ""}), Jobs: 1}, GNU{Exec: GNUExec{ResultsTable: path}}))
 		if err != nil || out != "" {
 			t.Fatalf("%s: output %q, %v", name, out, err)
 		}

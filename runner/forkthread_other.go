@@ -8,11 +8,6 @@ import (
 	"github.com/ration-run/ration/internal/pdeath"
 )
 
-// NiceSupported reports whether Attempt.Nice can be honoured here: not
-// outside Linux, where niceness is the whole process's (ration run
-// rejects --nice there).
-const NiceSupported = false
-
 // onForkThread runs fork on the forking thread; a niceness is an error
 // (tasks, a cgroup's, is always "" outside Linux).
 func onForkThread(a *Attempt, tasks string, fork func()) error {

@@ -1,4 +1,4 @@
-package runner
+package gnurun
 
 import (
 	"strconv"
@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/ration-run/ration/runner"
 	"github.com/ration-run/ration/runner/input"
 )
 
@@ -38,8 +39,7 @@ func TestNice(t *testing.T) {
 	if want > 19 {
 		want = 19
 	}
-	_, out, _, err := run(t, Config{Command: []string{"sh", "-c", "exec cat /proc/self/stat", "{}"}, Input: input.Args(nums(4)),
-		GNU: GNU{Exec: GNUExec{Nice: want, NiceSet: true}}})
+	_, out, _, err := run(t, with(runner.Config{Command: []string{"sh", "-c", "exec cat /proc/self/stat", "{}"}, Input: input.Args(nums(4))}, GNU{Exec: GNUExec{Nice: want, NiceSet: true}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestNice(t *testing.T) {
 			t.Errorf("a job ran at niceness %d; want %d (--nice)", got, want)
 		}
 	}
-	_, out, _, err = run(t, Config{Command: []string{"sh", "-c", "exec cat /proc/self/stat", "{}"}, Input: input.Args(nums(2))})
+	_, out, _, err = run(t, runner.Config{Command: []string{"sh", "-c", "exec cat /proc/self/stat", "{}"}, Input: input.Args(nums(2))})
 	if err != nil {
 		t.Fatal(err)
 	}

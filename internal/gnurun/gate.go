@@ -1,4 +1,4 @@
-package runner
+package gnurun
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ration-run/ration/internal/memory"
+	"github.com/ration-run/ration/internal/runhook"
 )
 
 // StartGate are GNU parallel's --load, --noswap and --memfree: states of
@@ -18,7 +19,7 @@ import (
 // that a run cannot wait for ever on a machine busy with others' work, a
 // job starts whatever the gate says when no other job of the run is
 // running. The zero value checks nothing. Linux only (GateSupported):
-// elsewhere New refuses a gate that checks anything.
+// elsewhere runner.New refuses a gate that checks anything.
 type StartGate struct {
 	// MaxLoad, when > 0, lets a job start only while fewer than MaxLoad
 	// threads of the machine are running or waiting for I/O (R or D state,
@@ -71,24 +72,15 @@ type machine struct {
 	haveMem          bool
 }
 
-// waitGate waits until the StartGate lets job j start, or no other job
-// runs. It returns false when the run stops first.
-func (r *Runner) waitGate(ctx context.Context, j *job) bool {
-	g := &r.cfg.GNU.Exec.Gate
-	if !g.active() {
-		return true
-	}
-	return r.waitUntil(ctx, j.rj, func() bool {
-		if r.othersRunningLocked(j.rj) == 0 {
-			r.gnu.exec.gate.allowed(time.Now())
-			return true
-		}
-		// The machine is read from files: not under r.mu.
-		r.mu.Unlock()
-		defer r.mu.Lock()
-		return r.gateOpen(time.Now())
-	})
-}
+// gateHook is the StartGate as the engine asks it (runhook.Gate): the
+// engine lets a job start whatever the gate says when no other job runs.
+type gateHook struct{ r *state }
+
+// Open decides whether a job may start now (gateOpen).
+func (h *gateHook) Open(now time.Time) bool { return h.r.gateOpen(now) }
+
+// Allowed notes a start the engine let through while no other job ran.
+func (h *gateHook) Allowed(now time.Time) { h.r.exec.gate.allowed(now) }
 
 // allowed notes a start the gate let through.
 func (s *gateState) allowed(now time.Time) {
@@ -100,8 +92,8 @@ func (s *gateState) allowed(now time.Time) {
 // gateOpen decides whether a job may start now, reading the machine when
 // the last decision is a second old, or 100 ms old and a job started
 // since.
-func (r *Runner) gateOpen(now time.Time) bool {
-	g, s := &r.cfg.GNU.Exec.Gate, &r.gnu.exec.gate
+func (r *state) gateOpen(now time.Time) bool {
+	g, s := &r.g.Exec.Gate, &r.exec.gate
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	age := now.Sub(s.at)
@@ -170,7 +162,7 @@ func memFree(g *StartGate, m machine) (int64, bool) {
 // ErrMemFree is the error of an attempt stopped because free memory fell
 // below half of StartGate.MemFree: the youngest running job is stopped
 // (by its termination sequence) and runs again, as GNU parallel's
-// --memfree does, without counting against Config.Retries.
+// --memfree does, without counting against runner.Config.Retries.
 var ErrMemFree = errors.New("stopped and queued again: free memory fell below half of --memfree")
 
 // memFreeInterval is how often the youngest running job checks the free
@@ -182,12 +174,10 @@ const memFreeInterval = time.Second
 // ErrMemFree when, while j is the youngest running job (the highest job
 // number, as GNU parallel picks it) and another one runs, free memory is
 // below half of StartGate.MemFree. The last running job is never stopped
-// so: it would start again at once (a job starts when none runs).
-func (r *Runner) memFreeWatch(ctx context.Context, cancel context.CancelFunc, j *job) (context.Context, context.CancelFunc) {
-	g := &r.cfg.GNU.Exec.Gate
-	if g.MemFree <= 0 {
-		return ctx, cancel
-	}
+// so: it would start again at once (a job starts when none runs). It is
+// an attempt's bound (Install).
+func (r *state) memFreeWatch(ctx context.Context, j runhook.Job) (context.Context, context.CancelFunc) {
+	g := &r.g.Exec.Gate
 	wctx, wcancel := context.WithCancelCause(ctx)
 	go func() {
 		t := time.NewTicker(memFreeInterval)
@@ -198,38 +188,17 @@ func (r *Runner) memFreeWatch(ctx context.Context, cancel context.CancelFunc, j 
 				return
 			case <-t.C:
 			}
-			if !r.youngestOfSeveral(j) {
+			if !j.YoungestOfSeveral() {
 				continue
 			}
-			if free, ok := r.gnu.exec.gate.memFree(g); ok && free < g.MemFree/2 {
-				r.log.Info("stopping the youngest job: free memory below half of --memfree", "seq", j.it.seq, "free", free, "memfree", g.MemFree)
+			if free, ok := r.exec.gate.memFree(g); ok && free < g.MemFree/2 {
+				r.log.Info("stopping the youngest job: free memory below half of --memfree", "seq", j.Item().Seq, "free", free, "memfree", g.MemFree)
 				wcancel(ErrMemFree)
 				return
 			}
 		}
 	}()
-	return wctx, func() { wcancel(nil); cancel() }
-}
-
-// youngestOfSeveral reports whether j's attempt runs, another job runs
-// too, and none of them has a higher job number.
-func (r *Runner) youngestOfSeveral(j *job) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !j.rj.started {
-		return false
-	}
-	others := 0
-	for _, rj := range r.running {
-		if rj == j.rj || rj.waiting || !rj.started {
-			continue
-		}
-		if rj.Seq > j.it.seq {
-			return false
-		}
-		others++
-	}
-	return others > 0
+	return wctx, func() { wcancel(nil) }
 }
 
 // memFree reads the free memory as StartGate.MemFree counts it.

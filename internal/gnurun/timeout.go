@@ -1,11 +1,12 @@
-package runner
+package gnurun
 
 import (
 	"context"
 	"fmt"
 	"time"
 
-	"github.com/ration-run/ration/runner/event"
+	"github.com/ration-run/ration/internal/runhook"
+	"github.com/ration-run/ration/runner"
 )
 
 // minPercentTimeout is the least limit --timeout P% sets. A timeout is
@@ -17,12 +18,12 @@ import (
 const minPercentTimeout = time.Second
 
 // percentTimeout wraps an attempt's context for --timeout P%: it is
-// cancelled with ErrTimeout once the attempt ran longer than P% of the
+// cancelled with runner.ErrTimeout once the attempt ran longer than P% of the
 // median runtime of the succeeded jobs, and longer than
 // minPercentTimeout (no limit before one succeeded): an attempt hook's
-// bound (installDialect).
-func (r *Runner) percentTimeout(ctx context.Context, _ *job) (context.Context, context.CancelFunc) {
-	pct := r.cfg.GNU.TimeoutPercent
+// bound (Install).
+func (r *state) percentTimeout(ctx context.Context, _ runhook.Job) (context.Context, context.CancelFunc) {
+	pct := r.g.TimeoutPercent
 	start := time.Now()
 	pctx, pcancel := context.WithCancelCause(ctx)
 	go func() {
@@ -34,13 +35,13 @@ func (r *Runner) percentTimeout(ctx context.Context, _ *job) (context.Context, c
 				return
 			case <-t.C:
 			}
-			med := r.gnu.runtimes.Median()
+			med := r.runtimes.Median()
 			if med <= 0 {
 				continue
 			}
 			if limit := max(time.Duration(float64(med)*pct/100), minPercentTimeout); time.Since(start) > limit {
 				pcancel(fmt.Errorf("%w after %s (%g%% of the succeeded jobs' median runtime, %s, and at least %s)",
-					ErrTimeout, limit.Round(time.Millisecond), pct, med.Round(time.Millisecond), minPercentTimeout))
+					runner.ErrTimeout, limit.Round(time.Millisecond), pct, med.Round(time.Millisecond), minPercentTimeout))
 				return
 			}
 		}
@@ -48,11 +49,10 @@ func (r *Runner) percentTimeout(ctx context.Context, _ *job) (context.Context, c
 	return pctx, func() { pcancel(nil) }
 }
 
-// jobEnded is called once a job is counted: it feeds --timeout P%'s
-// median and checks --halt.
-func (r *Runner) jobEnded(j *job) {
-	if r.cfg.GNU.TimeoutPercent > 0 && j.outcome == event.Succeeded {
-		r.gnu.runtimes.Add(j.res.Duration)
+// ended feeds --timeout P%'s median with the runtime of each job that
+// succeeded.
+func (r *state) ended(_ runhook.Job, succeeded bool, runtime time.Duration) {
+	if r.g.TimeoutPercent > 0 && succeeded {
+		r.runtimes.Add(runtime)
 	}
-	r.checkHalt(j)
 }

@@ -2,10 +2,6 @@ package runner
 
 import "github.com/ration-run/ration/internal/pdeath"
 
-// NiceSupported reports whether Attempt.Nice can be honoured here: on
-// Linux, where a child inherits the niceness of the thread that forks it.
-const NiceSupported = true
-
 // onForkThread runs fork, which forks one job, on the forking thread
 // (package pdeath): with a.NiceSet, one whose niceness is a.Nice, so the
 // job starts at that niceness; with tasks (a cgroup v1 tasks file, see
