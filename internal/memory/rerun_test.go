@@ -29,7 +29,7 @@ func newRerunOwner(inFlight, size int) *rerunOwner {
 }
 
 func (o *rerunOwner) room() (int, int) { return o.inFlight, o.size }
-func (o *rerunOwner) stopped() error  { return o.stopErr }
+func (o *rerunOwner) stopped() error   { return o.stopErr }
 
 // set changes what room reads and signals, as an owner does when an
 // attempt ends or the size changes.
