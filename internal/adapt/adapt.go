@@ -8,7 +8,9 @@
 //   - The limit: the limits decision (package limits) at the start of the
 //     run, replaced by [Controller.SetLimit] when [Watch] sees the cgroup CPU
 //     quota change (Kubernetes in-place pod resize). Nothing ever exceeds it.
-//   - The OOM cap: an OOM event halves the current size. After each run of
+//   - The OOM cap: an OOM event halves the current size (the rules are
+//     package memory's: [memory.OOMHalves], [memory.HalveAfterOOM]; this
+//     package applies them to its bounds). After each run of
 //     Config.GrowAfter successes the cap grows by one, but not back to a
 //     size that was OOM-killed: below that size lies the OOM ceiling, so a
 //     pool whose memory fits 2 jobs but not 4 settles at 2 instead of
@@ -17,7 +19,7 @@
 //     changes. Which events count as OOM is in [Controller.Observe].
 //   - The memory cap (--mem-per-job auto): the peak RSS of finished jobs is
 //     sampled, and once Config.MinSamples are known the cap is
-//     floor(0.9 x memory limit / p95 peak), at least 1.
+//     floor(0.9 x memory limit / p95 peak), at least 1 ([memory.JobsFit]).
 //
 // The Controller calls Resize outside its lock, and when several goroutines
 // change bounds at once the last value applied is always the current one:
