@@ -108,6 +108,7 @@
 // when the GOMAXPROCS environment variable or GODEBUG=containermaxprocs=0
 // is set.
 //
-// Of this module it imports package cgroup only; it must not import runner,
+// Of this module it imports package cgroup and internal/memory (whose rule
+// the memory-per-job cap is) only; it must not import runner,
 // pool or the command line's packages.
 package limits

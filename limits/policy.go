@@ -8,14 +8,11 @@ import (
 	"strings"
 
 	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/internal/memory"
 )
 
 // DefaultMaxJobs caps the default number of jobs (not -j N or N%).
 const DefaultMaxJobs = 8
-
-// MemoryHeadroom is the share of the memory limit that jobs may use; the
-// rest is left for ration itself, page cache and estimation error.
-const MemoryHeadroom = 0.9
 
 // input is one CPU count that takes part in the minimum.
 type input struct {
@@ -201,8 +198,9 @@ type memCap struct {
 	warnings []string
 }
 
-// memoryCap is floor(0.9 x memory / memPerJob), at least 1, where memory
-// is the cgroup's limit or, without one, the host's MemTotal.
+// memoryCap is how many jobs of memPerJob fit (memory.JobsFit: floor(0.9 x
+// memory / memPerJob)), at least 1, where memory is the cgroup's limit or,
+// without one, the host's MemTotal.
 func memoryCap(s cgroup.Snapshot, memPerJob int64) memCap {
 	if memPerJob <= 0 {
 		return memCap{}
@@ -217,10 +215,10 @@ func memoryCap(s cgroup.Snapshot, memPerJob int64) memCap {
 	default:
 		return memCap{warnings: []string{"memory per job given but neither a cgroup memory limit nor the host memory is known; no memory cap applied"}}
 	}
-	share := MemoryHeadroom * float64(limit) / float64(memPerJob)
-	m := memCap{fit: floorish(share), why: fmt.Sprintf("0.9 x %s / %s per job = %s", what, FormatSize(memPerJob), FormatCPUs(share))}
+	fit, share := memory.JobsFit(limit, memPerJob)
+	m := memCap{fit: fit, why: fmt.Sprintf("%g x %s / %s per job = %s", memory.Headroom, what, FormatSize(memPerJob), FormatCPUs(share))}
 	if m.fit < 1 {
-		m.warnings = append(m.warnings, fmt.Sprintf("even one job of %s does not fit in 0.9 x %s; running 1 job anyway", FormatSize(memPerJob), what))
+		m.warnings = append(m.warnings, fmt.Sprintf("even one job of %s does not fit in %g x %s; running 1 job anyway", FormatSize(memPerJob), memory.Headroom, what))
 		m.fit = 1
 	}
 	return m

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -38,8 +37,6 @@ type admission struct {
 	rss     map[int]int64
 	rssAt   time.Time
 
-	oomWaiting atomic.Int64 // re-queued OOM-killed attempts waiting for room
-
 	mu       sync.Mutex
 	admitted map[int64]bool    // attempts running now, by job
 	kills    map[int64]int     // OOM kills so far, by job
@@ -69,16 +66,10 @@ func newAdmission(cfg Config) *admission {
 func (r *Runner) waitToStart(ctx context.Context, j *job) bool {
 	a := r.adm
 	if j.n > 1 && j.cause == event.CauseOOM {
-		a.oomWaiting.Add(1)
-		ok := r.waitForRoom(ctx, j.rj, a.readyBelow(j.it.seq))
-		a.oomWaiting.Add(-1)
-		r.mu.Lock()
-		r.wakeLocked() // the jobs held for it
-		r.mu.Unlock()
-		if !ok {
+		if !r.waitForRoom(ctx, j.rj, a.readyBelow(j.it.seq)) {
 			return false
 		}
-	} else if a.oomWaiting.Load() > 0 && !r.waitUntil(ctx, j.rj, func() bool { return a.oomWaiting.Load() == 0 }) {
+	} else if !r.waitReruns(ctx, j.rj) {
 		return false
 	}
 	if !r.hooks.startGate(ctx, j) {
@@ -317,7 +308,7 @@ func (r *Runner) oomVerdict(seq int64, others int, firstFree bool) memory.Verdic
 	}
 	if v.Requeue {
 		delete(a.verdicts, seq)
-		a.below[seq] = max((others+1)/2, 1)
+		a.below[seq] = rule.Below(others)
 	} else {
 		a.verdicts[seq] = v.Reason
 		delete(a.below, seq)

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -94,15 +95,47 @@ func (r *Runner) waitUntil(ctx context.Context, rj *runningJob, ready func() boo
 	}
 }
 
-// waitForRoom waits until fewer other jobs run than both the pool size
-// and below (memory.OOMRetry's Ready rule), so that a job re-queued after
-// an OOM kill runs at the concurrency lowered in reaction to it, not
-// beside as many jobs as the one that was killed. It returns false when
-// the run stops first.
+// waitForRoom waits, with rj marked as waiting, until fewer other jobs
+// run than both the pool size and below (memory.Reruns.Wait), so that a
+// job re-queued after an OOM kill runs at the concurrency lowered in
+// reaction to it, not beside as many jobs as the one that was killed.
+// While it waits, no first attempt starts (waitReruns). It returns false
+// when the run stops first.
 func (r *Runner) waitForRoom(ctx context.Context, rj *runningJob, below int) bool {
-	return r.waitUntil(ctx, rj, func() bool {
-		return memory.OOMRetry{}.Ready(r.othersRunningLocked(rj), min(r.size, max(below, 1)))
-	})
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	was := rj.waiting
+	rj.waiting = true
+	err := r.reruns.Wait(ctx, below, func() (int, int) { return r.othersRunningLocked(rj), r.size }, r.stoppedLocked)
+	rj.waiting = was
+	if err == nil {
+		// The job goes on to the start gate and the memory admission
+		// as any other: it keeps no bound while it runs.
+		r.reruns.Started()
+	}
+	r.wakeLocked() // the jobs held for it
+	return err == nil
+}
+
+// errRunStopped ends a wait for room when the run stops.
+var errRunStopped = errors.New("the run stops")
+
+// stoppedLocked is errRunStopped once the run stops starting jobs.
+func (r *Runner) stoppedLocked() error {
+	if r.stopping.Load() {
+		return errRunStopped
+	}
+	return nil
+}
+
+// waitReruns waits while a job re-queued after an OOM kill waits for room
+// (memory.Reruns.Waiting), so that the number of jobs running really
+// drops. It returns false when the run stops first.
+func (r *Runner) waitReruns(ctx context.Context, rj *runningJob) bool {
+	r.mu.Lock()
+	held := r.reruns.Waiting()
+	r.mu.Unlock()
+	return !held || r.waitUntil(ctx, rj, func() bool { return !r.reruns.Waiting() })
 }
 
 // othersRunningLocked counts the running jobs other than rj that are not

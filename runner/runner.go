@@ -14,6 +14,7 @@ import (
 
 	"github.com/ration-run/ration/internal/adapt"
 	"github.com/ration-run/ration/internal/jobtable"
+	"github.com/ration-run/ration/internal/memory"
 	"github.com/ration-run/ration/internal/template"
 	"github.com/ration-run/ration/pool"
 	"github.com/ration-run/ration/runner/event"
@@ -44,6 +45,7 @@ type Runner struct {
 	size      int
 	terminate context.CancelCauseFunc // cancels every running job; nil outside Run
 	wake      chan struct{}           // closed and replaced when a job ends or the size changes
+	reruns    *memory.Reruns          // OOM re-queued attempts waiting for room (waitForRoom), guarded by mu
 	jl        *joblog.Writer          // the open joblog, for Abandon
 
 	ran         atomic.Bool
@@ -118,6 +120,8 @@ func New(cfg Config) (*Runner, error) {
 		oom:     oomCounter{read: cfg.OOMKills},
 		adm:     newAdmission(cfg),
 	}
+	r.reruns = memory.NewReruns(&r.mu)
+	r.reruns.Poll, r.reruns.Stop = 100*time.Millisecond, r.stopCh
 	if r.exec == nil {
 		r.exec = &ProcessExecutor{}
 	}
@@ -310,10 +314,12 @@ func (r *Runner) setErr(err error) {
 	r.firstErr.CompareAndSwap(nil, &err)
 }
 
-// wakeLocked wakes the jobs waiting for room (waitForRoom).
+// wakeLocked wakes the jobs waiting to start (waitUntil) and for room
+// (waitForRoom).
 func (r *Runner) wakeLocked() {
 	close(r.wake)
 	r.wake = make(chan struct{})
+	r.reruns.Signal()
 }
 
 // halt applies --halt once its condition held.

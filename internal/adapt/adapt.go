@@ -8,7 +8,9 @@
 //   - The limit: the limits decision (package limits) at the start of the
 //     run, replaced by [Controller.SetLimit] when [Watch] sees the cgroup CPU
 //     quota change (Kubernetes in-place pod resize). Nothing ever exceeds it.
-//   - The OOM cap: an OOM event halves the current size. After each run of
+//   - The OOM cap: an OOM event halves the current size (the rules are
+//     package memory's: [memory.OOMHalves], [memory.HalveAfterOOM]; this
+//     package applies them to its bounds). After each run of
 //     Config.GrowAfter successes the cap grows by one, but not back to a
 //     size that was OOM-killed: below that size lies the OOM ceiling, so a
 //     pool whose memory fits 2 jobs but not 4 settles at 2 instead of
@@ -17,7 +19,7 @@
 //     changes. Which events count as OOM is in [Controller.Observe].
 //   - The memory cap (--mem-per-job auto): the peak RSS of finished jobs is
 //     sampled, and once Config.MinSamples are known the cap is
-//     floor(0.9 x memory limit / p95 peak), at least 1.
+//     floor(0.9 x memory limit / p95 peak), at least 1 ([memory.JobsFit]).
 //
 // The Controller calls Resize outside its lock, and when several goroutines
 // change bounds at once the last value applied is always the current one:
@@ -39,6 +41,7 @@ import (
 	"time"
 
 	"github.com/ration-run/ration/cgroup"
+	"github.com/ration-run/ration/internal/memory"
 	"github.com/ration-run/ration/limits"
 	"github.com/ration-run/ration/runner/event"
 )
@@ -329,33 +332,30 @@ func (c *Controller) wantLocked() int {
 }
 
 // halvesLocked reports whether the job event e halves the size: an OOM
-// kill (Config.HalveOnJobOOM) of an attempt that ran beside other jobs
-// and started after the last halving. A job killed while no other job
-// ran (Event.Alone) does not fit at any concurrency: halving would only
-// slow the jobs that do, and set an OOM ceiling below a size that was
-// never killed.
+// kill, with Config.HalveOnJobOOM, that memory.OOMHalves says halves (not
+// one of a job that ran alone, Event.Alone, nor of an attempt that started
+// before the last halving). An attempt started at the event's Time minus
+// its Duration; an event without either has no known start.
 func (c *Controller) halvesLocked(e event.Event) bool {
-	return e.Cause == event.CauseOOM && c.cfg.HalveOnJobOOM && !e.Alone && !c.ranBeforeHalvingLocked(e)
-}
-
-// ranBeforeHalvingLocked reports whether the attempt of a job event (its
-// Time minus its Duration) started before the last halving: it ran at the
-// concurrency that halving already answered, so the OOM kills of jobs that
-// ran side by side halve once, not once per job. Events without a time or
-// duration are never ignored.
-func (c *Controller) ranBeforeHalvingLocked(e event.Event) bool {
-	if c.halvedAt.IsZero() || e.Time.IsZero() || e.Duration <= 0 {
+	if e.Cause != event.CauseOOM || !c.cfg.HalveOnJobOOM {
 		return false
 	}
-	return e.Time.Add(-e.Duration).Before(c.halvedAt)
+	var started time.Time
+	if !e.Time.IsZero() && e.Duration > 0 {
+		started = e.Time.Add(-e.Duration)
+	}
+	return memory.OOMHalves(e.Alone, started, c.halvedAt)
 }
 
+// halveLocked halves the size (memory.HalveAfterOOM). The OOM ceiling it
+// sets is kept only where the size was above 1.
 func (c *Controller) halveLocked(why string) bool {
 	c.halvedAt = time.Now()
 	cur := c.wantLocked()
-	c.oomCap = max(1, cur/2)
-	if cur > 1 {
-		c.oomCeil = cur - 1
+	size, ceil := memory.HalveAfterOOM(cur)
+	c.oomCap = size
+	if ceil > 0 {
+		c.oomCeil = ceil
 	}
 	c.successes, c.probeRuns = 0, 0
 	c.reductions++
@@ -432,12 +432,13 @@ func (c *Controller) recomputeMemLocked() {
 		c.memCap = 0
 		return
 	}
-	n := max(1, int(math.Floor(limits.MemoryHeadroom*float64(c.memLimit)/float64(c.learned))))
+	fit, _ := memory.JobsFit(c.memLimit, c.learned)
+	n := max(1, fit)
 	if n != c.memCap {
 		c.memCap = n
 		c.reason = fmt.Sprintf("learned p95 peak RSS %s per job over %d jobs: %d x %s fits in %.0f%% of %s",
 			limits.FormatSize(c.learned), len(c.samples), n, limits.FormatSize(c.learned),
-			limits.MemoryHeadroom*100, limits.FormatSize(c.memLimit))
+			memory.Headroom*100, limits.FormatSize(c.memLimit))
 	}
 }
 

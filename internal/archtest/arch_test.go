@@ -60,7 +60,7 @@ var rules = []rule{
 	{why: "event, input and joblog import the standard library only",
 		pkgs: []string{"runner/event", "runner/input", "runner/joblog"}, stdOnly: true},
 	{why: "cgroup imports no other package of the module", pkgs: []string{"cgroup"}, only: []string{}},
-	{why: "limits imports only cgroup of the module", pkgs: []string{"limits"}, only: []string{"cgroup"}},
+	{why: "limits imports only cgroup and internal/memory (the memory-per-job cap) of the module", pkgs: []string{"limits"}, only: []string{"cgroup", "internal/memory"}},
 	{why: "runner never imports the command line's packages, nor runner/worker (internal/workerexec adapts a worker pool to runner)",
 		pkgs: []string{"runner"}, never: append([]string{"runner/worker/..."}, cliOnly...)},
 	{why: "runner/worker never imports runner nor the command line's packages",

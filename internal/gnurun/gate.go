@@ -146,8 +146,7 @@ func (s *gateState) decide(g *StartGate, now time.Time) bool {
 		}
 	}
 	if g.MemFree > 0 {
-		free, ok := memFree(g, m)
-		if !ok || free <= g.MemFree {
+		if !(memory.FreeGate{Min: g.MemFree}).Start(memFree(g, m)) {
 			open = false
 		}
 	}
@@ -191,7 +190,7 @@ func (r *state) memFreeWatch(ctx context.Context, j runhook.Job) (context.Contex
 			if !j.YoungestOfSeveral() {
 				continue
 			}
-			if free, ok := r.exec.gate.memFree(g); ok && free < g.MemFree/2 {
+			if free, ok := r.exec.gate.memFree(g); (memory.FreeGate{Min: g.MemFree}).StopYoungest(free, ok) {
 				r.log.Info("stopping the youngest job: free memory below half of --memfree", "seq", j.Item().Seq, "free", free, "memfree", g.MemFree)
 				wcancel(ErrMemFree)
 				return

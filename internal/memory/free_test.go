@@ -39,3 +39,31 @@ func TestFree(t *testing.T) {
 		}
 	}
 }
+
+func TestFreeGate(t *testing.T) {
+	g := FreeGate{Min: 1000}
+	for _, tt := range []struct {
+		free        int64
+		known       bool
+		start, stop bool
+	}{
+		{2000, true, true, false},
+		{1001, true, true, false},
+		{1000, true, false, false}, // exactly Min is not more than Min
+		{500, true, false, false},  // half of Min is not below half
+		{499, true, false, true},
+		{0, true, false, true},
+		{5000, false, false, false}, // unknown: no start, and no stop
+	} {
+		if got := g.Start(tt.free, tt.known); got != tt.start {
+			t.Errorf("Start(%d, %v) = %v, want %v", tt.free, tt.known, got, tt.start)
+		}
+		if got := g.StopYoungest(tt.free, tt.known); got != tt.stop {
+			t.Errorf("StopYoungest(%d, %v) = %v, want %v", tt.free, tt.known, got, tt.stop)
+		}
+	}
+	off := FreeGate{}
+	if !off.Start(0, false) || off.StopYoungest(0, true) {
+		t.Error("FreeGate{} checks something")
+	}
+}

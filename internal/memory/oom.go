@@ -60,6 +60,12 @@ func (p OOMRetry) DecideFirstFree(k OOMKill, again string) Verdict {
 	return v
 }
 
+// Below is the bound a re-queued job waits under ([Reruns.Wait]): half of
+// the others that ran at its kill, rounded up, at least 1 (alone). So it
+// runs again at the concurrency lowered in reaction to the kill, not
+// beside as many jobs as the attempt that was killed.
+func (OOMRetry) Below(others int) int { return max((others+1)/2, 1) }
+
 // Ready reports whether a re-queued job may start again: only when the jobs
 // running besides it (others) are fewer than the run's concurrency after
 // the halving (size), i.e. when concurrency has actually dropped to the new

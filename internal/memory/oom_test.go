@@ -51,6 +51,16 @@ func TestOOMRetryReady(t *testing.T) {
 	}
 }
 
+func TestOOMRetryBelow(t *testing.T) {
+	for _, tt := range []struct{ others, want int }{
+		{0, 1}, {1, 1}, {2, 1}, {3, 2}, {4, 2}, {7, 4}, {-1, 1},
+	} {
+		if got := (OOMRetry{}).Below(tt.others); got != tt.want {
+			t.Errorf("Below(%d) = %d, want %d", tt.others, got, tt.want)
+		}
+	}
+}
+
 func TestAttribute(t *testing.T) {
 	rose := func(e End) End { e.OOMBefore, e.OOMAfter = 3, 4; return e }
 	for _, tt := range []struct {

@@ -14,74 +14,47 @@ func (p *Pool) oomVerdict(kills, others int) memory.Verdict {
 	return memory.OOMRetry{MaxKills: p.cfg.OOMAttempts}.DecideFirstFree(memory.OOMKill{Kills: kills, Others: others}, "re-dispatched")
 }
 
-// waitRoom waits until an OOM-killed task may be dispatched again: until
-// the tasks in flight (busy workers, retiring ones included, and OOM
-// re-dispatches let go before it) are fewer than both the pool's size and
-// below (memory.OOMRetry.Ready). While it waits no worker takes a first
+// waitRoom waits until an OOM-killed task may be dispatched again
+// (memory.Reruns.Wait): until the tasks in flight (busy workers, retiring
+// ones included, and OOM re-dispatches let go before it) are fewer than
+// both the pool's size and below. While it waits no worker takes a first
 // attempt, so the number in flight really drops. On a nil return the
-// attempt is counted in oomClaimed, and the caller must dispatch it (take
-// uncounts it) or call unclaim. It returns the pool's or ctx's error when
+// attempt is claimed, and the caller must dispatch it (take starts or
+// gives it up) or call unclaim. It returns ctx's or the pool's error when
 // either ends first.
 func (p *Pool) waitRoom(ctx context.Context, below int) error {
 	p.mu.Lock()
-	p.oomHeld++
-	p.signalLocked()
-	for {
-		if (memory.OOMRetry{}).Ready(p.busyLocked()+p.oomClaimed, min(p.size, below)) {
-			p.oomHeld--
-			p.oomClaimed++
-			p.signalLocked()
-			p.mu.Unlock()
-			return nil
-		}
-		wake := p.wake
-		p.mu.Unlock()
-		var err error
-		select {
-		case <-wake:
-		case <-ctx.Done():
-			err = context.Cause(ctx)
-		case <-p.closing:
-			err = ErrClosed
-		case <-p.failed:
-			err = p.failure()
-		}
-		p.mu.Lock()
-		if err != nil {
-			p.oomHeld--
-			p.signalLocked()
-			p.mu.Unlock()
-			return err
-		}
+	defer p.mu.Unlock()
+	return p.reruns.Wait(ctx, below, func() (int, int) { return p.busyLocked(), p.size }, p.endedLocked)
+}
+
+// endedLocked is the pool's error once it is closed (ErrClosed) or gave
+// up, nil before.
+func (p *Pool) endedLocked() error {
+	select {
+	case <-p.closing:
+		return ErrClosed
+	case <-p.failed:
+		return p.failErr
+	default:
+		return nil
 	}
 }
 
-// unclaim uncounts an OOM re-dispatch that no worker took.
+// unclaim gives up an OOM re-dispatch that no worker took.
 func (p *Pool) unclaim() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.oomClaimed--
+	p.reruns.Unclaim()
 	p.signalLocked()
 }
 
 // holdingLocked reports whether first attempts wait for an OOM
-// re-dispatch: one waits for room or is on its way to a worker, or one
-// runs and as many tasks as its below are in flight (it runs at the
-// lowered concurrency until it ends, also where no controller halves the
-// pool's size).
-func (p *Pool) holdingLocked() bool {
-	if p.oomHeld > 0 || p.oomClaimed > 0 {
-		return true
-	}
-	if len(p.oomCaps) == 0 {
-		return false
-	}
-	capN := p.size
-	for _, b := range p.oomCaps {
-		capN = min(capN, b)
-	}
-	return p.busyLocked() >= capN
-}
+// re-dispatch (memory.Reruns.Holding): one waits for room or is on its
+// way to a worker, or one runs and as many tasks as its below are in
+// flight (it runs at the lowered concurrency until it ends, also where no
+// controller halves the pool's size).
+func (p *Pool) holdingLocked() bool { return p.reruns.Holding(p.busyLocked(), p.size) }
 
 // busyLocked counts the workers running a task, retiring ones included.
 func (p *Pool) busyLocked() int {
@@ -98,8 +71,7 @@ func (p *Pool) busyLocked() int {
 // OOM re-dispatch counts to change, and the idle workers when whether
 // first attempts are held changed.
 func (p *Pool) signalLocked() {
-	close(p.wake)
-	p.wake = make(chan struct{})
+	p.reruns.Signal()
 	if h := p.holdingLocked(); h != p.held {
 		p.held = h
 		close(p.holdWake)

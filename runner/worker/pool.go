@@ -51,18 +51,15 @@ type Pool struct {
 	lastStderr  []string
 	st          Stats
 
-	// OOM re-dispatches (waitRoom): while one waits for room or has been
-	// let go and not yet taken, no worker takes a first attempt, so that
-	// the number of tasks in flight really drops; while one runs, first
-	// attempts keep the number in flight under its below. wake is closed and
-	// replaced whenever what they wait for changes (a worker's busy state,
-	// the size, these counts).
-	oomHeld    int
-	oomClaimed int
-	oomCaps    map[*attempt]int // OOM re-dispatches running now: their below
-	wake       chan struct{}
-	held       bool          // holdingLocked() as of the last signalLocked
-	holdWake   chan struct{} // closed and replaced when held changes: idle workers look again
+	// OOM re-dispatches (waitRoom, memory.Reruns, guarded by mu): while
+	// one waits for room or has been let go and not yet taken, no worker
+	// takes a first attempt, so that the number of tasks in flight really
+	// drops; while one runs, first attempts keep the number in flight
+	// under its below. signalLocked wakes them whenever what they wait for
+	// changes (a worker's busy state, the size, the pool's end).
+	reruns   *memory.Reruns
+	held     bool          // holdingLocked() as of the last signalLocked
+	holdWake chan struct{} // closed and replaced when held changes: idle workers look again
 }
 
 type breakRec struct {
@@ -78,7 +75,7 @@ type attempt struct {
 	id    int64 // the task's pool-wide number, the same for every attempt
 	task  Task
 	n     int                // attempt number, 1-based
-	below int                // > 0: a re-dispatch after an OOM kill (Pool.oomClaimed, then oomCaps)
+	below int                // > 0: a re-dispatch after an OOM kill (claimed in Pool.reruns, then running there)
 	abort chan struct{}      // closed by the task's owner when it gives up
 	done  chan attemptResult // buffered: the worker never blocks on it
 }
@@ -149,8 +146,10 @@ func New(ctx context.Context, cfg Config) (*Pool, error) {
 		taskq: make(chan *attempt), retryq: make(chan *attempt),
 		closing: make(chan struct{}), killAll: make(chan struct{}), failed: make(chan struct{}),
 		stderr: cfg.Stderr, size: cfg.Size,
-		workers: map[*worker]struct{}{}, slots: map[int]bool{}, wake: make(chan struct{}), holdWake: make(chan struct{}), oomCaps: map[*attempt]int{},
+		workers: map[*worker]struct{}{}, slots: map[int]bool{}, holdWake: make(chan struct{}),
 	}
+	p.reruns = memory.NewReruns(&p.mu)
+	p.reruns.Changed, p.reruns.Stop = p.signalLocked, p.closing
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
@@ -268,7 +267,7 @@ func (p *Pool) Run(ctx context.Context, t Task) Result {
 					Last: r.brk, LastStderr: r.stderr, Reason: v.Reason})
 			}
 			waiting(t, r.slot)
-			below = max((r.others+1)/2, 1)
+			below = memory.OOMRetry{}.Below(r.others)
 			p.log.Warn("task OOM-killed: re-dispatched once fewer tasks are in flight", "seq", t.Seq,
 				"others", r.others, "below", below, "why", v.Reason)
 			p.mu.Lock()

@@ -87,7 +87,7 @@ func (p *Pool) serve(w *worker, pr *proc) workerEnd {
 		r, brk := p.runTask(w, pr, a)
 		p.mu.Lock()
 		w.busy, w.input, w.seq, w.since = false, "", 0, time.Now()
-		delete(p.oomCaps, a)
+		p.reruns.Ended(a)
 		if brk == nil && r.taskErr == nil && r.aborted == nil {
 			p.succeededLocked()
 		}
@@ -201,17 +201,19 @@ func (p *Pool) isRetiring(w *worker) bool {
 func (p *Pool) take(w *worker, a *attempt) (got *attempt, again bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if a.below > 0 {
-		p.oomClaimed--
-	}
 	defer p.signalLocked()
+	// A re-dispatch (below > 0) is never a first attempt: only a retiring
+	// worker hands it back.
 	if w.retiring || (a.n == 1 && p.holdingLocked()) {
+		if a.below > 0 {
+			p.reruns.Unclaim()
+		}
 		a.done <- attemptResult{notTaken: true} // buffered, and this attempt's only result
 		return nil, !w.retiring
 	}
 	w.busy, w.input, w.seq, w.since = true, a.task.Input, a.task.Seq, time.Now()
 	if a.below > 0 {
-		p.oomCaps[a] = a.below
+		p.reruns.Running(a, a.below)
 	}
 	return a, false
 }

@@ -179,6 +179,7 @@ func (p *Pool) recreateLocked() event.Event {
 		// recreates nothing: Stats.Recreations stays at MaxRecreations.
 		p.failErr = &BrokenError{Recreations: p.recreateRun - 1, Last: p.lastBreak, LastStderr: p.lastStderr}
 		close(p.failed)
+		p.signalLocked() // an OOM re-dispatch waiting for room ends
 		p.retireAllLocked("pool gave up")
 		return event.Event{Kind: event.PoolRecreated, Size: 0, Cause: cause, Err: p.failErr,
 			Reason: fmt.Sprintf("%d workers broke within %v (mostly %s); giving up: %v", n, p.cfg.BreakWindow, cause, p.failErr)}
