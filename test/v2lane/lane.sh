@@ -108,6 +108,8 @@ boot() {
 		RUN='$RUN'
 		TIMEOUT=${V2LANE_TEST_TIMEOUT:-8m}
 		RATION_TEST_TIMESCALE=$RATION_TEST_TIMESCALE
+		V2LANE_STRESS_REPS=${V2LANE_STRESS_REPS:-1}
+		V2LANE_STRESS_RATION=${V2LANE_STRESS_RATION:-}
 	ENV
 	timeout "${V2LANE_VM_TIMEOUT:-25m}" qemu-system-x86_64 -machine accel=tcg -smp 2 -m "${V2LANE_MEM:-3072}" -nic none \
 		-kernel "$vmlinuz" -initrd "$initrd" \

@@ -260,6 +260,11 @@ func TestMemoryBoundPod(t *testing.T) {
 		code := c.run(t, 600*time.Second)
 		r := result{name, len(doneLine.FindAllString(c.Stdout.String(), -1)), code, time.Since(t0), events(t, c.Pod.dir)}
 		t.Logf("%-22s completed %2d/40, exit %3d, wall %6.1f s, oom_kill %d, oom_group_kill %d", name, r.completed, code, r.wall.Seconds(), r.ev["oom_kill"], r.ev["oom_group_kill"])
+		for _, line := range strings.Split(c.Stderr.String(), "\n") {
+			if strings.HasPrefix(line, "ration: ") { // the summary: jobs at once and what bound them
+				t.Logf("  %s", line)
+			}
+		}
 		return r
 	}
 	ration := contend("ration run (defaults)", filepath.Join(bin, "ration"), "run", "--no-bar", "-a", "/data/in", "--", "python3", "/data/hold.py")
