@@ -13,14 +13,15 @@
 #       memory.oom.group each would have been a group kill) and guard stops
 #
 # GUARD=0 runs the stress without the guard (the kernel's OOM killer acts);
-# KEEP=DIR keeps each run's stderr and joblog there.
+# KEEP=DIR keeps each run's stderr and joblog there; RATION=PATH runs that
+# ration binary instead of building this tree's (to measure two side by side).
 # Cgroups are made below this shell's own and removed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=$(mktemp -d)
 keep=${KEEP:-}
 trap 'rm -rf "$bin"' EXIT
-go build -o "$bin/ration" ./cmd/ration
+if [ -n "${RATION:-}" ]; then cp "$RATION" "$bin/ration"; else go build -o "$bin/ration" ./cmd/ration; fi
 if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
 	v=2 own=/sys/fs/cgroup$(cut -d: -f3 /proc/self/cgroup | head -1)
 	limitf=memory.max eventsf=memory.events
