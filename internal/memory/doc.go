@@ -24,7 +24,8 @@
 // [Sampler] over package cgroup), the jobs' resident memory and their
 // exits, and passes them in, so every rule is a table test; the mechanics
 // (a pool's size, its queues, its processes) stay with the caller. It
-// imports the standard library and package cgroup only, and must not
+// imports the standard library, x/sys/unix (the guard's timer) and package
+// cgroup only, and must not
 // import runner, runner/worker, pool, limits or adapt: they all call it
 // (TestImports).
 //

@@ -32,15 +32,20 @@ func (g *Guard) Run(ctx context.Context) error {
 	if g.version == 2 {
 		name = "memory.current"
 	}
-	f, err := os.Open(filepath.Join(g.dir, name))
+	usage, err := openCountFile(filepath.Join(g.dir, name))
 	if err != nil {
 		return fmt.Errorf("memory guard: %w", err)
 	}
-	defer f.Close()
-	buf := make([]byte, 32)
-	if _, err := readCount(f, buf); err != nil {
+	defer usage.Close()
+	if _, err := usage.Read(); err != nil {
 		return fmt.Errorf("memory guard: %w", err)
 	}
+	t, err := newGuardTimer()
+	if err != nil {
+		return fmt.Errorf("memory guard: %w", err)
+	}
+	defer t.Close()
+	defer context.AfterFunc(ctx, func() { t.Close() })()
 	var limit int64
 	var limitAt time.Time
 	stopped := map[int]time.Time{} // groups stopped whose memory may not be freed yet
@@ -49,14 +54,13 @@ func (g *Guard) Run(ctx context.Context) error {
 	var readings int
 	var due time.Time
 	var late time.Duration
-	t := time.NewTimer(0)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
+	for d := time.Duration(0); ; {
+		if err := t.Sleep(d); err != nil || ctx.Err() != nil {
 			g.log.Debug("memory guard ended", "event", "memory_guard", "readings", readings, "stops", g.kills.Load(), "most_late", late)
-			return nil
-		case <-t.C:
+			if ctx.Err() != nil { // the timer closed by ctx's end
+				return nil
+			}
+			return fmt.Errorf("memory guard: %w", err)
 		}
 		now := time.Now()
 		readings++
@@ -69,10 +73,10 @@ func (g *Guard) Run(ctx context.Context) error {
 			}
 			limitAt = now
 		}
-		used, err := readCount(f, buf)
+		used, err := usage.Read()
 		if err != nil || limit <= 0 {
-			due = now.Add(guardMaxInterval)
-			t.Reset(guardMaxInterval)
+			d = guardMaxInterval
+			due = now.Add(d)
 			continue
 		}
 		if line := limit - GuardMargin(limit); used > line {
@@ -82,19 +86,9 @@ func (g *Guard) Run(ctx context.Context) error {
 				g.stop(now, limit, used, stopped)
 			}
 		}
-		d := guardInterval(limit, used)
+		d = guardInterval(limit, used)
 		due = now.Add(d)
-		t.Reset(d)
 	}
-}
-
-// readCount reads a file holding one byte count from its start.
-func readCount(f *os.File, buf []byte) (int64, error) {
-	n, err := f.ReadAt(buf, 0)
-	if n == 0 {
-		return 0, fmt.Errorf("%s: %w", f.Name(), err)
-	}
-	return strconv.ParseInt(string(bytes.TrimSpace(buf[:n])), 10, 64)
 }
 
 // fileLRU returns the page cache on the file LRUs of the cgroup (active

@@ -32,20 +32,37 @@ func TestGuardFileLRU(t *testing.T) {
 	}
 }
 
-func TestGuardReadCount(t *testing.T) {
-	f := filepath.Join(t.TempDir(), "memory.current")
-	if err := os.WriteFile(f, []byte("209715200\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fh, err := os.Open(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	buf := make([]byte, 32)
-	for range 2 { // read again from the start
-		if n, err := readCount(fh, buf); n != 200<<20 || err != nil {
-			t.Errorf("readCount = %d, %v; want %d", n, err, 200<<20)
+// TestCountFile: the guard's reading of memory.current again and again,
+// and the counts it refuses.
+func TestCountFile(t *testing.T) {
+	for _, tc := range []struct {
+		content string
+		want    int64
+		err     bool
+	}{
+		{"209715200\n", 200 << 20, false},
+		{"0\n", 0, false},
+		{"  4096 \n", 4096, false},
+		{"max\n", 0, true}, // memory.max's word, not a count
+		{"", 0, true},
+		{"-1\n", 0, true},
+		{"12a\n", 0, true},
+		{"1234567890123456789\n", 0, true}, // past int64's 18 safe digits
+	} {
+		name := filepath.Join(t.TempDir(), "memory.current")
+		if err := os.WriteFile(name, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
 		}
+		c, err := openCountFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 { // read again from the start
+			n, err := c.Read()
+			if n != tc.want || (err != nil) != tc.err {
+				t.Errorf("%q: Read = %d, %v; want %d, error %v", tc.content, n, err, tc.want, tc.err)
+			}
+		}
+		c.Close()
 	}
 }
