@@ -3,6 +3,7 @@ package memory
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"syscall"
 	"unsafe"
@@ -16,9 +17,12 @@ import (
 // raw system call leaves the Go scheduler asleep (see guardTimer). A
 // cgroup file's read returns at once.
 type countFile struct {
-	f   *os.File
-	rc  syscall.RawConn
-	buf [32]byte
+	f     *os.File
+	rc    syscall.RawConn
+	pread func(fd uintptr) // c.preadFD, made once: a method value allocates
+	n     uintptr
+	errno syscall.Errno
+	buf   [32]byte
 }
 
 func openCountFile(name string) (*countFile, error) {
@@ -31,24 +35,52 @@ func openCountFile(name string) (*countFile, error) {
 		f.Close()
 		return nil, err
 	}
-	return &countFile{f: f, rc: rc}, nil
+	c := &countFile{f: f, rc: rc}
+	c.pread = c.preadFD
+	return c, nil
 }
 
 // Read returns the count the file holds now.
 func (c *countFile) Read() (int64, error) {
-	var n uintptr
-	var errno syscall.Errno
-	err := c.rc.Control(func(fd uintptr) {
-		// The offset, 0, fills the last arguments whatever their layout.
-		n, _, errno = unix.RawSyscall6(unix.SYS_PREAD64, fd, uintptr(unsafe.Pointer(&c.buf[0])), uintptr(len(c.buf)), 0, 0, 0)
-	})
-	if err == nil && errno != 0 {
-		err = errno
+	b, err := c.read()
+	if err != nil {
+		return 0, err
+	}
+	return parseCount(c.f.Name(), b)
+}
+
+// ReadLimit returns the limit the file (memory.max, memory.limit_in_bytes)
+// holds now; 0 when there is none ("max", or v1's page-rounded
+// math.MaxInt64 and above).
+func (c *countFile) ReadLimit() (int64, error) {
+	b, err := c.read()
+	if err != nil {
+		return 0, err
+	}
+	if string(bytes.TrimSpace(b)) == "max" {
+		return 0, nil
+	}
+	n, err := parseCount(c.f.Name(), b)
+	if err != nil || n >= math.MaxInt64&^0xfff {
+		return 0, err
+	}
+	return n, nil
+}
+
+func (c *countFile) read() ([]byte, error) {
+	err := c.rc.Control(c.pread)
+	if err == nil && c.errno != 0 {
+		err = c.errno
 	}
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", c.f.Name(), err)
+		return nil, fmt.Errorf("%s: %w", c.f.Name(), err)
 	}
-	return parseCount(c.f.Name(), c.buf[:n])
+	return c.buf[:c.n], nil
+}
+
+func (c *countFile) preadFD(fd uintptr) {
+	// The offset, 0, fills the last arguments whatever their layout.
+	c.n, _, c.errno = unix.RawSyscall6(unix.SYS_PREAD64, fd, uintptr(unsafe.Pointer(&c.buf[0])), uintptr(len(c.buf)), 0, 0, 0)
 }
 
 func (c *countFile) Close() error { return c.f.Close() }
@@ -57,15 +89,16 @@ func (c *countFile) Close() error { return c.f.Close() }
 // out, without allocating.
 func parseCount(name string, b []byte) (int64, error) {
 	b = bytes.TrimSpace(b)
-	if len(b) == 0 || len(b) > 18 {
+	if len(b) == 0 {
 		return 0, fmt.Errorf("%s: %q is not a byte count", name, b)
 	}
 	var n int64
 	for _, c := range b {
-		if c < '0' || c > '9' {
+		d := int64(c - '0')
+		if c < '0' || c > '9' || n > (math.MaxInt64-d)/10 {
 			return 0, fmt.Errorf("%s: %q is not a byte count", name, b)
 		}
-		n = n*10 + int64(c-'0')
+		n = n*10 + d
 	}
 	return n, nil
 }

@@ -7,11 +7,13 @@ import (
 )
 
 // The guard's margin below the memory limit, and how fast it assumes
-// memory can grow between two of its readings. A job that touches a
-// fresh allocation grows by one to a few GiB a second (a Python
-// bytearray(300<<20) is resident in about a tenth of a second), so the
-// guard reads the cgroup as often as that rate could take it from where
-// it is to the margin, and no less often than every guardMaxInterval.
+// memory can grow between two of its readings. A thread that touches a
+// fresh allocation grows by one to two GiB a second (a Python
+// bytearray(300<<20) or a C memset of a malloc'ed block: 1.7 to 1.9 GiB/s
+// here, about 1 GiB/s in the v2 lane's emulated guest), so the guard
+// assumes two such threads and reads the cgroup as often as that rate
+// could take it from where it is to half the margin, and no less often
+// than every guardMaxInterval.
 const (
 	guardMinMargin   = 16 << 20
 	guardMaxMargin   = 256 << 20
@@ -34,10 +36,17 @@ func GuardMargin(limit int64) int64 {
 
 // guardInterval is how long the guard may wait before reading the cgroup
 // again when used of limit is charged and cannot be reclaimed: the time
-// memory growing at guardGrowth takes to reach the margin, within
-// guardMinInterval and guardMaxInterval.
+// memory growing at guardGrowth takes to come within half the margin of
+// the limit, within guardMinInterval and guardMaxInterval. So growth at
+// guardGrowth is stopped with at least half the margin left for the
+// guard's wake-up coming late, the stop and the freeing (2 ms of such
+// growth at the smallest margin), and growth at half that rate, a thread
+// touching memory, with at least three quarters of it. Reading as often
+// as the whole margin would call for costs twice the CPU next to the
+// limit (a reading every 3 ms: 1.3% of one CPU) for a margin the stress
+// runs did not need.
 func guardInterval(limit, used int64) time.Duration {
-	room := limit - GuardMargin(limit) - used
+	room := limit - GuardMargin(limit)/2 - used
 	if room <= 0 {
 		return guardMinInterval
 	}

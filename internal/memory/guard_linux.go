@@ -28,11 +28,11 @@ const pfExiting = 0x4
 // the cgroup's charge cannot be read; later read errors wait for the next
 // reading.
 func (g *Guard) Run(ctx context.Context) error {
-	name := "memory.usage_in_bytes"
+	usageName, limitName := "memory.usage_in_bytes", "memory.limit_in_bytes"
 	if g.version == 2 {
-		name = "memory.current"
+		usageName, limitName = "memory.current", "memory.max"
 	}
-	usage, err := openCountFile(filepath.Join(g.dir, name))
+	usage, err := openCountFile(filepath.Join(g.dir, usageName))
 	if err != nil {
 		return fmt.Errorf("memory guard: %w", err)
 	}
@@ -40,6 +40,11 @@ func (g *Guard) Run(ctx context.Context) error {
 	if _, err := usage.Read(); err != nil {
 		return fmt.Errorf("memory guard: %w", err)
 	}
+	limitFile, err := openCountFile(filepath.Join(g.dir, limitName))
+	if err != nil {
+		return fmt.Errorf("memory guard: %w", err)
+	}
+	defer limitFile.Close()
 	t, err := newGuardTimer()
 	if err != nil {
 		return fmt.Errorf("memory guard: %w", err)
@@ -68,8 +73,8 @@ func (g *Guard) Run(ctx context.Context) error {
 			late = max(late, now.Sub(due))
 		}
 		if now.Sub(limitAt) >= time.Second { // a resized pod is seen
-			if st, err := cgroup.ReadMemStat(g.dir, g.version); err == nil {
-				limit = st.Limit
+			if l, err := limitFile.ReadLimit(); err == nil {
+				limit = l
 			}
 			limitAt = now
 		}

@@ -47,7 +47,8 @@ func TestCountFile(t *testing.T) {
 		{"", 0, true},
 		{"-1\n", 0, true},
 		{"12a\n", 0, true},
-		{"1234567890123456789\n", 0, true}, // past int64's 18 safe digits
+		{"9223372036854775807\n", 1<<63 - 1, false},
+		{"9223372036854775808\n", 0, true}, // past int64
 	} {
 		name := filepath.Join(t.TempDir(), "memory.current")
 		if err := os.WriteFile(name, []byte(tc.content), 0o644); err != nil {
@@ -62,6 +63,34 @@ func TestCountFile(t *testing.T) {
 			if n != tc.want || (err != nil) != tc.err {
 				t.Errorf("%q: Read = %d, %v; want %d, error %v", tc.content, n, err, tc.want, tc.err)
 			}
+		}
+		c.Close()
+	}
+}
+
+// TestCountFileLimit: the limit the guard reads each second, "none" for
+// cgroup v2's word and v1's unlimited value.
+func TestCountFileLimit(t *testing.T) {
+	for _, tc := range []struct {
+		content string
+		want    int64
+		err     bool
+	}{
+		{"209715200\n", 200 << 20, false},
+		{"max\n", 0, false},
+		{"9223372036854771712\n", 0, false}, // v1: no limit
+		{"x\n", 0, true},
+	} {
+		name := filepath.Join(t.TempDir(), "memory.max")
+		if err := os.WriteFile(name, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := openCountFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := c.ReadLimit(); n != tc.want || (err != nil) != tc.err {
+			t.Errorf("%q: ReadLimit = %d, %v; want %d, error %v", tc.content, n, err, tc.want, tc.err)
 		}
 		c.Close()
 	}

@@ -23,8 +23,9 @@ import (
 //
 // Run polls the memory charged to the cgroup whose limit counts (a read
 // of one small file, read again as often as memory growing by
-// guardGrowth could reach the margin: every 100 ms far below the limit,
-// down to every 2 ms next to it). When the memory that cannot be
+// guardGrowth could come within half the margin of the limit: every
+// 100 ms far below the limit, down to every 2 ms next to it; sleeping so
+// that only its own thread wakes for a reading). When the memory that cannot be
 // reclaimed (the charge less the page cache on the file LRUs) comes
 // within GuardMargin of the limit, it SIGKILLs the process group with the
 // most resident memory among those of ration's children, as the kernel

@@ -21,15 +21,16 @@ func TestGuardMargin(t *testing.T) {
 }
 
 func TestGuardInterval(t *testing.T) {
-	const limit = 200 << 20 // margin 16 MiB: the line is at 184 MiB
+	const limit = 200 << 20 // margin 16 MiB: the line is at 184 MiB, half of it at 192
 	for _, tc := range []struct {
 		used int64
 		want time.Duration
 	}{
-		{0, 44921875 * time.Nanosecond},        // 184 MiB at 4 GiB/s
-		{150 << 20, 8300781 * time.Nanosecond}, // 34 MiB at 4 GiB/s
-		{183 << 20, guardMinInterval},
-		{184 << 20, guardMinInterval},
+		{0, 46875 * time.Microsecond},           // 192 MiB at 4 GiB/s
+		{150 << 20, 10253906 * time.Nanosecond}, // 42 MiB at 4 GiB/s
+		{172 << 20, 4882812 * time.Nanosecond},  // 20 MiB at 4 GiB/s
+		{184 << 20, guardMinInterval},           // 8 MiB: 1.95 ms
+		{192 << 20, guardMinInterval},
 		{250 << 20, guardMinInterval},
 	} {
 		if got := guardInterval(limit, tc.used); got != tc.want {

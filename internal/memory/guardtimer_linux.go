@@ -20,13 +20,19 @@ import (
 // every 20 us for a millisecond) and a spinning scheduler thread: four to
 // six context switches for each reading, 80 to 160 us of CPU on a virtual
 // machine, 2% of a CPU when the guard reads every 3 ms next to the limit.
-// For the same reason the timer is armed and read, and the cgroup read,
+// For the same reason the timer is armed, and the cgroup read (countFile),
 // with raw system calls ([syscall.RawSyscall] does not enter the
-// scheduler): each returns at once (a timerfd opened non-blocking, a
-// cgroup file's counter).
+// scheduler): each returns at once.
+//
+// A guardTimer is used by one goroutine at a time.
 type guardTimer struct {
-	f  *os.File
-	rc syscall.RawConn
+	f     *os.File
+	rc    syscall.RawConn
+	wake  func(fd uintptr) bool // t.readable, made once: a method value allocates
+	armed bool
+	d     time.Duration
+	errno syscall.Errno
+	spec  unix.ItimerSpec
 }
 
 func newGuardTimer() (*guardTimer, error) {
@@ -40,39 +46,38 @@ func newGuardTimer() (*guardTimer, error) {
 		f.Close()
 		return nil, err
 	}
-	return &guardTimer{f: f, rc: rc}, nil
+	t := &guardTimer{f: f, rc: rc}
+	t.wake = t.readable
+	return t, nil
 }
 
-// Sleep returns after d, or with an error once Close is called.
+// Sleep returns after d, or with an error once Close is called. It may
+// return early, never late but for the scheduler.
 func (t *guardTimer) Sleep(d time.Duration) error {
-	armed := false
-	var errno syscall.Errno
-	var ticks [8]byte
-	// Read calls the function, and waits for the poller's word that the
-	// timer is readable each time it returns false.
-	err := t.rc.Read(func(fd uintptr) bool {
-		if !armed {
-			armed = true
-			// Arming resets the count of expirations, so a readiness
-			// left from before ends in EAGAIN below, not in a short sleep.
-			spec := unix.ItimerSpec{Value: unix.NsecToTimespec(max(d.Nanoseconds(), 1))} // 0 would disarm
-			_, _, errno = unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, fd, 0, uintptr(unsafe.Pointer(&spec)), 0, 0, 0)
-			return errno != 0
-		}
-		_, _, errno = unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&ticks[0])), uintptr(len(ticks)))
-		if errno == unix.EAGAIN {
-			errno = 0
-			return false
-		}
-		return true
-	})
-	if err == nil && errno != 0 {
-		err = errno
+	t.armed, t.d, t.errno = false, d, 0
+	// Read calls t.readable, and waits for the poller's word that the
+	// timer fired each time it returns false.
+	err := t.rc.Read(t.wake)
+	if err == nil && t.errno != 0 {
+		err = t.errno
 	}
 	if err != nil {
 		return fmt.Errorf("timerfd: %w", err)
 	}
 	return nil
+}
+
+// readable arms the timer on its first call, for Read to wait; the next
+// call is the poller's word that it fired. The count of expirations is
+// left unread: arming the timer again resets it.
+func (t *guardTimer) readable(fd uintptr) bool {
+	if t.armed {
+		return true
+	}
+	t.armed = true
+	t.spec.Value = unix.NsecToTimespec(max(t.d.Nanoseconds(), 1)) // 0 would disarm
+	_, _, t.errno = unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, fd, 0, uintptr(unsafe.Pointer(&t.spec)), 0, 0, 0)
+	return t.errno != 0
 }
 
 // Close ends a Sleep under way and every later one.
