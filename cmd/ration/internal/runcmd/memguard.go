@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/ration-run/ration/cmd/ration/internal/cli"
+	"github.com/ration-run/ration/internal/gnurun"
 	"github.com/ration-run/ration/internal/memory"
 )
 
@@ -60,4 +61,25 @@ func (w *wiring) startMemoryGuard() *guardRun {
 	}()
 	w.log.Debug("memory guard", "event", "memory_guard", "why", o.Note)
 	return r
+}
+
+// guardJobNice is the niceness the jobs start at where the guard is the
+// defence and neither --nice nor --worker says otherwise: 10 more than
+// ration's own, at most 19. Where the jobs keep every CPU of the pod busy,
+// a reading of the guard otherwise waits for a CPU behind them, and a
+// reading late by more than the margin lasts lets the kernel's group kill
+// come first (bench/results/memguard: the v2 lane's stress). Inside a
+// container's CPU cgroup, niceness weighs the jobs against ration only,
+// not against other pods.
+func (w *wiring) guardJobNice(x *gnurun.GNUExec) {
+	if w.guard == nil || x.NiceSet || w.plan.worker.command != "" {
+		return
+	}
+	own, err := ownNice()
+	if err != nil {
+		w.log.Debug("jobs keep ration's niceness", "event", "memory_guard", "err", err)
+		return
+	}
+	x.Nice, x.NiceSet = min(own+10, 19), true
+	w.log.Debug("jobs start 10 nicer than ration, so that the memory guard is not kept waiting for a CPU", "event", "memory_guard", "nice", x.Nice)
 }

@@ -158,3 +158,40 @@ func TestMemoryGuardWorkerE2E(t *testing.T) {
 		})
 	}
 }
+
+// TestGuardJobsNiceE2E: where the guard is the defence the jobs start 10
+// nicer than ration, so that its readings are not kept waiting for a CPU
+// behind jobs that touch memory; --nice N still sets their niceness, and
+// without the guard they keep ration's.
+func TestGuardJobsNiceE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	t.Parallel()
+	bin := buildRation(t)
+	ownCgroup(t)
+	for _, tc := range []struct {
+		name  string
+		guard string
+		flags []string
+		want  string
+	}{
+		{"guard", "1", nil, "10"},
+		{"guard --nice 3", "1", []string{"--nice", "3"}, "3"},
+		{"no guard", "0", nil, "0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cg, _ := testutil.MemoryCgroup(t, 256<<20)
+			env := []string{"RATION_JOB_CGROUP=0", "RATION_MEM_GUARD=" + tc.guard}
+			args := append(tc.flags, "--", "sh", "-c", "cut -d' ' -f19 /proc/self/stat", ":::", "1")
+			p := accStart(t, bin, nil, env, []string{cg}, args...)
+			if code := p.wait(60 * time.Second); code != 0 {
+				t.Fatalf("exit %d; stderr:\n%s", code, p.stderr.String())
+			}
+			if got := strings.TrimSpace(p.stdout.String()); got != tc.want {
+				t.Errorf("the job's niceness %q; want %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -176,6 +176,7 @@ func (w *wiring) observe(cfg *runConfig, ref *runnerRef) error {
 	cfg.Observer = obs
 	w.jobs = w.jobCgroup()
 	w.guard = w.startMemoryGuard()
+	w.guardJobNice(&cfg.GNU.Exec)
 	w.adapt.guard = w.guard.get()
 	cfg.Memory = memorySampler(p.limits.FSRoot, p.limits.Getenv, w.jobs) // memory admission, in both modes
 	cli.GuardAdmission(&cfg.Config, w.guard.get())
