@@ -50,21 +50,13 @@ func TestCountFile(t *testing.T) {
 		{"9223372036854775807\n", 1<<63 - 1, false},
 		{"9223372036854775808\n", 0, true}, // past int64
 	} {
-		name := filepath.Join(t.TempDir(), "memory.current")
-		if err := os.WriteFile(name, []byte(tc.content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		c, err := openCountFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := testCountFile(t, "memory.current", tc.content)
 		for range 2 { // read again from the start
 			n, err := c.Read()
 			if n != tc.want || (err != nil) != tc.err {
 				t.Errorf("%q: Read = %d, %v; want %d, error %v", tc.content, n, err, tc.want, tc.err)
 			}
 		}
-		c.Close()
 	}
 }
 
@@ -81,17 +73,24 @@ func TestCountFileLimit(t *testing.T) {
 		{"9223372036854771712\n", 0, false}, // v1: no limit
 		{"x\n", 0, true},
 	} {
-		name := filepath.Join(t.TempDir(), "memory.max")
-		if err := os.WriteFile(name, []byte(tc.content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		c, err := openCountFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := testCountFile(t, "memory.max", tc.content)
 		if n, err := c.ReadLimit(); n != tc.want || (err != nil) != tc.err {
 			t.Errorf("%q: ReadLimit = %d, %v; want %d, error %v", tc.content, n, err, tc.want, tc.err)
 		}
-		c.Close()
 	}
+}
+
+// testCountFile opens a file name holding content, closed at the test's end.
+func testCountFile(t *testing.T, name, content string) *countFile {
+	t.Helper()
+	name = filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := openCountFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
 }
