@@ -80,3 +80,60 @@ func pickVictim(groups []jobGroup) (pgid int, ok bool) {
 	})
 	return v.pgid, true
 }
+
+// guardGrace is how long the guard counts a stopped group's memory as on
+// its way back: the kernel frees a killed process's memory as it exits,
+// within milliseconds (tens under emulation).
+const guardGrace = 200 * time.Millisecond
+
+// guardProc is one process of the guard's cgroup, but ration's own
+// process group, as its /proc/PID/stat shows it.
+type guardProc struct {
+	ppid, pgrp int
+	exiting    bool  // PF_EXITING: killed or ending, its memory on its way back
+	rss        int64 // bytes
+}
+
+// chooseStop returns the process group the guard stops when used, the
+// memory of the cgroup that cannot be reclaimed, is past line: the largest
+// of the groups of ration's children (see pickVictim) not stopped yet,
+// unless what is on its way back (the resident memory of exiting
+// processes and of the groups stopped within guardGrace that still run)
+// brings used under the line: then one more stop would take a job that
+// fits. ok is false
+// when there is none to stop. Groups that no longer run leave stopped.
+func chooseStop(now time.Time, used, line int64, procs []guardProc, self int, stopped map[int]time.Time) (pgid int, ok bool) {
+	rss := map[int]int64{}
+	children := map[int]bool{} // groups led or joined by a child of ration
+	var freeing int64          // memory on its way back
+	for _, p := range procs {
+		if p.exiting {
+			freeing += p.rss
+			continue
+		}
+		rss[p.pgrp] += p.rss
+		if p.ppid == self {
+			children[p.pgrp] = true
+		}
+	}
+	for pg, at := range stopped {
+		if _, runs := rss[pg]; !runs {
+			delete(stopped, pg)
+		} else if now.Sub(at) < guardGrace {
+			freeing += rss[pg]
+		}
+	}
+	// Waiting for the memory of a stopped job while the others grow past
+	// the limit without it would let the kernel's OOM killer come first.
+	if used-freeing <= line {
+		return 0, false
+	}
+	var groups []jobGroup
+	for pg := range children {
+		// A group with no resident memory frees none.
+		if _, ok := stopped[pg]; !ok && rss[pg] > 0 {
+			groups = append(groups, jobGroup{pgid: pg, rss: rss[pg]})
+		}
+	}
+	return pickVictim(groups)
+}
