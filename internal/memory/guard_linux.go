@@ -14,6 +14,12 @@ import (
 	"github.com/ration-run/ration/cgroup"
 )
 
+// guardGrace is how long the guard waits for a stopped group's memory to
+// be freed before it stops another: the kernel frees a killed process's
+// memory as it exits, within milliseconds, and a second stop meanwhile
+// would take a job that fits.
+const guardGrace = 200 * time.Millisecond
+
 // pfExiting is PF_EXITING of /proc/PID/stat's flags: the process is being
 // torn down, its memory being freed.
 const pfExiting = 0x4
@@ -117,8 +123,8 @@ func (g *Guard) fileLRU() int64 {
 	return n
 }
 
-// stop SIGKILLs the process group chooseStop picks among the processes
-// of ration's cgroup.
+// stop SIGKILLs the largest process group of ration's children (see
+// pickVictim) unless one it stopped within guardGrace still runs.
 func (g *Guard) stop(now time.Time, limit, used int64, stopped map[int]time.Time) {
 	pids, err := cgroup.Procs(g.leaf)
 	if err != nil {
@@ -126,8 +132,10 @@ func (g *Guard) stop(now time.Time, limit, used int64, stopped map[int]time.Time
 		return
 	}
 	selfPgrp := syscall.Getpgrp()
+	rss := map[int]int64{}
+	children := map[int]bool{} // groups led or joined by a child of ration
+	exiting := false           // a process is on its way out, freeing its memory
 	page := int64(os.Getpagesize())
-	procs := make([]guardProc, 0, len(pids))
 	for _, pid := range pids {
 		if pid == g.self {
 			continue
@@ -140,17 +148,37 @@ func (g *Guard) stop(now time.Time, limit, used int64, stopped map[int]time.Time
 		if err != nil || st.state == 'Z' || st.state == 'X' || st.pgrp == selfPgrp {
 			continue
 		}
-		procs = append(procs, guardProc{ppid: st.ppid, pgrp: st.pgrp, exiting: st.flags&pfExiting != 0, rss: st.rssPages * page})
+		if st.flags&pfExiting != 0 {
+			// Killed (by the kernel's OOM killer, when the guard came
+			// late) or exiting: its memory is on its way back.
+			exiting = true
+			continue
+		}
+		rss[st.pgrp] += st.rssPages * page
+		if st.ppid == g.self {
+			children[st.pgrp] = true
+		}
 	}
-	pgid, ok := chooseStop(now, used, limit-GuardMargin(limit), procs, g.self, stopped)
-	if !ok {
+	for pg, at := range stopped {
+		if _, runs := rss[pg]; !runs {
+			delete(stopped, pg)
+		} else if now.Sub(at) < guardGrace {
+			return // its memory is on its way back
+		}
+	}
+	if exiting {
 		return
 	}
-	var rss int64
-	for _, p := range procs {
-		if p.pgrp == pgid && !p.exiting {
-			rss += p.rss
+	var groups []jobGroup
+	for pg := range children {
+		// A group with no resident memory frees none.
+		if _, ok := stopped[pg]; !ok && rss[pg] > 0 {
+			groups = append(groups, jobGroup{pgid: pg, rss: rss[pg]})
 		}
+	}
+	pgid, ok := pickVictim(groups)
+	if !ok {
+		return
 	}
 	g.kills.Add(1) // before the kill: the job's end must see it
 	err = syscall.Kill(-pgid, syscall.SIGKILL)
@@ -159,5 +187,5 @@ func (g *Guard) stop(now time.Time, limit, used int64, stopped map[int]time.Time
 	}
 	stopped[pgid] = now
 	g.log.Warn("memory guard: stopped the largest job before the kernel's OOM killer could take ration with it",
-		"event", "memory_guard", "pgid", pgid, "rss", rss, "used", used, "limit", limit, "margin", GuardMargin(limit), "err", err)
+		"event", "memory_guard", "pgid", pgid, "rss", rss[pgid], "used", used, "limit", limit, "margin", GuardMargin(limit), "err", err)
 }
