@@ -25,12 +25,12 @@ import (
 // of one small file, read again as often as memory growing by
 // guardGrowth could come within half the margin of the limit: every
 // 100 ms far below the limit, down to every 2 ms next to it; sleeping so
-// that only its own thread wakes for a reading). When the memory that cannot be
-// reclaimed (the charge less the page cache on the file LRUs) comes
-// within GuardMargin of the limit, it SIGKILLs the process group with the
-// most resident memory among those of ration's children, as the kernel
-// would have picked, and counts the kill. Counter adds those kills to
-// the cgroup's oom_kill counter, so that the job runner and the worker
+// that only its own thread wakes for a reading). When the memory that
+// cannot be reclaimed (the charge less the page cache on the file LRUs)
+// comes within GuardMargin of the limit, it SIGKILLs the process group
+// with the most resident memory among those of ration's children, as the
+// kernel would have picked, and counts the kill. Counter adds those kills
+// to the cgroup's oom_kill counter, so that the job runner and the worker
 // pool attribute a guard's stop as they attribute a kernel's OOM kill
 // and apply the same rules (memory.OOMRetry): re-queued beside fewer
 // jobs, failed as OOM-killed when it ran alone.
