@@ -102,7 +102,7 @@ func ReadMemStat(dir string, version int) (MemStat, error) {
 		return m, fmt.Errorf("cgroup: %s: %w", filepath.Join(dir, n.usage), unwrapMemPathError(err))
 	}
 	f.optional(n.limit, func(d string) error {
-		v, unlimited, err := parseMemLimit(d)
+		v, unlimited, err := ParseMemLimit(d)
 		if err == nil && !unlimited {
 			m.Limit = v
 		}
@@ -268,9 +268,9 @@ func parseMemCount(data string) (int64, error) {
 	return n, nil
 }
 
-// parseMemLimit parses memory.max ("max" or a count) or
+// ParseMemLimit parses memory.max ("max" or a count) or
 // memory.limit_in_bytes (a count, 2^62 or more meaning none).
-func parseMemLimit(data string) (n int64, unlimited bool, err error) {
+func ParseMemLimit(data string) (n int64, unlimited bool, err error) {
 	if strings.TrimSpace(data) == "max" {
 		return 0, true, nil
 	}

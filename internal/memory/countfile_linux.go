@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"unsafe"
 
+	"github.com/ration-run/ration/cgroup"
 	"golang.org/x/sys/unix"
 )
 
@@ -50,19 +51,18 @@ func (c *countFile) Read() (int64, error) {
 }
 
 // ReadLimit returns the limit the file (memory.max, memory.limit_in_bytes)
-// holds now; 0 when there is none ("max", or v1's page-rounded
-// math.MaxInt64 and above).
+// holds now, as cgroup.ParseMemLimit reads it; 0 when there is none.
 func (c *countFile) ReadLimit() (int64, error) {
 	b, err := c.read()
 	if err != nil {
 		return 0, err
 	}
-	if string(bytes.TrimSpace(b)) == "max" {
-		return 0, nil
+	n, unlimited, err := cgroup.ParseMemLimit(string(b))
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", c.f.Name(), err)
 	}
-	n, err := parseCount(c.f.Name(), b)
-	if err != nil || n >= math.MaxInt64&^0xfff {
-		return 0, err
+	if unlimited {
+		return 0, nil
 	}
 	return n, nil
 }
@@ -86,7 +86,8 @@ func (c *countFile) preadFD(fd uintptr) {
 func (c *countFile) Close() error { return c.f.Close() }
 
 // parseCount parses a file's decimal byte count, spaces around it left
-// out, without allocating.
+// out, as cgroup's parser of memory.current does but without allocating:
+// the guard reads one hundreds of times a second.
 func parseCount(name string, b []byte) (int64, error) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {

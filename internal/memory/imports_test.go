@@ -11,9 +11,9 @@ import (
 )
 
 // TestImports holds the package to what its documentation says it may
-// import: the standard library, x/sys/unix and package cgroup. Every other package of
-// ration that knows memory calls this one, so an import of any of them
-// would be a cycle or a rule living in two places.
+// import: the standard library, x/sys/unix and package cgroup. Every
+// other package of ration that knows memory calls this one, so an import
+// of any of them would be a cycle or a rule living in two places.
 func TestImports(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	if err != nil {
