@@ -21,10 +21,19 @@ import (
 	"github.com/ration-run/ration/runner/event"
 )
 
+// drainedMark is what wait writes on the terminal after everything the
+// test wrote: once the master has read it, it has read all that came
+// before, in order.
+const drainedMark = "\x00pty drained\x00"
+
 // openPTY opens a pseudo-terminal pair and starts copying what the
-// terminal shows (the master side) into a buffer. The returned wait closes
-// the test's slave, waits until every writer has closed it (the master
-// reads EIO then), and returns the text.
+// terminal shows (the master side) into a buffer. The returned wait
+// writes drainedMark, waits until the master has read it, closes the
+// test's slave and returns the text written before the mark.
+//
+// wait does not rely on the master's reads after the last slave closes:
+// Linux then answers EIO, and under load (make test's packages side by
+// side, -race) an EIO came before the last line written was read.
 func openPTY(t *testing.T) (slave *os.File, wait func() string) {
 	t.Helper()
 	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
@@ -44,22 +53,55 @@ func openPTY(t *testing.T) (slave *os.File, wait func() string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	done := make(chan struct{})
+	var (
+		mu      sync.Mutex
+		buf     bytes.Buffer
+		drained = make(chan struct{})
+		done    = make(chan struct{})
+	)
 	go func() {
 		defer close(done)
-		_, err := io.Copy(&buf, master)
-		if err != nil && !errors.Is(err, syscall.EIO) { // EIO: every slave closed
-			t.Errorf("read pty: %v", err)
+		p := make([]byte, 32<<10)
+		seen := false
+		for {
+			n, err := master.Read(p)
+			mu.Lock()
+			from := max(0, buf.Len()-len(drainedMark))
+			buf.Write(p[:n])
+			if !seen && bytes.Contains(buf.Bytes()[from:], []byte(drainedMark)) {
+				seen = true
+				close(drained)
+			}
+			mu.Unlock()
+			if err != nil {
+				if !errors.Is(err, syscall.EIO) { // EIO: every slave closed
+					t.Errorf("read pty: %v", err)
+				}
+				return
+			}
 		}
 	}()
-	var once sync.Once
+	var (
+		once sync.Once
+		text string
+	)
 	wait = func() string {
 		once.Do(func() {
+			if _, err := io.WriteString(slave, drainedMark); err != nil {
+				t.Errorf("write the drained mark: %v", err)
+			}
+			select {
+			case <-drained:
+			case <-time.After(30 * time.Second):
+				t.Errorf("the terminal did not read what was written on it within 30 s")
+			}
 			slave.Close()
 			<-done
+			mu.Lock()
+			defer mu.Unlock()
+			text, _, _ = strings.Cut(buf.String(), drainedMark)
 		})
-		return buf.String()
+		return text
 	}
 	t.Cleanup(func() { wait() })
 	return slave, wait

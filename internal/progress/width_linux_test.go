@@ -74,6 +74,9 @@ func TestPTYWidth(t *testing.T) {
 			out := wait()
 			checkFits(t, out, columns)
 			s := screen(out)
+			if len(s) < 2 {
+				t.Fatalf("no line ended on the terminal:\n%q", out)
+			}
 			last := s[len(s)-2]
 			// Where the line cannot hold them all, the counts of an
 			// interrupted run go last: the run's summary follows.
