@@ -24,9 +24,9 @@
 // [Sampler] over package cgroup), the jobs' resident memory and their
 // exits, and passes them in, so every rule is a table test; the mechanics
 // (a pool's size, its queues, its processes) stay with the caller. It
-// imports the standard library, x/sys/unix (the guard's timer) and package
-// cgroup only, and must not import runner, runner/worker, pool, limits or
-// adapt: they all call it (TestImports).
+// imports the standard library, x/sys/unix (the guard's raw reads and its
+// timer) and package cgroup only, and must not import runner,
+// runner/worker, pool, limits or adapt: they all call it (TestImports).
 //
 // # Admission
 //

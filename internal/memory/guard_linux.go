@@ -51,6 +51,16 @@ func (g *Guard) Run(ctx context.Context) error {
 	}
 	defer t.Close()
 	defer context.AfterFunc(ctx, func() { t.Close() })()
+	var events *eventsWatch
+	if g.version == 2 {
+		// At the limit the kernel counts "max" before its OOM killer can
+		// fire: a reading the scheduler made late is then made at once.
+		if events, err = watchEvents(filepath.Join(g.dir, "memory.events"), t.Poke); err != nil {
+			g.log.Debug("memory guard: memory.events not watched", "err", err)
+		} else {
+			defer events.Close()
+		}
+	}
 	var limit int64
 	var limitAt time.Time
 	stopped := map[int]time.Time{} // groups stopped whose memory may not be freed yet
@@ -61,7 +71,11 @@ func (g *Guard) Run(ctx context.Context) error {
 	var late time.Duration
 	for d := time.Duration(0); ; {
 		if err := t.Sleep(d); err != nil || ctx.Err() != nil {
-			g.log.Debug("memory guard ended", "event", "memory_guard", "readings", readings, "stops", g.kills.Load(), "most_late", late)
+			var notified int64
+			if events != nil {
+				notified = events.Wakes()
+			}
+			g.log.Debug("memory guard ended", "event", "memory_guard", "readings", readings, "notified", notified, "stops", g.kills.Load(), "most_late", late)
 			if ctx.Err() != nil { // the timer closed by ctx's end
 				return nil
 			}

@@ -25,7 +25,9 @@ import (
 // of one small file, read again as often as memory growing by
 // guardGrowth could come within half the margin of the limit: every
 // 100 ms far below the limit, down to every 2 ms next to it; sleeping so
-// that only its own thread wakes for a reading). When the memory that
+// that only its own thread wakes for a reading), and on cgroup v2 at once
+// when the kernel counts the cgroup at its limit (memory.events, which a
+// read-only cgroupfs lets it watch). When the memory that
 // cannot be reclaimed (the charge less the page cache on the file LRUs)
 // comes within GuardMargin of the limit, it SIGKILLs the process group
 // with the most resident memory among those of ration's children, as the

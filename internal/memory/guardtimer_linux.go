@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -24,8 +25,9 @@ import (
 // with raw system calls ([syscall.RawSyscall] does not enter the
 // scheduler): each returns at once.
 //
-// A guardTimer is used by one goroutine at a time.
+// A guardTimer is used by one goroutine at a time, but for Poke.
 type guardTimer struct {
+	poked atomic.Bool
 	f     *os.File
 	rc    syscall.RawConn
 	wake  func(fd uintptr) bool // t.readable, made once: a method value allocates
@@ -72,12 +74,26 @@ func (t *guardTimer) Sleep(d time.Duration) error {
 // left unread: arming the timer again resets it.
 func (t *guardTimer) readable(fd uintptr) bool {
 	if t.armed {
+		// The reading that follows serves a Poke made until now.
+		t.poked.Store(false)
 		return true
 	}
 	t.armed = true
 	t.spec.Value = unix.NsecToTimespec(max(t.d.Nanoseconds(), 1)) // 0 would disarm
 	_, _, t.errno = unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, fd, 0, uintptr(unsafe.Pointer(&t.spec)), 0, 0, 0)
-	return t.errno != 0
+	// A Poke before the timer was armed is seen here; one after it
+	// re-arms the timer to fire at once.
+	return t.errno != 0 || t.poked.Swap(false)
+}
+
+// Poke makes the Sleep under way, or else the next one, return at once.
+// Unlike the other methods it may be called from any goroutine.
+func (t *guardTimer) Poke() {
+	t.poked.Store(true)
+	_ = t.rc.Control(func(fd uintptr) {
+		spec := unix.ItimerSpec{Value: unix.Timespec{Nsec: 1}}
+		unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, fd, 0, uintptr(unsafe.Pointer(&spec)), 0, 0, 0)
+	})
 }
 
 // Close ends a Sleep under way and every later one.
