@@ -17,7 +17,7 @@ mkdir -p /dev/pts /dev/shm && mount -t devpts devpts /dev/pts && mount -t tmpfs 
 # shellcheck disable=SC1091
 . "$OUT/lane.env" # REPO BIN RUN TIMEOUT RATION_TEST_TIMESCALE V2LANE_STRESS_REPS V2LANE_STRESS_RATION
 export PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
-export RATION_TEST_PREBUILT=$BIN RATION_TEST_TIMESCALE V2LANE_BIN=$BIN V2LANE_REPO=$REPO V2LANE_STRESS_REPS V2LANE_STRESS_RATION
+export RATION_TEST_PREBUILT=$BIN RATION_TEST_TIMESCALE V2LANE_BIN=$BIN V2LANE_REPO=$REPO V2LANE_STRESS_REPS V2LANE_STRESS_RATION V2LANE_OUT=$OUT
 cg=/sys/fs/cgroup
 {
 	uname -r

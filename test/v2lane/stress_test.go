@@ -144,6 +144,14 @@ func TestPodOOMStress(t *testing.T) {
 			if t.Failed() {
 				lines := strings.Split(stderr, "\n")
 				t.Logf("ration's last log lines:\n%s", strings.Join(lines[max(len(lines)-80, 0):], "\n"))
+				// The whole log, for the host: $V2LANE_OUT is the lane's
+				// output directory (bin/v2lane/out there).
+				if out := os.Getenv("V2LANE_OUT"); out != "" {
+					name := filepath.Join(out, fmt.Sprintf("stress-rep%d.stderr", rep))
+					if err := os.WriteFile(name, []byte(stderr), 0o644); err == nil {
+						t.Logf("ration's whole log: %s", name)
+					}
+				}
 			}
 		})
 		if !ok {
