@@ -255,7 +255,12 @@ func (r *Runner) attemptEnded(j *job, res AttemptResult, timedOut bool) (oom, al
 		return false, false
 	}
 	alone = len(at.Candidates) == 1
-	v := r.oomVerdict(seq, len(at.Candidates)-1, true)
+	// Config.OOMAloneFails takes the job's own peak as the measure that
+	// it does not fit: a job that fits may also end "alone" when the job
+	// that grew past the limit ended first (the candidates are the jobs
+	// still running at this end), and then keeps its free re-queue.
+	firstFree := !(r.cfg.OOMAloneFails && alone && a.gate != nil && a.gate.Outgrew(peak))
+	v := r.oomVerdict(seq, len(at.Candidates)-1, firstFree)
 	a.oomKilled(seq, peak, v.Requeue, alone)
 	r.log.Warn("job OOM-killed", "seq", seq, "attempt", j.n, "why", at.Reason, "then", v.Reason)
 	return true, alone

@@ -158,14 +158,23 @@ type Config struct {
 	// is gone was OOM-killed (event.CauseOOM; memory.Attribute: SIGKILL, or
 	// exit 137 from a shell whose child was SIGKILLed): the job is
 	// re-queued without counting against Retries (memory.OOMRetry: the
-	// first kill always, a later one unless it ran alone or it was the
-	// Admit.OOMAttempts'th), and that retry waits until fewer than the
+	// first kill always but see OOMAloneFails, a later one unless it ran
+	// alone or it was the Admit.OOMAttempts'th), and that retry waits until fewer than the
 	// pool size of other jobs run, so it runs at the concurrency the
 	// controller (Adapt with HalveOnJobOOM) lowered on the JobRetried
 	// event. Nil: no OOM classification. A failing read counts as unknown.
 	// It is called from several goroutines, at most about every 50 ms as
 	// jobs start plus a few times after each SIGKILL.
 	OOMKills func() (int64, error)
+	// OOMAloneFails fails a job at its first OOM kill while it ran alone
+	// when its own peak resident memory was at least the memory for jobs
+	// (the memory admission's, with Memory set; memory.Gate.Outgrew),
+	// where a first kill is otherwise always re-queued once (the kernel may
+	// have been pushed over the limit by a process that is not a job). Set
+	// it where each OOM kill risks more than the job: under a memory guard
+	// (memory.Guard), whose every stop of a job growing past the limit
+	// races the kernel's group kill of the whole container.
+	OOMAloneFails bool
 	// Memory, when set, reads the memory cgroup the jobs share
 	// (memory.NewSampler of ration's own): before each attempt starts, a
 	// memory admission gate (package internal/memory, configured by Admit) checks

@@ -169,6 +169,7 @@ type Gate struct {
 	starts      int
 	bound       Decision // the latest decision in which memory was binding
 	boundCount  int
+	forJobs     int64 // the latest Decision.Headroom with a limit known (0: none yet)
 }
 
 // New returns a Gate for cfg.
@@ -262,6 +263,7 @@ func (g *Gate) memoryLocked(d *Decision, req Request) (usable, ws int64) {
 	// stays; the rest is the jobs'. RSS counts shared pages once per
 	// process, so it may exceed the working set.
 	d.Headroom = usable - max(ws-rss, 0)
+	g.forJobs = d.Headroom
 	if est > 0 {
 		d.MemoryJobs = max(int(d.Headroom/est), 1)
 	}
@@ -372,6 +374,17 @@ func (g *Gate) Forget(peaks ...int64) {
 	if len(g.samples) == 0 && g.window == 0 {
 		g.window, g.windowSince = 1, time.Time{}
 	}
+}
+
+// Outgrew reports whether a job whose peak resident memory was peak
+// needs more than the memory for jobs as the latest decision saw it (the
+// usable memory less what is not a job's: Decision.Headroom): such a job
+// does not fit even alone, whatever else ran when it was killed. It is
+// false before any decision knew a memory limit.
+func (g *Gate) Outgrew(peak int64) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.forJobs > 0 && peak >= g.forJobs
 }
 
 // OOMRetry returns the re-queue rule with the Gate's Config.OOMAttempts.

@@ -175,6 +175,31 @@ func TestForget(t *testing.T) {
 	}
 }
 
+// TestOutgrew: a peak outgrows the memory for jobs that the latest
+// decision with a limit saw (200 MiB less the 5% margin less 20 MiB of
+// working set that is not the running job's 10 MiB: 170 MiB), and
+// nothing does before a limit is known.
+func TestOutgrew(t *testing.T) {
+	g := New(Config{})
+	if g.Outgrew(1 << 40) {
+		t.Error("a peak outgrew the memory for jobs before any decision")
+	}
+	g.Admit(Request{Reading: Reading{Limit: 200 * mib, WorkingSet: 30 * mib}, Running: []int64{10 * mib}, Limit: 4})
+	room := int64(200*mib - 200*mib/20 - 20*mib)
+	for _, tc := range []struct {
+		peak int64
+		want bool
+	}{{0, false}, {room - 1, false}, {room, true}, {300 * mib, true}} {
+		if got := g.Outgrew(tc.peak); got != tc.want {
+			t.Errorf("Outgrew(%d) = %v, want %v (memory for jobs %d)", tc.peak, got, tc.want, room)
+		}
+	}
+	g.Admit(Request{Reading: Reading{}, Limit: 4}) // no limit known: the latest figure stays
+	if !g.Outgrew(room) {
+		t.Error("a decision without a limit forgot the memory for jobs")
+	}
+}
+
 // TestSlowStart follows a batch of 80 MiB jobs in 1 GiB before any job
 // ends: the window starts at 1 and doubles every Settle while the
 // working set stays under 75% of the usable memory, and time only passes

@@ -191,6 +191,10 @@ func (w *wiring) observe(cfg *runConfig, ref *runnerRef) error {
 		cfg.OOMKills = oomCounter(p.limits.FSRoot, w.jobs)
 		if g := w.guard.get(); g != nil {
 			cfg.OOMKills = g.Counter(cfg.OOMKills) // its stops are OOM kills
+			// A job it stopped alone, its own peak past the memory for
+			// jobs, does not fit: running it again would race the
+			// kernel's group kill once more.
+			cfg.OOMAloneFails = true
 		}
 		if w.reaper.Active() || w.jobs != nil {
 			cfg.Executor = &runner.ProcessExecutor{Reaper: w.reaper, Cgroup: w.jobs}
