@@ -33,6 +33,11 @@ type Config struct {
 	// Dir and Env are as in exec.Cmd (Env nil: ration's environment).
 	Dir string
 	Env []string
+	// Nice, with NiceSet, is the niceness the workers start at: they are
+	// forked from a thread at that niceness, so that each of their threads
+	// has it (Linux; elsewhere a worker fails to start).
+	Nice    int
+	NiceSet bool
 	// Size is the number of workers to start (the limits decision);
 	// values below 1 mean 1.
 	Size int

@@ -104,8 +104,9 @@ func (p *Pool) startProc(slot int) (*proc, error) {
 	}
 	// On the forking thread, so that the worker's parent-death signal
 	// means ration's death (package pdeath); on cgroup v1, one in the
-	// workers' cgroup.
-	if terr := pdeath.DoOn(pdeath.Thread{Tasks: c.Cgroup.Tasks()}, func() { err = start() }); terr != nil {
+	// workers' cgroup; with NiceSet, one at that niceness.
+	th := pdeath.Thread{Tasks: c.Cgroup.Tasks(), Nice: c.Nice, NiceSet: c.NiceSet}
+	if terr := pdeath.DoOn(th, func() { err = start() }); terr != nil {
 		err = terr
 	}
 	if err != nil {

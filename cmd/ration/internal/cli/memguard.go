@@ -61,7 +61,7 @@ func OOMProtection(s *memory.Sampler, jobsCgroup bool, getenv func(string) strin
 		o.Defence, o.Note = DefenceNone, groupKill+"; "+MemoryGuardEnv+"="+getenv(MemoryGuardEnv)+" turns ration's memory guard off"
 	case EnvOn(getenv, MemoryGuardEnv) || (o.GroupKill && !EnvOff(getenv, MemoryGuardEnv)):
 		o.Defence, o.GuardMarginBytes = DefenceGuard, memory.GuardMargin(limit)
-		o.Note = fmt.Sprintf("ration stops the largest job when the memory it cannot reclaim comes within %s of the limit, before the kernel's OOM killer fires; ration run starts the jobs 10 nicer than itself (unless --nice or --worker), so that the guard is not kept waiting for a CPU",
+		o.Note = fmt.Sprintf("ration stops the largest job when the memory it cannot reclaim comes within %s of the limit, before the kernel's OOM killer fires; ration run starts the jobs (or the --worker workers) 10 nicer than itself unless --nice sets it, so that the guard is not kept waiting for a CPU",
 			limits.FormatSize(o.GuardMarginBytes))
 		if o.GroupKill {
 			o.Note = groupKill + "; " + o.Note

@@ -2,6 +2,7 @@ package runcmd
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/ration-run/ration/cmd/ration/internal/cli"
 	"github.com/ration-run/ration/internal/gnurun"
@@ -63,23 +64,35 @@ func (w *wiring) startMemoryGuard() *guardRun {
 	return r
 }
 
-// guardJobNice is the niceness the jobs start at where the guard is the
-// defence and neither --nice nor --worker says otherwise: 10 more than
-// ration's own, at most 19. Where the jobs keep every CPU of the pod busy,
-// a reading of the guard otherwise waits for a CPU behind them, and a
-// reading late by more than the margin lasts lets the kernel's group kill
-// come first (bench/results/memguard: the v2 lane's stress). Inside a
-// container's CPU cgroup, niceness weighs the jobs against ration only,
-// not against other pods.
-func (w *wiring) guardJobNice(x *gnurun.GNUExec) {
-	if w.guard == nil || x.NiceSet || w.plan.worker.command != "" {
-		return
+// guardNice is the niceness the jobs, or the workers, start at where the
+// guard g is the defence (nil: it is not): 10 more than ration's own, at
+// most 19. Where the jobs keep every CPU of the pod busy, a reading of the
+// guard otherwise waits for a CPU behind them, and a reading late by more
+// than the margin lasts lets the kernel's group kill come first
+// (bench/results/memguard: the v2 lane's stress). Inside a container's
+// CPU cgroup, niceness weighs the jobs against ration only, not against
+// other pods. ok is false where g is nil or ration's niceness is unknown.
+func guardNice(g *memory.Guard, log *slog.Logger) (nice int, ok bool) {
+	if g == nil {
+		return 0, false
 	}
 	own, err := ownNice()
 	if err != nil {
-		w.log.Debug("jobs keep ration's niceness", "event", "memory_guard", "err", err)
+		log.Debug("jobs keep ration's niceness", "event", "memory_guard", "err", err)
+		return 0, false
+	}
+	nice = min(own+10, 19)
+	log.Debug("jobs start 10 nicer than ration, so that the memory guard is not kept waiting for a CPU", "event", "memory_guard", "nice", nice)
+	return nice, true
+}
+
+// guardJobNice sets the jobs' niceness to guardNice's unless --nice set
+// it (--worker: the workers get it, see workerExecutor).
+func (w *wiring) guardJobNice(x *gnurun.GNUExec) {
+	if x.NiceSet || w.plan.worker.command != "" {
 		return
 	}
-	x.Nice, x.NiceSet = min(own+10, 19), true
-	w.log.Debug("jobs start 10 nicer than ration, so that the memory guard is not kept waiting for a CPU", "event", "memory_guard", "nice", x.Nice)
+	if n, ok := guardNice(w.guard.get(), w.log); ok {
+		x.Nice, x.NiceSet = n, true
+	}
 }

@@ -242,3 +242,40 @@ func TestGuardJobsNiceE2E(t *testing.T) {
 		})
 	}
 }
+
+// niceWorker answers each task with the niceness of the worker's thread.
+const niceWorker = `import json, os, sys
+for line in sys.stdin:
+    task = json.loads(line)
+    print(json.dumps({"id": task["id"], "ok": True, "output": os.getpriority(os.PRIO_PROCESS, 0)}), flush=True)`
+
+// TestGuardWorkersNiceE2E: under the memory guard the --worker workers
+// start 10 nicer than ration, as the jobs do; without it they keep
+// ration's niceness.
+func TestGuardWorkersNiceE2E(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3")
+	}
+	t.Parallel()
+	bin := buildRation(t)
+	ownCgroup(t)
+	for _, tc := range []struct{ guard, want string }{{"1", "10"}, {"0", "0"}} {
+		t.Run("guard="+tc.guard, func(t *testing.T) {
+			t.Parallel()
+			cg, _ := testutil.MemoryCgroup(t, 256<<20)
+			env := []string{"RATION_JOB_CGROUP=0", "RATION_MEM_GUARD=" + tc.guard}
+			worker := py + " -c '" + niceWorker + "'"
+			p := accStart(t, bin, nil, env, []string{cg}, "-j", "2", "--worker", worker, ":::", "a", "b", "c")
+			if code := p.wait(60 * time.Second); code != 0 {
+				t.Fatalf("exit %d; stderr:\n%s", code, p.stderr.String())
+			}
+			if got := strings.Fields(p.stdout.String()); len(got) != 3 || got[0] != tc.want || got[1] != tc.want || got[2] != tc.want {
+				t.Errorf("the workers' niceness %q; want %s for each task", got, tc.want)
+			}
+		})
+	}
+}

@@ -141,12 +141,14 @@ func (a *adaptation) workerExecutor(w workerPlan, memAuto bool, d limits.Decisio
 	if a.guard != nil {
 		oom = a.guard.Counter(oomCounter("", nil)) // the workers share ration's cgroup
 	}
-	e, err := workerexec.New(worker.Config{
+	cfg := worker.Config{
 		Reaper: rp, Cgroup: jobs, OOMKills: oom,
 		Command: workershell.Command(w.command), Size: d.Jobs, Timeout: w.timeout,
 		MaxBreaks: w.maxBreaks, MaxTasks: w.maxTasks, MaxRSS: w.maxRSS, SampleRSS: memAuto,
 		Logger: a.log, Stderr: stderr,
-	})
+	}
+	cfg.Nice, cfg.NiceSet = guardNice(a.guard, a.log)
+	e, err := workerexec.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("--worker: %w", withoutPrefix(err, "worker: "))
 	}
