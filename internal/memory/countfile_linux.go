@@ -27,13 +27,8 @@ type countFile struct {
 }
 
 func openCountFile(name string) (*countFile, error) {
-	f, err := os.Open(name)
+	f, rc, err := openRaw(name)
 	if err != nil {
-		return nil, err
-	}
-	rc, err := f.SyscallConn()
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
 	c := &countFile{f: f, rc: rc}
@@ -102,4 +97,19 @@ func parseCount(name string, b []byte) (int64, error) {
 		n = n*10 + d
 	}
 	return n, nil
+}
+
+// openRaw opens the file name for reading with raw system calls on its
+// descriptor (rc's Control and Read, which keep it open meanwhile).
+func openRaw(name string) (*os.File, syscall.RawConn, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, rc, nil
 }

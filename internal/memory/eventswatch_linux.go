@@ -32,13 +32,8 @@ type eventsWatch struct {
 // of "high", "max" or "oom" grew. It returns an error when the file cannot
 // be opened or read: a cgroup v1 hierarchy has none.
 func watchEvents(path string, wake func()) (*eventsWatch, error) {
-	f, err := os.Open(path)
+	f, rc, err := openRaw(path)
 	if err != nil {
-		return nil, err
-	}
-	rc, err := f.SyscallConn()
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
 	w := &eventsWatch{f: f, closed: make(chan struct{})}
