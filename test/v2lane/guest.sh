@@ -15,7 +15,7 @@ mount -t tmpfs tmpfs /run
 ip link set lo up 2>/dev/null || busybox ip link set lo up
 mkdir -p /dev/pts /dev/shm && mount -t devpts devpts /dev/pts && mount -t tmpfs tmpfs /dev/shm
 # shellcheck disable=SC1091
-. "$OUT/lane.env" # REPO BIN RUN TIMEOUT RATION_TEST_TIMESCALE V2LANE_STRESS_REPS V2LANE_STRESS_RATION
+. "$OUT/lane.env" # REPO BIN RUN COUNT TIMEOUT RATION_TEST_TIMESCALE V2LANE_STRESS_REPS V2LANE_STRESS_RATION
 export PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
 export RATION_TEST_PREBUILT=$BIN RATION_TEST_TIMESCALE V2LANE_BIN=$BIN V2LANE_REPO=$REPO V2LANE_STRESS_REPS V2LANE_STRESS_RATION V2LANE_OUT=$OUT
 cg=/sys/fs/cgroup
@@ -33,7 +33,7 @@ one() {
 	mkdir -p "$d"
 	local start=$SECONDS
 	(cd "$dir" && sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$d" \
-		"$binary" -test.v -test.count=1 -test.timeout="$TIMEOUT" -test.run "${RUN:-$pattern}") \
+		"$binary" -test.v -test.count="${COUNT:-1}" -test.timeout="$TIMEOUT" -test.run "${RUN:-$pattern}") \
 		>"$OUT/test-$name.txt" 2>&1
 	echo "$?" >"$OUT/rc-$name"
 	echo "$name $((SECONDS - start))s rc $(cat "$OUT/rc-$name")" >>"$OUT/progress.txt"

@@ -110,6 +110,7 @@ boot() {
 		RATION_TEST_TIMESCALE=$RATION_TEST_TIMESCALE
 		V2LANE_STRESS_REPS=${V2LANE_STRESS_REPS:-1}
 		V2LANE_STRESS_RATION=${V2LANE_STRESS_RATION:-}
+		COUNT=${V2LANE_COUNT:-1}
 	ENV
 	timeout "${V2LANE_VM_TIMEOUT:-25m}" qemu-system-x86_64 -machine accel=tcg -smp 2 -m "${V2LANE_MEM:-3072}" -nic none \
 		-kernel "$vmlinuz" -initrd "$initrd" \
@@ -118,6 +119,20 @@ boot() {
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs local,path="$out",mount_tag=laneout,security_model=none \
 		</dev/null >"$out/console.txt" 2>&1 || log "qemu exited $?"
+}
+
+# testlines TEST FILE prints, at most 150 lines, what `go test -v` wrote in
+# FILE while TEST or one of its subtests was the current test: the lines
+# after a "=== RUN", "=== NAME" or "=== CONT" header naming it, and its
+# "--- FAIL" block. The interleaved output of parallel tests is filtered
+# out by the same headers.
+testlines() {
+	awk -v t="$1" '
+		/^=== (RUN|NAME|CONT|PAUSE)/ { cur = $3; next }
+		/^(--- |    --- )(FAIL|PASS|SKIP):/ { cur = $3 }
+		/^(PASS|FAIL)$/ { cur = "" }
+		cur == t || index(cur, t "/") == 1 { print "    " $0 }
+	' "$2" | tail -n 150
 }
 
 # summary counts top-level tests: a binary that failed without a failing
@@ -150,6 +165,13 @@ summary() {
 	kv=$(sed -n 1p "$out/guest.txt" 2>/dev/null)
 	ctl=$(sed -n 3p "$out/guest.txt" 2>/dev/null)
 	[ ${#failed[@]} = 0 ] || printf 'v2 lane: FAIL %s\n' "${failed[@]}"
+	# CI keeps only this script's output, so each failing test's own lines
+	# are printed here too.
+	for t in $(printf '%s\n' "${failed[@]}" | grep -v ' ' | sort -u); do
+		while IFS=$'\t' read -r name _ _ _; do
+			testlines "$t" "$out/test-$name.txt"
+		done <"$out/tests.list"
+	done
 	[ ${#xfailed[@]} = 0 ] || printf 'v2 lane: expected failure %s (see test/v2lane/expect.txt)\n' "${xfailed[@]}"
 	[ ${#xpassed[@]} = 0 ] || printf 'v2 lane: %s passed this run, though expected to fail: once it keeps passing, delete its line in test/v2lane/expect.txt\n' "${xpassed[@]}"
 	local extra=
