@@ -20,10 +20,6 @@ import (
 // would take a job that fits.
 const guardGrace = 200 * time.Millisecond
 
-// pfExiting is PF_EXITING of /proc/PID/stat's flags: the process is being
-// torn down, its memory being freed.
-const pfExiting = 0x4
-
 // Run guards the cgroup until ctx ends. It returns an error at once when
 // the cgroup's charge cannot be read; later read errors wait for the next
 // reading.
@@ -63,7 +59,7 @@ func (g *Guard) Run(ctx context.Context) error {
 	}
 	var limit int64
 	var limitAt time.Time
-	stopped := map[int]time.Time{} // groups stopped whose memory may not be freed yet
+	held := newGuardHold()
 	// How late the readings came: one later than the margin takes to fill
 	// leaves the kernel to act first (a busy machine's scheduler).
 	var readings int
@@ -99,15 +95,31 @@ func (g *Guard) Run(ctx context.Context) error {
 			continue
 		}
 		if line := limit - GuardMargin(limit); used > line {
-			// Page cache on the file LRUs is reclaimed before any OOM kill.
-			used = max(used-g.fileLRU(), 0)
-			if used > line {
-				g.stop(now, limit, used, stopped)
+			var past bool
+			if used, past = g.pastLine(used, line); past {
+				g.stop(now, limit, held, func() (int64, bool) {
+					u, err := usage.Read()
+					if err != nil {
+						return 0, false
+					}
+					return g.pastLine(u, line)
+				})
 			}
 		}
 		d = guardInterval(limit, used)
 		due = now.Add(d)
 	}
+}
+
+// pastLine returns the charge used less what reclaim would free before
+// any OOM kill (fileLRU) when used is past line, and whether that is
+// still past it.
+func (g *Guard) pastLine(used, line int64) (int64, bool) {
+	if used <= line {
+		return used, false
+	}
+	used = max(used-g.fileLRU(), 0)
+	return used, used > line
 }
 
 // fileLRU returns the page cache on the file LRUs of the cgroup (active
@@ -137,9 +149,49 @@ func (g *Guard) fileLRU() int64 {
 	return n
 }
 
+// guardHold is what keeps the guard from stopping a job while memory is
+// already on its way back: the processes being killed (procState.killed),
+// by its own stop or by anyone else (the kernel's OOM killer, when the
+// guard came late), each with when the guard first saw it so. A process
+// stays in its cgroup's listing until its memory is freed (the kernel
+// moves it out in cgroup_exit, after exit_mm), so one no longer listed as
+// killed is forgotten.
+type guardHold struct {
+	dying map[int]time.Time // by process ID
+}
+
+func newGuardHold() guardHold {
+	return guardHold{dying: map[int]time.Time{}}
+}
+
+// wait records the processes killed, as listed now, and reports whether
+// one of them was first seen killed within guardGrace. A process stuck
+// killed for longer no longer holds the guard back, so that it cannot
+// disable the guard.
+func (h guardHold) wait(now time.Time, killed map[int]bool) bool {
+	wait := false
+	for pid := range killed {
+		if _, ok := h.dying[pid]; !ok {
+			h.dying[pid] = now
+		}
+	}
+	for pid, at := range h.dying {
+		if !killed[pid] {
+			delete(h.dying, pid)
+		} else if now.Sub(at) < guardGrace {
+			wait = true
+		}
+	}
+	return wait
+}
+
 // stop SIGKILLs the largest process group of ration's children (see
-// pickVictim) unless one it stopped within guardGrace still runs.
-func (g *Guard) stop(now time.Time, limit, used int64, stopped map[int]time.Time) {
+// pickVictim) unless memory is already on its way back (guardHold.wait)
+// or past, read again once the jobs are listed, says the charge is no
+// longer past the guard's line: the reading that called stop may predate
+// a job's exit (a killed job that became a zombie, its memory freed,
+// between the reading and the listing, which then skips it).
+func (g *Guard) stop(now time.Time, limit int64, held guardHold, past func() (used int64, ok bool)) {
 	pids, err := cgroup.Procs(g.leaf)
 	if err != nil {
 		g.log.Warn("memory guard: cannot list the jobs", "err", err)
@@ -147,8 +199,9 @@ func (g *Guard) stop(now time.Time, limit, used int64, stopped map[int]time.Time
 	}
 	selfPgrp := syscall.Getpgrp()
 	rss := map[int]int64{}
+	members := map[int][]int{} // process IDs by group
 	children := map[int]bool{} // groups led or joined by a child of ration
-	exiting := false           // a process is on its way out, freeing its memory
+	killed := map[int]bool{}
 	page := int64(os.Getpagesize())
 	for _, pid := range pids {
 		if pid == g.self {
@@ -162,35 +215,31 @@ func (g *Guard) stop(now time.Time, limit, used int64, stopped map[int]time.Time
 		if err != nil || st.state == 'Z' || st.state == 'X' || st.pgrp == selfPgrp {
 			continue
 		}
-		if st.flags&pfExiting != 0 {
-			// Killed (by the kernel's OOM killer, when the guard came
-			// late) or exiting: its memory is on its way back.
-			exiting = true
+		if st.killed() {
+			killed[pid] = true
 			continue
 		}
 		rss[st.pgrp] += st.rssPages * page
+		members[st.pgrp] = append(members[st.pgrp], pid)
 		if st.ppid == g.self {
 			children[st.pgrp] = true
 		}
 	}
-	for pg, at := range stopped {
-		if _, runs := rss[pg]; !runs {
-			delete(stopped, pg)
-		} else if now.Sub(at) < guardGrace {
-			return // its memory is on its way back
-		}
-	}
-	if exiting {
+	if held.wait(now, killed) {
 		return
 	}
 	var groups []jobGroup
 	for pg := range children {
 		// A group with no resident memory frees none.
-		if _, ok := stopped[pg]; !ok && rss[pg] > 0 {
+		if rss[pg] > 0 {
 			groups = append(groups, jobGroup{pgid: pg, rss: rss[pg]})
 		}
 	}
 	pgid, ok := pickVictim(groups)
+	if !ok {
+		return
+	}
+	used, ok := past()
 	if !ok {
 		return
 	}
@@ -199,7 +248,9 @@ func (g *Guard) stop(now time.Time, limit, used int64, stopped map[int]time.Time
 	if err != nil {
 		g.kills.Add(-1) // gone meanwhile: no job's end is this kill's
 	}
-	stopped[pgid] = now
+	for _, pid := range members[pgid] {
+		held.dying[pid] = now
+	}
 	g.log.Warn("memory guard: stopped the largest job before the kernel's OOM killer could take ration with it",
 		"event", "memory_guard", "pgid", pgid, "rss", rss[pgid], "used", used, "limit", limit, "margin", GuardMargin(limit), "err", err)
 }

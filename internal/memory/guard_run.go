@@ -31,7 +31,11 @@ import (
 // cannot be reclaimed (the charge less the page cache on the file LRUs)
 // comes within GuardMargin of the limit, it SIGKILLs the process group
 // with the most resident memory among those of ration's children, as the
-// kernel would have picked, and counts the kill. Counter adds those kills
+// kernel would have picked, and counts the kill; but not while a process
+// of the cgroup is being killed (SIGKILL pending or exiting: its memory
+// is on its way back, though its RSS may read 0 once the kernel's OOM
+// reaper has taken it) for up to 200 ms, and not unless a reading taken
+// once the jobs are listed is still past the line. Counter adds those kills
 // to the cgroup's oom_kill counter, so that the job runner and the worker
 // pool attribute a guard's stop as they attribute a kernel's OOM kill
 // and apply the same rules (memory.OOMRetry): re-queued beside fewer

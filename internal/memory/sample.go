@@ -177,6 +177,10 @@ func GroupRuns(procRoot string, pids []int, pgid int) bool {
 	return false
 }
 
+// pfExiting is PF_EXITING of /proc/PID/stat's flags: the process is being
+// torn down, its memory being freed.
+const pfExiting = 0x4
+
 // procState is what GroupRuns and GroupRSSOf read of a /proc/PID/stat
 // line.
 type procState struct {
@@ -185,6 +189,18 @@ type procState struct {
 	flags    uint64 // field 9: PF_* (PF_EXITING: on its way out)
 	pgrp     int
 	rssPages int64
+	pending  uint64 // field 31: the signals pending for the thread, as a bit set (0 where the line ends before it)
+}
+
+// killed reports whether the process is being killed: SIGKILL pending
+// (the kernel marks every thread of a process a fatal signal kills, its
+// OOM killer's victims included, until each thread dequeues it) or
+// PF_EXITING (on its way out). Either way its memory is on its way back,
+// though the OOM reaper may already have freed the resident pages, so
+// that its RSS no longer shows it.
+func (st procState) killed() bool {
+	const sigkill = 1 << (9 - 1)
+	return st.flags&pfExiting != 0 || st.pending&sigkill != 0
 }
 
 // parseProcStat returns the process group (field 5) and resident pages
@@ -203,7 +219,7 @@ func parseProcState(s string) (procState, error) {
 		return procState{}, errors.New("no ')' after the command name")
 	}
 	f := strings.Fields(s[i+1:])
-	// f[0] is field 3 (state): pgrp is f[2], rss f[21].
+	// f[0] is field 3 (state): pgrp is f[2], rss f[21], pending f[28].
 	if len(f) < 22 {
 		return procState{}, fmt.Errorf("%d fields after the command name, want at least 22", len(f))
 	}
@@ -226,5 +242,11 @@ func parseProcState(s string) (procState, error) {
 	if err != nil || rssPages < 0 {
 		return procState{}, fmt.Errorf("rss %q: not a page count", f[21])
 	}
-	return procState{state: f[0][0], ppid: ppid, pgrp: pgrp, flags: flags, rssPages: rssPages}, nil
+	st := procState{state: f[0][0], ppid: ppid, pgrp: pgrp, flags: flags, rssPages: rssPages}
+	if len(f) > 28 {
+		if st.pending, err = strconv.ParseUint(f[28], 10, 64); err != nil {
+			return procState{}, fmt.Errorf("pending signals %q: %w", f[28], err)
+		}
+	}
+	return st, nil
 }

@@ -72,6 +72,31 @@ func TestParseProcStat(t *testing.T) {
 	}
 }
 
+// TestParseProcState reads whole /proc/PID/stat lines: a sleep, the same
+// SIGKILLed while frozen (state D, SIGKILL pending in field 31, not yet
+// PF_EXITING), one exiting, and lines that end before field 31.
+func TestParseProcState(t *testing.T) {
+	for _, tt := range []struct {
+		in      string
+		state   byte
+		pending uint64
+		killed  bool
+		wantErr bool
+	}{
+		{in: "21806 (sleep) S 21798 21798 20080 0 -1 4194304 133 0 0 0 0 0 0 0 20 0 1 0 3504463 2990080 444 18446744073709551615 93907872010240 93907872028169 140737250673568 0 0 0 0 6 0 1 0 0 17 1 0 0 0 0 0 93907872042256 93907872043520 93908589322240 140737250675401 140737250675411 140737250675411 140737250676713 0\n", state: 'S'},
+		{in: "21801 (sleep) D 21798 21798 20080 0 -1 4194304 132 0 0 0 0 0 0 0 20 0 1 0 3504411 2990080 405 18446744073709551615 94872831352832 94872831370761 140727818193936 0 0 256 0 6 0 1 0 0 17 1 0 0 0 0 0 94872831384848 94872831386112 94873009295360 140727818201801 140727818201811 140727818201811 140727818203113 9\n", state: 'D', pending: 256, killed: true},
+		{in: "9 (python3) R 8 8 1 0 -1 4194308 99 0 0 0 0 0 0 0 20 0 1 0 1 1 2000 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0", state: 'R', killed: true},
+		{in: "25756 (cat) R 25723 25723 32482 0 -1 4194304 99 0 0 0 0 0 0 0 20 0 1 0 131981 3133440 381 0", state: 'R'},
+		{in: "7 (x) S 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 1 1 5 0 0 0 0 0 0 x 0 0", wantErr: true},
+		{in: "7 (x) S 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 1 1 5 0 0 0 0 0 0 -256 0 0", wantErr: true},
+	} {
+		st, err := parseProcState(tt.in)
+		if (err != nil) != tt.wantErr || (err == nil && (st.state != tt.state || st.pending != tt.pending || st.killed() != tt.killed)) {
+			t.Errorf("parseProcState(%q) = %+v (killed %v), %v; want state %c, pending %d, killed %v, error %v", tt.in, st, st.killed(), err, tt.state, tt.pending, tt.killed, tt.wantErr)
+		}
+	}
+}
+
 func FuzzParseProcStat(f *testing.F) {
 	f.Add("25756 (cat) R 25723 25723 32482 0 -1 4194304 99 0 0 0 0 0 0 0 20 0 1 0 131981 3133440 381 0")
 	f.Add("1 ()) S")

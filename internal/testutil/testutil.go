@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -135,4 +136,33 @@ func GoTool() string {
 		return filepath.Join(root, "bin", "go")
 	}
 	return "go"
+}
+
+// Timescale is $RATION_TEST_TIMESCALE (default 1): how many times slower
+// than a real machine the test's CPUs are (the v2 lane's emulated ones:
+// 10). Deadlines scale up by it, and what must race a real machine's
+// timers (a job's memory growth against the memory guard's readings)
+// scales down by it.
+func Timescale() int {
+	n, err := strconv.Atoi(os.Getenv("RATION_TEST_TIMESCALE"))
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
+}
+
+// GuardRaceGrowth is how fast, in MiB a second, a test job that must be
+// stopped by ration's memory guard before the kernel's OOM killer fires
+// grows: 0, as fast as it can (a memset, 1 to 2 GiB/s), on a real
+// machine, and 2048/Timescale where the CPUs are emulated. In the v2
+// lane's emulated guest a memset still runs at 1.6 GiB/s but the guard's
+// timer wake-ups come 10 to 40 ms late, so a job growing at full speed
+// there races the kernel as it would on a real machine whose timers were
+// ten times slower (TestPodOOMStress measures that race; an expected
+// failure there).
+func GuardRaceGrowth() int {
+	if ts := Timescale(); ts > 1 {
+		return 2048 / ts
+	}
+	return 0
 }
