@@ -14,17 +14,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ration-run/ration/internal/testutil"
 )
 
-// timescale is $RATION_TEST_TIMESCALE (default 1): how much slower than
-// a real machine the lane's emulated CPUs are. Deadlines scale by it.
-func timescale() time.Duration {
-	n, err := strconv.Atoi(os.Getenv("RATION_TEST_TIMESCALE"))
-	if err != nil || n < 1 {
-		return 1
-	}
-	return time.Duration(n)
-}
+// timescale is testutil.Timescale as a factor for deadlines.
+func timescale() time.Duration { return time.Duration(testutil.Timescale()) }
 
 func seq(n int) []string {
 	s := make([]string, n)

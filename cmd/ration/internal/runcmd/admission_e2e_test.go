@@ -21,9 +21,19 @@ import (
 
 // memProgram writes every page of argv[2] MiB (bytearray is zero-filled
 // with memset, so the pages are resident), 128 MiB for the ID "big",
-// holds them for argv[3] seconds, and prints "done ID".
+// holds them for argv[3] seconds, and prints "done ID". With argv[4], a
+// rate in MiB a second, it grows by 1 MiB chunks at that rate instead of
+// at once (see testutil.GuardRaceGrowth).
 const memProgram = `import sys, time
-b = bytearray((128 if sys.argv[1] == "big" else int(sys.argv[2])) << 20)
+n = 128 if sys.argv[1] == "big" else int(sys.argv[2])
+rate = float(sys.argv[4]) if len(sys.argv) > 4 else 0
+if rate > 0:
+    b = []
+    for _ in range(n):
+        b.append(bytearray(1 << 20))
+        time.sleep(1 / rate)
+else:
+    b = bytearray(n << 20)
 time.sleep(float(sys.argv[3]))
 print("done", sys.argv[1], flush=True)
 `

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +43,7 @@ func TestMemoryGuardE2E(t *testing.T) {
 				env[1] = "RATION_MEM_GUARD=1"
 			}
 			inputs := []string{"1", "2", "big", "4", "5"}
-			args := []string{"-j", "2", "--joblog", jl, "--", python, prog, "{}", "5", "0.2", ":::"}
+			args := []string{"-j", "2", "--joblog", jl, "--", python, prog, "{}", "5", "0.2", strconv.Itoa(testutil.GuardRaceGrowth()), ":::"}
 			p := accStart(t, bin, nil, env, []string{cg}, append(args, inputs...)...)
 			code := p.wait(60 * time.Second)
 			stdout, stderr := p.stdout.String(), p.stderr.String()
@@ -107,7 +108,7 @@ func TestMemoryGuardAloneE2E(t *testing.T) {
 	jl := filepath.Join(t.TempDir(), "joblog")
 	env := []string{"RATION_JOB_CGROUP=0", "RATION_MEM_GUARD=1"}
 	inputs := []string{"1", "big", "3"}
-	args := []string{"-j", "1", "--joblog", jl, "--", python, prog, "{}", "5", "0.2", ":::"}
+	args := []string{"-j", "1", "--joblog", jl, "--", python, prog, "{}", "5", "0.2", strconv.Itoa(testutil.GuardRaceGrowth()), ":::"}
 	p := accStart(t, bin, nil, env, []string{cg}, append(args, inputs...)...)
 	code := p.wait(60 * time.Second)
 	stdout, stderr := p.stdout.String(), p.stderr.String()
