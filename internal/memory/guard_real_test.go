@@ -30,12 +30,12 @@ func (w testWriter) Write(p []byte) (int, error) {
 }
 
 // guardGrower grows by 8 MiB chunks, each touched as it is allocated,
-// to 300 MiB within about a tenth of a second (or at the rate
-// testutil.GuardRaceGrowth gives, in MiB a second: argv[1]), then sleeps.
+// to 300 MiB within about a tenth of a second (or at argv[1] MiB a
+// second, where given and not 0: testutil.GuardRaceGrowth), then sleeps.
 const guardGrower = `import sys, time
 print("ready", flush=True)
 sys.stdin.readline()
-rate = float(sys.argv[1])
+rate = float(sys.argv[1]) if len(sys.argv) > 1 else 0
 b = []
 for _ in range(38):
     b.append(bytearray(8 << 20))
