@@ -167,14 +167,14 @@ exec "$RATION_BIN" sem "$@"
 // holds GNU parallel's will-cite file and its cache (shared, so GNU
 // parallel probes the system once), and the shim directory.
 type exampleEnv struct {
-	home, shim, fakes, ration string
+	shim, fakes, ration string
 	// num1000000 is the tutorial's seq 1000000 > num1000000, made once
 	// and written only for the examples that name it (6.9 MB).
 	num1000000 string
 }
 
 func newExampleEnv(t *testing.T) *exampleEnv {
-	e := &exampleEnv{home: t.TempDir(), shim: t.TempDir(), fakes: t.TempDir(), ration: buildRation(t)}
+	e := &exampleEnv{shim: t.TempDir(), fakes: t.TempDir(), ration: buildRation(t)}
 	var b strings.Builder
 	for i := 1; i <= 1000000; i++ {
 		b.WriteString(strconv.Itoa(i))
@@ -185,13 +185,6 @@ func newExampleEnv(t *testing.T) *exampleEnv {
 		if err := os.WriteFile(filepath.Join(e.fakes, name), []byte(body), 0o755); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := os.MkdirAll(filepath.Join(e.home, ".parallel"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// GNU parallel prints its citation notice unless this file exists.
-	if err := os.WriteFile(filepath.Join(e.home, ".parallel", "will-cite"), nil, 0o644); err != nil {
-		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(e.shim, "parallel"), []byte(gnuShim), 0o755); err != nil {
 		t.Fatal(err)
@@ -215,6 +208,17 @@ func (e *exampleEnv) run(t *testing.T, script string, gnu bool) (string, int) {
 	}
 	if strings.Contains(script, "num1000000") {
 		files["num1000000"] = e.num1000000
+	}
+	// Each example has a home of its own: the tutorial's profile examples
+	// write ~/.parallel/nicetimeout, and two of them running at once
+	// read each other's half-written profile. GNU parallel prints its
+	// citation notice unless ~/.parallel/will-cite exists.
+	home := filepath.Join(dir, "home")
+	if err := os.MkdirAll(filepath.Join(home, ".parallel"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".parallel", "will-cite"), nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	for name, body := range files {
 		p := filepath.Join(dir, "w", name)
@@ -244,7 +248,7 @@ func (e *exampleEnv) run(t *testing.T, script string, gnu bool) (string, int) {
 	if !gnu {
 		path = e.shim + string(os.PathListSeparator) + path
 	}
-	cmd.Env = append(os.Environ(), "PATH="+path, "HOME="+e.home, "RATION_BIN="+e.ration, "RATION_JOBS=", "PARALLEL_SHELL=", "PARALLEL=", "SHELL=/bin/bash")
+	cmd.Env = append(os.Environ(), "PATH="+path, "HOME="+home, "RATION_BIN="+e.ration, "RATION_JOBS=", "PARALLEL_SHELL=", "PARALLEL=", "SHELL=/bin/bash")
 	cmd.Stdin = strings.NewReader("")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
