@@ -159,12 +159,12 @@ type Config struct {
 	// exit 137 from a shell whose child was SIGKILLed): the job is
 	// re-queued without counting against Retries (memory.OOMRetry: the
 	// first kill always but see OOMAloneFails, a later one unless it ran
-	// alone or it was the Admit.OOMAttempts'th), and that retry waits until fewer than the
-	// pool size of other jobs run, so it runs at the concurrency the
-	// controller (Adapt with HalveOnJobOOM) lowered on the JobRetried
-	// event. Nil: no OOM classification. A failing read counts as unknown.
-	// It is called from several goroutines, at most about every 50 ms as
-	// jobs start plus a few times after each SIGKILL.
+	// alone or it was the Admit.OOMAttempts'th), and that retry waits
+	// until fewer than the pool size of other jobs run, so it runs at the
+	// concurrency the controller (Adapt with HalveOnJobOOM) lowered on the
+	// JobRetried event. Nil: no OOM classification. A failing read counts
+	// as unknown. It is called from several goroutines, at most about
+	// every 50 ms as jobs start plus a few times after each SIGKILL.
 	OOMKills func() (int64, error)
 	// OOMAloneFails fails a job at its first OOM kill while it ran alone
 	// when its own peak resident memory was at least the memory for jobs

@@ -59,7 +59,7 @@ func (g *Guard) Run(ctx context.Context) error {
 	}
 	var limit int64
 	var limitAt time.Time
-	held := newGuardHold()
+	held := guardHold{}
 	// How late the readings came: one later than the margin takes to fill
 	// leaves the kernel to act first (a busy machine's scheduler).
 	var readings int
@@ -156,13 +156,7 @@ func (g *Guard) fileLRU() int64 {
 // stays in its cgroup's listing until its memory is freed (the kernel
 // moves it out in cgroup_exit, after exit_mm), so one no longer listed as
 // killed is forgotten.
-type guardHold struct {
-	dying map[int]time.Time // by process ID
-}
-
-func newGuardHold() guardHold {
-	return guardHold{dying: map[int]time.Time{}}
-}
+type guardHold map[int]time.Time // by process ID
 
 // wait records the processes killed, as listed now, and reports whether
 // one of them was first seen killed within guardGrace. A process stuck
@@ -171,13 +165,13 @@ func newGuardHold() guardHold {
 func (h guardHold) wait(now time.Time, killed map[int]bool) bool {
 	wait := false
 	for pid := range killed {
-		if _, ok := h.dying[pid]; !ok {
-			h.dying[pid] = now
+		if _, ok := h[pid]; !ok {
+			h[pid] = now
 		}
 	}
-	for pid, at := range h.dying {
+	for pid, at := range h {
 		if !killed[pid] {
-			delete(h.dying, pid)
+			delete(h, pid)
 		} else if now.Sub(at) < guardGrace {
 			wait = true
 		}
@@ -249,7 +243,7 @@ func (g *Guard) stop(now time.Time, limit int64, held guardHold, past func() (us
 		g.kills.Add(-1) // gone meanwhile: no job's end is this kill's
 	}
 	for _, pid := range members[pgid] {
-		held.dying[pid] = now
+		held[pid] = now
 	}
 	g.log.Warn("memory guard: stopped the largest job before the kernel's OOM killer could take ration with it",
 		"event", "memory_guard", "pgid", pgid, "rss", rss[pgid], "used", used, "limit", limit, "margin", GuardMargin(limit), "err", err)

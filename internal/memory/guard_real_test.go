@@ -216,7 +216,7 @@ func TestGuardWaitsForKilledJob(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 
-	held := newGuardHold()
+	held := guardHold{}
 	now := time.Now()
 	g.stop(now, 256<<20, held, alwaysPast)
 	if g.Kills() != 0 || syscall.Kill(fits.Process.Pid, 0) != nil {
@@ -261,7 +261,7 @@ func TestGuardWaitsForExitingJob(t *testing.T) {
 		n, _ := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
 		return n, n > 400<<20
 	}
-	held := newGuardHold()
+	held := guardHold{}
 	start := time.Now()
 	g.stop(start, 1<<30, held, past)
 	if g.Kills() != 1 {
