@@ -164,7 +164,7 @@ testlines() {
 summary() {
 	local pass=0 fail=0 xfail=0 xpass=0 failed=() xfailed=() xpassed=()
 	local name rc t
-	local boot list
+	local boot
 	for boot in main stress; do
 		[ -f "$out/$boot.list" ] || continue
 		[ -f "$out/finished-$boot" ] || { failed+=("the $boot boot's VM did not finish (see $out/console-$boot.txt)"); fail=$((fail + 1)); }
@@ -223,7 +223,7 @@ cp "$out/tests.list" "$out/main.list"
 boot main main.list 2 "^$stress\$" 1
 if stressSelected; then
 	printf '%s\t%s\t%s\t%s\n' v2lane-stress "$here" "^$stress\$" "$bin/tests/v2lane.test" >"$out/stress.list"
-	log "booting again with one CPU for $stress"
+	log "booting again for $stress, ${V2LANE_STRESS_SMP:-1} vCPU"
 	boot stress stress.list "${V2LANE_STRESS_SMP:-1}" '' "${V2LANE_STRESS_REPS:-5}"
 fi
 summary
