@@ -6,6 +6,10 @@
 #   bench/scripts/memguard.sh cpu [SECONDS]   ration's CPU time over an idle run
 #       (one job holding 1 MiB) and one held next to the limit (160 MiB of
 #       200), with the guard on and off (default 60 s each, run side by side)
+#   bench/scripts/memguard.sh batch [RUNS]    ration's CPU time over a memory-bound
+#       batch (40 jobs holding 70 MiB in 200 MiB, two fit at a time), the
+#       guard on and off in turn, RUNS times (default 3); their difference
+#       is the guard's
 #   bench/scripts/memguard.sh stress [REPS]   REPS (default 5) runs of 200 jobs
 #       of random sizes in 200 MiB, one in ten of 250 to 400 MiB allocated
 #       at once (cannot fit), defaults otherwise; per run: exit, jobs done
@@ -60,6 +64,32 @@ cpu() {
 	one idle 0 1 & one idle 1 1 & one near-limit 0 160 & one near-limit 1 160 & wait
 }
 
+batch() {
+	local runs=${1:-3}
+	one() { # guard
+		local cg pid t0 t1 st ticks=0 code
+		cg=$(newcg "batch-$1")
+		(echo $BASHPID > "$cg/cgroup.procs"; RATION_JOB_CGROUP=0 RATION_MEM_GUARD=$1 exec "$bin/ration" run --no-bar -- \
+			python3 -c 'import time; b = bytearray(70 << 20); time.sleep(0.2)' ::: $(seq 40) >/dev/null 2>&1) &
+		pid=$!
+		t0=$(date +%s.%N)
+		# ration's CPU time read until it exits: the last reading misses
+		# at most the final 0.1 s.
+		while { read -r -a st <"/proc/$pid/stat"; } 2>/dev/null && [ "${st[2]}" != Z ]; do
+			ticks=$((st[13] + st[14]))
+			sleep 0.1
+		done
+		code=0
+		wait $pid || code=$?
+		t1=$(date +%s.%N)
+		printf 'batch (guard=%s): exit %d, wall %.1f s, ration CPU %.2f s = %.2f%% of one CPU; oom_kill %s\n' "$1" "$code" \
+			"$(echo "$t1 - $t0" | bc -l)" "$(echo "$ticks / $(getconf CLK_TCK)" | bc -l)" \
+			"$(echo "100 * $ticks / $(getconf CLK_TCK) / ($t1 - $t0)" | bc -l)" "$(oomkills "$cg")"
+		rmdir "$cg"
+	}
+	for _ in $(seq "$runs"); do one 1; one 0; done
+}
+
 stress() {
 	local reps=${1:-5} guard=${GUARD:-1}
 	local prog=$bin/grow.py
@@ -89,6 +119,6 @@ for i in range(1, 201):
 }
 
 case ${1:-} in
-cpu | stress) "$@" ;;
-*) sed -n 2,17p "$0" >&2; exit 2 ;;
+cpu | batch | stress) "$@" ;;
+*) sed -n 2,21p "$0" >&2; exit 2 ;;
 esac
