@@ -82,9 +82,10 @@
 // alone or it was the third (memory.OOMRetry). The re-queued attempt
 // waits until fewer other jobs run than half of those at the kill and
 // than the pool size (the controller with HalveOnJobOOM halves it on the
-// JobRetried event), and no new job starts meanwhile. (A worker pool re-dispatches a task whose
-// worker was OOM-killed itself, by the same rule, and quarantines it when
-// the rule says so: that verdict is final; see package worker.)
+// JobRetried event), and no new job starts meanwhile. (A worker pool
+// re-dispatches a task whose worker was OOM-killed itself, by the same
+// rule, and quarantines it when the rule says so: that verdict is final;
+// see package worker.)
 //
 // # Stopping
 //

@@ -36,9 +36,9 @@ import (
 // is on its way back, though its RSS may read 0 once the kernel's OOM
 // reaper has taken it) for up to 200 ms, and not unless a reading taken
 // once the jobs are listed is still past the line. Counter adds those
-// kills to the cgroup's oom_kill counter, so that the job runner and the worker
-// pool attribute a guard's stop as they attribute a kernel's OOM kill
-// and apply the same rules (memory.OOMRetry): re-queued beside fewer
+// kills to the cgroup's oom_kill counter, so that the job runner and the
+// worker pool attribute a guard's stop as they attribute a kernel's OOM
+// kill and apply the same rules (memory.OOMRetry): re-queued beside fewer
 // jobs, failed as OOM-killed when it ran alone.
 type Guard struct {
 	dir     string // the cgroup whose limit counts: its charge and memory.stat are read

@@ -155,11 +155,11 @@ func Timescale() int {
 // stopped by ration's memory guard before the kernel's OOM killer fires
 // grows: 0, as fast as it can (a memset, 1 to 2 GiB/s), on a real
 // machine, and 2048/Timescale where the CPUs are emulated. In the v2
-// lane's emulated guest a memset still runs at 1.6 GiB/s but the guard's
-// timer wake-ups come 10 to 40 ms late, so a job growing at full speed
-// there races the kernel as it would on a real machine whose timers were
-// ten times slower (TestPodOOMStress measures that race; an expected
-// failure there).
+// lane's 2-vCPU guest a memset still runs at 1.6 GiB/s, but the emulator
+// stalls one vCPU for 10 to 40 ms while the other runs, so a job growing
+// at full speed there races the kernel as no pod's would. The lane's
+// TestPodOOMStress measures the full-speed race in a one-vCPU boot, where
+// such a stall stops the job too.
 func GuardRaceGrowth() int {
 	if ts := Timescale(); ts > 1 {
 		return 2048 / ts
