@@ -231,6 +231,15 @@ func TestPodOOMGroupKillSparesRation(t *testing.T) {
 // TestMemoryBoundPod is make bench's memory-bound pod in a default pod's
 // container: 40 jobs of about 85 MiB in 200 MiB, no CPU quota, ration's
 // defaults, against xargs -P N in the same container shape.
+//
+// A warm-up pod runs one job under ration first. Without it the first
+// contender alone reads Python and ration from the host's share into the
+// page cache, which the kernel then charges to that contender's pod (page
+// cache stays charged to the cgroup that first read it): in three boots
+// that made ration, the first, 1.0 to 1.6 s slower than its own later
+// runs. Then ration, ration without its guard and xargs -P 2 (the best
+// fixed P in this shape) run twice, in turn, since one emulated run's wall
+// time varies by about 10%, and each is weighed by the mean of its runs.
 func TestMemoryBoundPod(t *testing.T) {
 	bin := lane(t)
 	work := t.TempDir()
@@ -242,18 +251,19 @@ func TestMemoryBoundPod(t *testing.T) {
 		t.Fatal(err)
 	}
 	type result struct {
-		name      string
 		completed int
 		code      int
 		wall      time.Duration
 		ev        map[string]int64
 	}
+	runs := 0
 	contend := func(name string, args ...string) result {
-		id := strings.NewReplacer(" ", "", "-", "", "(", "", ")", "").Replace(name)
+		runs++
+		id := fmt.Sprintf("mbp%d", runs)
 		c := &container{Name: id, Pod: newPod(t, id, nil), Memory: 200 << 20, OOMGroup: true, Work: work, Args: args}
 		t0 := time.Now()
 		code := c.run(t, 600*time.Second)
-		r := result{name, len(doneLine.FindAllString(c.Stdout.String(), -1)), code, time.Since(t0), events(t, c.Pod.dir)}
+		r := result{len(doneLine.FindAllString(c.Stdout.String(), -1)), code, time.Since(t0), events(t, c.Pod.dir)}
 		t.Logf("%-22s completed %2d/40, exit %3d, wall %6.1f s, oom_kill %d, oom_group_kill %d", name, r.completed, code, r.wall.Seconds(), r.ev["oom_kill"], r.ev["oom_group_kill"])
 		for _, line := range strings.Split(c.Stderr.String(), "\n") {
 			if strings.HasPrefix(line, "ration: ") { // the summary: jobs at once and what bound them
@@ -262,21 +272,58 @@ func TestMemoryBoundPod(t *testing.T) {
 		}
 		return r
 	}
-	ration := contend("ration run (defaults)", filepath.Join(bin, "ration"), "run", "--no-bar", "-a", "/data/in", "--", "python3", "/data/hold.py")
-	// The guard's share of ration's time: the same run without it
-	// (informational: the jobs fit, so it should not meet a group kill).
-	unguarded := contend("ration (guard off)", "env", "RATION_MEM_GUARD=0", filepath.Join(bin, "ration"), "run", "--no-bar", "-a", "/data/in", "--", "python3", "/data/hold.py")
-	var best time.Duration
-	for _, n := range []int{1, 2, 3} {
-		r := contend(fmt.Sprintf("xargs -P %d", n), "xargs", "-a", "/data/in", "-P", strconv.Itoa(n), "-n", "1", "python3", "/data/hold.py")
-		if r.completed == 40 && (best == 0 || r.wall < best) {
-			best = r.wall
+	ration := []string{filepath.Join(bin, "ration"), "run", "--no-bar", "-a", "/data/in", "--", "python3", "/data/hold.py"}
+	xargs := func(p int) []string {
+		return []string{"xargs", "-a", "/data/in", "-P", strconv.Itoa(p), "-n", "1", "python3", "/data/hold.py"}
+	}
+	contend("warm-up", filepath.Join(bin, "ration"), "run", "--no-bar", "--", "python3", "/data/hold.py", ":::", "0")
+	// Wall times by contender; a contender that lost a job has none.
+	walls := map[string][]time.Duration{}
+	add := func(name string, r result) {
+		if r.completed == 40 {
+			walls[name] = append(walls[name], r.wall)
+		} else {
+			walls[name] = nil
 		}
 	}
-	if best > 0 {
-		t.Logf("ration's wall time %.2fx the best xargs -P that completed every job (without the guard %.2fx)", ration.wall.Seconds()/best.Seconds(), unguarded.wall.Seconds()/best.Seconds())
+	for round := range 2 {
+		r := contend("ration run (defaults)", ration...)
+		if r.completed != 40 || r.code != 0 || r.ev["oom_group_kill"] != 0 {
+			t.Errorf("expected 40 completed, exit 0, oom_group_kill 0; saw %d, exit %d, memory.events %v", r.completed, r.code, r.ev)
+		}
+		add("ration", r)
+		// The guard's share of ration's time (informational: the jobs fit,
+		// so it should not meet a group kill).
+		add("guard off", contend("ration (guard off)", append([]string{"env", "RATION_MEM_GUARD=0"}, ration...)...))
+		add("xargs -P 2", contend("xargs -P 2", xargs(2)...))
+		if round == 0 {
+			for _, p := range []int{1, 3} {
+				name := fmt.Sprintf("xargs -P %d", p)
+				add(name, contend(name, xargs(p)...))
+			}
+		}
 	}
-	if ration.completed != 40 || ration.code != 0 || ration.ev["oom_group_kill"] != 0 {
-		t.Errorf("expected 40 completed, exit 0, oom_group_kill 0; saw %d, exit %d, memory.events %v", ration.completed, ration.code, ration.ev)
+	mean := func(name string) time.Duration {
+		w := walls[name]
+		if len(w) == 0 {
+			return 0
+		}
+		var sum time.Duration
+		for _, d := range w {
+			sum += d
+		}
+		return sum / time.Duration(len(w))
+	}
+	var best time.Duration
+	bestName := ""
+	for _, p := range []int{1, 2, 3} {
+		name := fmt.Sprintf("xargs -P %d", p)
+		if m := mean(name); m > 0 && (best == 0 || m < best) {
+			best, bestName = m, name
+		}
+	}
+	if best > 0 && mean("ration") > 0 {
+		t.Logf("ration's wall time %.2fx the best xargs -P that completed every job (without the guard %.2fx): means of 2 runs, ration %.1f s, guard off %.1f s, %s %.1f s",
+			mean("ration").Seconds()/best.Seconds(), mean("guard off").Seconds()/best.Seconds(), mean("ration").Seconds(), mean("guard off").Seconds(), bestName, best.Seconds())
 	}
 }
